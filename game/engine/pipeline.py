@@ -1,0 +1,195 @@
+"""The turn pipeline: parse, snapshot, recall, compose, narrate, validate,
+adjudicate, record.
+
+The pipeline works on a snapshot of the state and only swaps it in when the
+whole turn succeeded, so a failed turn (narrator down, unparseable answer)
+leaves the game exactly as it was and tells the player why.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+from game.engine.prompt import compose
+from game.engine.schema import TurnOutput, TurnParseError, parse_turn
+from game.llm.base import Narrator, NarratorError, PromptBundle
+from game.memory.base import Memory, MemoryContext, TurnRecord
+from game.world.content import ContentPack
+from game.world.describe import HELP_TEXT, inventory_text, quests_text, status_text
+from game.world.parser import Command, parse
+from game.world.rules import AppliedEffect, RejectedEffect, Rules
+from game.world.state import MINUTES_PER_TURN, GameState
+
+log = logging.getLogger("storyecho.engine")
+
+
+@dataclass
+class DebugTrace:
+    """Everything the debug panel shows about one turn."""
+
+    prompt: PromptBundle | None = None
+    memory: MemoryContext | None = None
+    raw_output: str = ""
+    repair_output: str = ""
+    validation_errors: list[str] = field(default_factory=list)
+    repaired: bool = False
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class TurnResult:
+    """The outcome of one player action, rendered by the TUI or the CLI."""
+
+    turn: int
+    action: str
+    narration: str
+    choices: list[str]
+    state: GameState
+    ok: bool = True
+    meta: str | None = None
+    error: str | None = None
+    applied: list[AppliedEffect] = field(default_factory=list)
+    rejected: list[RejectedEffect] = field(default_factory=list)
+    memory_notes: list[str] = field(default_factory=list)
+    trace: DebugTrace = field(default_factory=DebugTrace)
+
+
+class _Timer:
+    def __init__(self, timings: dict[str, float]) -> None:
+        self.timings = timings
+        self.mark = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = round((now - self.mark) * 1000, 3)
+        self.mark = now
+
+
+class TurnPipeline:
+    """Plays turns of one story for one game state."""
+
+    def __init__(self, pack: ContentPack, state: GameState, narrator: Narrator, memory: Memory) -> None:
+        self.pack = pack
+        self.state = state
+        self.narrator = narrator
+        self.memory = memory
+        self.rules = Rules(pack)
+
+    def play(self, action: str) -> TurnResult:
+        """Play one player action and return what happened."""
+        command = parse(action)
+        if command.is_meta:
+            return self._meta(command)
+        if self.state.ending:
+            return self._failed(command, "The story has ended. Load a save or start a new game.")
+        if not action.strip():
+            return self._failed(command, "Type an action, or 'help'.")
+        trace = DebugTrace()
+        timer = _Timer(trace.timings_ms)
+        working = self.state.snapshot()
+        timer.lap("snapshot")
+        trace.memory = self.memory.recall(action, working)
+        timer.lap("recall")
+        bundle = compose(action, command, working, self.pack, trace.memory)
+        trace.prompt = bundle
+        timer.lap("compose")
+        output = self._narrate(bundle, trace)
+        timer.lap("narrate")
+        if output is None:
+            reason = trace.validation_errors[-1] if trace.validation_errors else "no answer"
+            return self._failed(
+                command, f"The narrator's answer could not be used ({reason}). Nothing changed; try again.", trace
+            )
+        outcome = self.rules.apply(working, output.effects)
+        timer.lap("adjudicate")
+        working.turn += 1
+        working.clock_minutes += MINUTES_PER_TURN
+        narration = "\n".join([output.narration, *outcome.messages]).strip()
+        record = TurnRecord(
+            turn=working.turn,
+            action=action,
+            narration=narration,
+            node=working.node,
+            events=[f"{a.effect} {a.detail}" for a in outcome.applied],
+            npcs=list(self.pack.nodes[working.node].npcs),
+        )
+        self.memory.record_turn(record, working)
+        timer.lap("record")
+        self.state = working
+        return TurnResult(
+            turn=working.turn,
+            action=action,
+            narration=narration,
+            choices=output.choices,
+            state=working.snapshot(),
+            applied=outcome.applied,
+            rejected=outcome.rejected,
+            memory_notes=output.memory_notes,
+            trace=trace,
+        )
+
+    def _narrate(self, bundle: PromptBundle, trace: DebugTrace) -> TurnOutput | None:
+        try:
+            trace.raw_output = self.narrator.narrate(bundle)
+        except NarratorError as exc:
+            log.warning("narrator failed: %s", exc)
+            trace.validation_errors.append(f"narrator error: {exc}")
+            return None
+        try:
+            output, trace.repaired = parse_turn(trace.raw_output)
+            return output
+        except TurnParseError as exc:
+            trace.validation_errors.append(str(exc))
+            log.info("invalid turn JSON, asking once more: %s", exc)
+        bundle.repair_error = trace.validation_errors[-1]
+        bundle.previous_output = trace.raw_output
+        bundle.messages = [
+            *bundle.messages,
+            {"role": "assistant", "content": trace.raw_output[:2000]},
+            {
+                "role": "user",
+                "content": f"That answer was invalid: {bundle.repair_error}. "
+                "Reply with the corrected JSON object only.",
+            },
+        ]
+        try:
+            trace.repair_output = self.narrator.narrate(bundle)
+            output, _ = parse_turn(trace.repair_output)
+        except NarratorError as exc:
+            trace.validation_errors.append(f"narrator error: {exc}")
+            return None
+        except TurnParseError as exc:
+            trace.validation_errors.append(str(exc))
+            return None
+        trace.repaired = True
+        return output
+
+    def _meta(self, command: Command) -> TurnResult:
+        texts = {
+            "help": HELP_TEXT,
+            "inventory": inventory_text(self.state, self.pack),
+            "quests": quests_text(self.state, self.pack),
+            "status": status_text(self.state, self.pack),
+        }
+        return TurnResult(
+            turn=self.state.turn,
+            action=command.text,
+            narration=texts.get(command.verb, ""),
+            choices=[],
+            state=self.state.snapshot(),
+            meta=command.verb,
+        )
+
+    def _failed(self, command: Command, message: str, trace: DebugTrace | None = None) -> TurnResult:
+        return TurnResult(
+            turn=self.state.turn,
+            action=command.text,
+            narration=message,
+            choices=[],
+            state=self.state.snapshot(),
+            ok=False,
+            error=message,
+            trace=trace or DebugTrace(),
+        )

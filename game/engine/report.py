@@ -1,0 +1,80 @@
+"""The headless ``--json`` line for a turn: a contract later tools rely on.
+
+Keys: ``turn``, ``action``, ``ok``, ``narration``, ``choices``, ``state``
+(node, hp, max_hp, gold, inventory, quests, affinity, ending, ...),
+``applied``, ``rejected`` (effect, value, reason), ``prompt`` (system, user,
+tokens, token_source, blocks), ``memory_blocks`` (name, layer, tokens, items
+with text/score/source, cut), ``retrieval_meta``, ``timings_ms``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from game.engine.pipeline import TurnResult
+
+
+def state_json(result: TurnResult) -> dict[str, Any]:
+    state = result.state
+    return {
+        "node": state.node,
+        "hp": state.hp,
+        "max_hp": state.max_hp,
+        "gold": state.gold,
+        "level": state.level,
+        "exp": state.exp,
+        "strength": state.strength,
+        "agility": state.agility,
+        "intelligence": state.intelligence,
+        "inventory": list(state.inventory),
+        "quests": {q: p.status for q, p in state.quests.items()},
+        "affinity": dict(state.affinity),
+        "combat": state.combat.model_dump() if state.combat else None,
+        "talents": list(state.talents),
+        "achievements": list(state.achievements),
+        "clock": state.clock_text(),
+        "ending": state.ending,
+    }
+
+
+def turn_json(result: TurnResult) -> dict[str, Any]:
+    """One JSON-serialisable object describing ``result``."""
+    trace = result.trace
+    prompt = trace.prompt
+    memory = trace.memory
+    return {
+        "turn": result.turn,
+        "action": result.action,
+        "ok": result.ok,
+        "meta": result.meta,
+        "error": result.error,
+        "narration": result.narration,
+        "choices": result.choices,
+        "state": state_json(result),
+        "applied": [asdict(a) for a in result.applied],
+        "rejected": [asdict(r) for r in result.rejected],
+        "memory_notes": result.memory_notes,
+        "prompt": {
+            "system": prompt.system if prompt else "",
+            "user": prompt.user if prompt else "",
+            "tokens": prompt.tokens if prompt else 0,
+            "token_source": prompt.token_source if prompt else "estimate",
+            "blocks": [{"name": b.name, "tokens": b.tokens} for b in prompt.blocks] if prompt else [],
+        },
+        "memory_blocks": [
+            {
+                "name": b.name,
+                "layer": b.layer,
+                "tokens": b.tokens,
+                "items": [asdict(i) for i in b.items],
+                "cut": [asdict(i) for i in b.cut],
+            }
+            for b in (memory.blocks if memory else [])
+        ],
+        "retrieval_meta": memory.retrieval_meta if memory else {},
+        "raw_output": trace.raw_output,
+        "validation_errors": trace.validation_errors,
+        "repaired": trace.repaired,
+        "timings_ms": trace.timings_ms,
+    }

@@ -1,0 +1,63 @@
+"""The narrator interface and the prompt it receives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from game.memory.base import MemoryContext
+from game.world.parser import Command
+from game.world.state import GameState
+
+
+@dataclass
+class PromptBlock:
+    name: str
+    text: str
+    tokens: int
+
+
+@dataclass
+class PromptBundle:
+    """Everything one narrator call gets.
+
+    LLM narrators send ``messages`` (system prompt, L1 window, composed user
+    prompt). The scripted narrator cannot read prose, so it reads the same
+    turn's structured context instead: ``command``, ``state`` and ``memory``.
+
+    Attributes:
+        repair_error: set on the one repair attempt; the validation error of
+            the previous answer, which the narrator should fix.
+    """
+
+    system: str
+    user: str
+    messages: list[dict[str, str]]
+    blocks: list[PromptBlock]
+    tokens: int
+    action: str
+    command: Command
+    state: GameState
+    memory: MemoryContext
+    repair_error: str | None = None
+    previous_output: str | None = None
+    token_source: str = "estimate"
+    extras: dict[str, str] = field(default_factory=dict)
+
+
+class NarratorError(Exception):
+    """The narrator could not answer (network fault, timeout, backend error)."""
+
+
+class Narrator(Protocol):
+    """Turns a prompt into the raw text of a JSON turn."""
+
+    name: str
+
+    def narrate(self, bundle: PromptBundle) -> str:
+        """Return the model's raw answer (expected: one JSON object)."""
+        ...
+
+    def summarize(self, text: str, max_words: int = 60) -> str:
+        """Stateless summary of ``text`` in at most ``max_words`` words."""
+        ...

@@ -1,0 +1,348 @@
+"""The scripted narrator: deterministic, content-driven, offline.
+
+It reads the parsed command, the state snapshot and the recalled memory blocks
+of the prompt bundle (not the prose prompt), proposes effects the way an LLM
+narrator would, and answers with the same JSON turn. Its narration is built
+from the content pack's own text. Questions ("where is Hal?", "what is my
+name?") are answered from the memory blocks it is given, so it is also a probe
+of what memory recalled: if the answer was not injected, it cannot know it.
+
+It also provides the extractive summary call memory uses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from game.llm.base import PromptBundle
+from game.memory.basic import keywords
+from game.world.conditions import enemies_at, items_at, npcs_at
+from game.world.content import ContentPack
+from game.world.describe import inventory_text, node_text, quests_text, status_text
+from game.world.parser import DIRECTIONS, Command
+from game.world.state import GameState
+
+_SENTENCE = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")
+_QUESTION_NOISE = frozenset({"know", "remember", "tell", "said", "say", "told", "now", "again", "recall"})
+
+
+def _words(text: str) -> set[str]:
+    return set(keywords(text))
+
+
+def best_match(text: str, candidates: Iterable[tuple[str, list[str]]]) -> str | None:
+    """The id whose names share the most words with ``text`` (None if none share any)."""
+    wanted = _words(text)
+    lowered = text.lower().strip()
+    best: tuple[float, str] | None = None
+    for cid, names in candidates:
+        for name in names:
+            name_l = name.lower()
+            if lowered in (name_l, cid):
+                return cid
+            overlap = len(wanted & _words(name_l.replace("_", " ")))
+            if overlap:
+                score = overlap / (1 + len(_words(name_l)))
+                if best is None or score > best[0]:
+                    best = (score, cid)
+    return best[1] if best else None
+
+
+class ScriptedNarrator:
+    """Deterministic narrator over one content pack."""
+
+    name = "scripted"
+
+    def __init__(self, pack: ContentPack) -> None:
+        self.pack = pack
+
+    # ---------------------------------------------------------------- names
+    def _npc_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
+        return [(i, [self.pack.npcs[i].name, i.replace("_", " "), *self.pack.npcs[i].aliases]) for i in ids]
+
+    def _item_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
+        return [(i, [self.pack.items[i].name, i.replace("_", " "), *self.pack.items[i].aliases]) for i in ids]
+
+    def _enemy_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
+        return [(i, [self.pack.enemies[i].name, i.replace("_", " "), *self.pack.enemies[i].aliases]) for i in ids]
+
+    # ---------------------------------------------------------------- entry
+    def narrate(self, bundle: PromptBundle) -> str:
+        turn = self.turn(bundle)
+        return json.dumps(turn, ensure_ascii=False)
+
+    def turn(self, bundle: PromptBundle) -> dict[str, Any]:
+        state, command = bundle.state, bundle.command
+        effects: dict[str, Any] = {}
+        notes: list[str] = []
+        choice = self._match_choice(command.text)
+        if choice:
+            effects["choice"] = choice
+            narration = self.pack.choice(choice).description  # type: ignore[union-attr]
+        elif state.combat:
+            narration = self._combat(command, state, effects)
+        else:
+            handler = getattr(self, f"_do_{command.verb}", self._do_other)
+            narration = handler(command, state, effects, notes, bundle)
+        return {
+            "narration": narration,
+            "choices": self._choices(state, effects),
+            "effects": effects,
+            "memory_notes": notes,
+        }
+
+    def _match_choice(self, text: str) -> str | None:
+        lowered = f" {text.lower()} "
+        for choice in self.pack.story.choices:
+            if any(re.search(rf"\b{re.escape(k.lower())}\b", lowered) for k in choice.keywords):
+                return choice.id
+        return None
+
+    # --------------------------------------------------------------- verbs
+    def _combat(self, command: Command, state: GameState, effects: dict[str, Any]) -> str:
+        assert state.combat is not None
+        enemy = self.pack.enemies[state.combat.enemy_id]
+        if command.verb == "flee":
+            effects["combat_action"] = "flee"
+            return f"You look for a way past the {enemy.name}."
+        if command.verb == "use":
+            item = best_match(command.target, self._item_names(state.inventory))
+            if item:
+                effects["use_item"] = item
+                return f"Keeping the {enemy.name} at bay, you reach for your {self.pack.items[item].name}."
+        effects["combat_action"] = "attack"
+        return f"You press the attack against the {enemy.name}."
+
+    def _do_go(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        exits = self.pack.nodes[state.node].exits
+        target = DIRECTIONS.get(command.target, command.target)
+        node_id = exits.get(target)
+        if node_id is None:
+            named = [(n, [self.pack.nodes[n].name, n.replace("_", " ")]) for n in self.pack.nodes]
+            node_id = best_match(target, [c for c in named if c[0] in exits.values()]) or best_match(target, named)
+        if node_id is None:
+            return f"You cannot go '{command.target}' from here. Exits lead {', '.join(exits)}."
+        effects["move_to"] = node_id
+        node = self.pack.nodes[node_id]
+        return f"You make your way to {node.name}. {node.description}"
+
+    def _do_look(self, command: Command, state: GameState, *_: Any) -> str:
+        return node_text(state, self.pack)
+
+    def _do_examine(
+        self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
+    ) -> str:
+        pack, target = self.pack, command.target
+        item = best_match(target, self._item_names([*state.inventory, *items_at(state, pack, state.node)]))
+        if item:
+            return f"{pack.items[item].name}: {pack.items[item].description}"
+        npc = best_match(target, self._npc_names(npcs_at(pack, state.node)))
+        if npc:
+            n = pack.npcs[npc]
+            return f"{n.name}, {n.role}. {n.trait}"
+        enemy = best_match(target, self._enemy_names(enemies_at(state, pack, state.node)))
+        if enemy:
+            return pack.enemies[enemy].encounter
+        answer = self._answer_from_memory(target, bundle)
+        return answer or f"You study the {target} but find nothing remarkable. {node_text(state, pack, full=False)}"
+
+    def _do_talk(
+        self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
+    ) -> str:
+        here = npcs_at(self.pack, state.node)
+        npc_id = best_match(command.obj, self._npc_names(here))
+        if npc_id is None and len(here) == 1 and not command.obj:
+            npc_id = here[0]
+        if npc_id is None:
+            other = best_match(command.obj, self._npc_names(self.pack.npcs))
+            if other:
+                effects["talk_to"] = other  # the rules will say they are not here
+                return f"You call out for {self.pack.npcs[other].name}, but no one answers."
+            return "There is no one here by that name."
+        npc = self.pack.npcs[npc_id]
+        effects["talk_to"] = npc_id
+        if command.topic:
+            said = self._topic(npc_id, command.topic)
+            if said:
+                notes.append(f"{npc.name} said about {command.topic}: {said}")
+                return f'{npc.name} ({npc.dialogue_style.split(".")[0].lower()}): "{said}"'
+            return f'{npc.name} shakes their head. "I know nothing about {command.topic}."'
+        topics = ", ".join(sorted(npc.topics)) or "nothing in particular"
+        return f'{npc.name}: "{npc.greeting}" (You could ask about: {topics}.)'
+
+    def _topic(self, npc_id: str, topic: str) -> str | None:
+        topics = self.pack.npcs[npc_id].topics
+        key = best_match(topic, [(k, [k]) for k in topics])
+        return topics[key] if key else None
+
+    def _do_say(
+        self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
+    ) -> str:
+        text = re.sub(r"^(say|shout|whisper|tell)\s+(to\s+)?", "", command.text, flags=re.I).strip(" \"'")
+        notes.append(f"The player said: {text}")
+        here = npcs_at(self.pack, state.node)
+        npc_id = (
+            best_match(command.obj, self._npc_names(here)) if command.obj else (here[0] if len(here) == 1 else None)
+        )
+        if npc_id:
+            effects["talk_to"] = npc_id
+            npc = self.pack.npcs[npc_id]
+            return f'You tell {npc.name}: "{text}" {npc.name} listens, and will remember it.'
+        return f'You say aloud: "{text}" The words hang in the air.'
+
+    def _do_ask(
+        self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
+    ) -> str:
+        question = command.topic
+        if re.search(r"\bwhere am i\b", question):
+            return node_text(state, self.pack)
+        for npc_id in npcs_at(self.pack, state.node):
+            said = self._topic(npc_id, question)
+            if said:
+                effects["talk_to"] = npc_id
+                npc = self.pack.npcs[npc_id]
+                notes.append(f"{npc.name} said: {said}")
+                return f'{npc.name} answers: "{said}"'
+        answer = self._answer_from_memory(question, bundle)
+        if answer:
+            return answer
+        return "You search your memory, but nothing you know answers that."
+
+    def _answer_from_memory(self, question: str, bundle: PromptBundle) -> str | None:
+        wanted = _words(question) - _QUESTION_NOISE
+        if not wanted:
+            return None
+        best: tuple[float, str] | None = None
+        for item in bundle.memory.all_items():
+            for sentence in _SENTENCE.split(item.text):
+                overlap = len(wanted & _words(sentence))
+                if not overlap:
+                    continue
+                score = overlap + 0.1 * item.score
+                if best is None or score > best[0]:
+                    best = (score, sentence.strip())
+        if best is None:
+            return None
+        return f"You recall: {best[1]}"
+
+    def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        here = items_at(state, self.pack, state.node)
+        item = best_match(command.target, self._item_names(here))
+        if item is None:
+            elsewhere = best_match(command.target, self._item_names(self.pack.items))
+            if elsewhere:
+                effects["items_gained"] = [elsewhere]  # the rules will refuse
+                return f"You reach for the {self.pack.items[elsewhere].name}..."
+            return f"There is no {command.target} here."
+        effects["items_gained"] = [item]
+        return self.pack.items[item].description
+
+    def _do_drop(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        item = best_match(command.target, self._item_names(state.inventory))
+        if item is None:
+            return f"You are not carrying {command.target}."
+        effects["items_lost"] = [item]
+        return f"You set down the {self.pack.items[item].name}."
+
+    def _do_use(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        item = best_match(command.target, self._item_names(state.inventory))
+        if item is None:
+            here = best_match(command.target, self._item_names(items_at(state, self.pack, state.node)))
+            if here:
+                return f"You would have to pick up the {self.pack.items[here].name} first."
+            return f"You have no {command.target}."
+        effects["use_item"] = item
+        return f"You turn the {self.pack.items[item].name} over in your hands."
+
+    def _do_give(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        item = best_match(command.target, self._item_names(state.inventory))
+        npc = best_match(command.obj, self._npc_names(self.pack.npcs))
+        if item is None:
+            return f"You have no {command.target} to give."
+        if npc is None:
+            return f"There is no '{command.obj}' to give it to."
+        effects["give_item"] = {"item": item, "to": npc}
+        return f"You offer the {self.pack.items[item].name} to {self.pack.npcs[npc].name}."
+
+    def _do_attack(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        here = enemies_at(state, self.pack, state.node)
+        enemy = best_match(command.target, self._enemy_names(here)) if command.target else (here[0] if here else None)
+        if enemy is None:
+            named = best_match(command.target, self._enemy_names(self.pack.enemies)) if command.target else None
+            if named:
+                effects["start_combat"] = named  # the rules will refuse
+                return f"You look around for the {self.pack.enemies[named].name}..."
+            return "There is nothing here to fight."
+        effects["start_combat"] = enemy
+        effects["combat_action"] = "attack"
+        return f"You draw your weapon and charge the {self.pack.enemies[enemy].name}!"
+
+    def _do_flee(self, command: Command, state: GameState, *_: Any) -> str:
+        return "There is nothing to flee from."
+
+    def _do_rest(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        effects["rest"] = True
+        return "You find a quiet corner and close your eyes for a while."
+
+    def _do_inventory(self, command: Command, state: GameState, *_: Any) -> str:
+        return inventory_text(state, self.pack)
+
+    def _do_quests(self, command: Command, state: GameState, *_: Any) -> str:
+        return quests_text(state, self.pack)
+
+    def _do_status(self, command: Command, state: GameState, *_: Any) -> str:
+        return status_text(state, self.pack)
+
+    def _do_other(
+        self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
+    ) -> str:
+        return f"You try to {command.text.strip().rstrip('.')}, but nothing much comes of it."
+
+    # -------------------------------------------------------------- choices
+    def _choices(self, state: GameState, effects: dict[str, Any]) -> list[str]:
+        if state.combat or effects.get("start_combat"):
+            return ["attack", "flee", "use a healing item"]
+        moving = effects.get("move_to")
+        node_id: str = moving if isinstance(moving, str) and moving in self.pack.nodes else state.node
+        node = self.pack.nodes[node_id]
+        out: list[str] = []
+        for npc in node.npcs[:1]:
+            out.append(f"talk to {self.pack.npcs[npc].name}")
+        taking = set(effects.get("items_gained", []))
+        for item in [i for i in items_at(state, self.pack, node_id) if i not in taking][:1]:
+            out.append(f"take {self.pack.items[item].name}")
+        for enemy in enemies_at(state, self.pack, node_id)[:1]:
+            out.append(f"attack {self.pack.enemies[enemy].name}")
+        for direction in list(node.exits)[:2]:
+            out.append(f"go {direction}")
+        while len(out) < 2:
+            out.append("look around")
+        return out[:4]
+
+    # ------------------------------------------------------------ summaries
+    def summarize(self, text: str, max_words: int = 60) -> str:
+        """Extractive summary: the most content-rich sentences, in order."""
+        sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+        if not sentences:
+            return ""
+        freq = Counter(keywords(text))
+        scored = sorted(
+            range(len(sentences)),
+            key=lambda i: -sum(freq[w] for w in set(keywords(sentences[i]))) / (1 + len(sentences[i].split()) ** 0.5),
+        )
+        chosen: list[int] = []
+        words = 0
+        for index in scored:
+            length = len(sentences[index].split())
+            if words + length > max_words and chosen:
+                continue
+            chosen.append(index)
+            words += length
+            if words >= max_words:
+                break
+        summary = " ".join(sentences[i] for i in sorted(chosen))
+        return " ".join(summary.split()[:max_words])

@@ -1,0 +1,81 @@
+"""What memory hands to the prompt: named blocks of scored items.
+
+The engine depends only on :class:`Memory`; implementations live beside this
+module. Every block says which layer it came from and how many tokens it costs,
+so the debug panel and the ``--json`` trace can show exactly what was injected
+and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from game.world.state import GameState
+
+
+@dataclass
+class MemoryItem:
+    text: str
+    score: float
+    source: str
+
+
+@dataclass
+class MemoryBlock:
+    """A named section of recalled memory.
+
+    Attributes:
+        name: section id, e.g. ``knowledge`` or ``history_recall``.
+        title: heading printed in the prompt.
+        layer: where it came from (``L1``, ``L2``, ``L3``, ``bible``, ``kb``, ``history``).
+        items: the kept items, best first.
+        tokens: estimated tokens of the rendered block.
+        cut: items dropped by the block's token budget.
+    """
+
+    name: str
+    title: str
+    layer: str
+    items: list[MemoryItem] = field(default_factory=list)
+    tokens: int = 0
+    cut: list[MemoryItem] = field(default_factory=list)
+
+    def render(self) -> str:
+        if not self.items:
+            return ""
+        return f"## {self.title}\n" + "\n".join(f"- {item.text}" for item in self.items)
+
+
+@dataclass
+class MemoryContext:
+    blocks: list[MemoryBlock] = field(default_factory=list)
+    retrieval_meta: dict[str, Any] = field(default_factory=dict)
+    synopsis: str = ""
+    window: list[dict[str, str]] = field(default_factory=list)
+
+    def block(self, name: str) -> MemoryBlock | None:
+        return next((b for b in self.blocks if b.name == name), None)
+
+    def all_items(self) -> list[MemoryItem]:
+        return [item for block in self.blocks for item in block.items]
+
+
+@dataclass
+class TurnRecord:
+    """One played turn, as memory records it (the L2 log entry)."""
+
+    turn: int
+    action: str
+    narration: str
+    node: str
+    events: list[str]
+    npcs: list[str]
+
+
+class Memory(Protocol):
+    """The engine's view of memory: recall before narrating, record after."""
+
+    def recall(self, action: str, state: GameState) -> MemoryContext: ...
+
+    def record_turn(self, record: TurnRecord, state: GameState) -> None: ...

@@ -1,0 +1,70 @@
+"""Evaluate content :class:`Condition` s and objectives against a :class:`GameState`."""
+
+from __future__ import annotations
+
+from game.world.content import Condition, ContentPack, Objective
+from game.world.state import GameState
+
+
+def unmet(cond: Condition, state: GameState) -> list[str]:
+    """The clauses of ``cond`` that do not hold, in words (empty when it holds)."""
+    out: list[str] = []
+    out += [f"needs {f}" for f in cond.flags if not state.has_flag(f)]
+    out += [f"must not have {f}" for f in cond.not_flags if state.has_flag(f)]
+    for quest in cond.quests_completed:
+        progress = state.quests.get(quest)
+        if progress is None or progress.status != "completed":
+            out.append(f"quest {quest} not completed")
+    for stat, need in cond.min_stats.items():
+        if state.stat(stat) < need:
+            out.append(f"{stat} {state.stat(stat)} < {need}")
+    if state.level < cond.min_level:
+        out.append(f"level {state.level} < {cond.min_level}")
+    for npc, need in cond.min_affinity.items():
+        have = state.affinity.get(npc, 0)
+        if have < need:
+            out.append(f"{npc} affinity {have} < {need}")
+    if cond.at_node and state.node != cond.at_node:
+        out.append(f"must be at {cond.at_node}")
+    out += [f"must carry {i}" for i in cond.has_items if i not in state.inventory]
+    out += [f"{e} not defeated" for e in cond.defeated if not state.has_flag(f"defeated:{e}")]
+    return out
+
+
+def holds(cond: Condition, state: GameState) -> bool:
+    return not unmet(cond, state)
+
+
+def objective_event_happened(obj: Objective, state: GameState) -> bool:
+    if obj.kind == "obtain":
+        return obj.target in state.inventory or state.has_flag(obj.event_flag())
+    return state.has_flag(obj.event_flag())
+
+
+def objective_check_failures(obj: Objective, state: GameState) -> list[str]:
+    """Attribute checks of ``obj`` that fail, in words."""
+    return [f"{stat} {state.stat(stat)} < {need}" for stat, need in obj.requires.items() if state.stat(stat) < need]
+
+
+def weapon_bonus(state: GameState, pack: ContentPack) -> int:
+    return max((pack.items[i].attack_bonus for i in state.inventory if i in pack.items), default=0)
+
+
+def armor_bonus(state: GameState, pack: ContentPack) -> int:
+    return max((pack.items[i].defense_bonus for i in state.inventory if i in pack.items), default=0)
+
+
+def items_at(state: GameState, pack: ContentPack, node_id: str) -> list[str]:
+    """Items lying at ``node_id`` now: content items not yet taken, plus dropped ones."""
+    node = pack.nodes[node_id]
+    here = [i for i in node.items if f"{node_id}:{i}" not in state.taken_items]
+    return here + list(state.dropped_items.get(node_id, []))
+
+
+def enemies_at(state: GameState, pack: ContentPack, node_id: str) -> list[str]:
+    """Enemies that can be fought at ``node_id``: bosses once, others while undefeated."""
+    return [e for e in pack.nodes[node_id].enemies if not state.has_flag(f"defeated:{e}")]
+
+
+def npcs_at(pack: ContentPack, node_id: str) -> list[str]:
+    return list(pack.nodes[node_id].npcs)

@@ -1,0 +1,102 @@
+"""The player's game state: plain data, serialisable, copied for snapshots."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from game.world.content import ContentPack
+
+QuestStatus = Literal["active", "completed"]
+
+MINUTES_PER_TURN = 10
+
+
+class CombatState(BaseModel):
+    """An ongoing fight with one enemy."""
+
+    enemy_id: str
+    enemy_hp: int
+    rounds: int = 0
+
+
+class QuestProgress(BaseModel):
+    status: QuestStatus = "active"
+    objectives_done: list[str] = []
+
+
+class GameState(BaseModel):
+    """Everything that changes while playing one story."""
+
+    story_id: str
+    player_name: str = "Traveller"
+    node: str
+    hp: int
+    max_hp: int
+    strength: int
+    agility: int
+    intelligence: int
+    level: int = 1
+    exp: int = 0
+    gold: int = 0
+    inventory: list[str] = []
+    equipped_weapon: str | None = None
+    equipped_armor: str | None = None
+    quests: dict[str, QuestProgress] = {}
+    affinity: dict[str, int] = {}
+    flags: list[str] = []
+    taken_items: list[str] = Field(default=[], description="'node:item' pairs already picked up")
+    dropped_items: dict[str, list[str]] = Field(default={}, description="node -> items dropped there")
+    talents: list[str] = []
+    achievements: list[str] = []
+    combat: CombatState | None = None
+    ending: str | None = None
+    turn: int = 0
+    clock_minutes: int = Field(8 * 60, description="In-game minutes since day 1, 00:00")
+    seed: int = 0
+
+    def has_flag(self, flag: str) -> bool:
+        return flag in self.flags
+
+    def add_flag(self, flag: str) -> bool:
+        """Set a flag; returns whether it was new."""
+        if flag in self.flags:
+            return False
+        self.flags.append(flag)
+        return True
+
+    def stat(self, name: str) -> int:
+        return int(getattr(self, name))
+
+    def clock_text(self) -> str:
+        day, minutes = divmod(self.clock_minutes, 24 * 60)
+        return f"Day {day + 1}, {minutes // 60:02d}:{minutes % 60:02d}"
+
+    def active_quests(self) -> list[str]:
+        return [q for q, p in self.quests.items() if p.status == "active"]
+
+    def snapshot(self) -> GameState:
+        return self.model_copy(deep=True)
+
+
+def new_game(pack: ContentPack, seed: int = 0, player_name: str | None = None) -> GameState:
+    """A fresh state at the story's start, with the first main quest active."""
+    defaults = pack.story.player
+    state = GameState(
+        story_id=pack.id,
+        player_name=player_name or defaults.name,
+        node=pack.story.start_node,
+        hp=defaults.hp,
+        max_hp=defaults.hp,
+        strength=defaults.strength,
+        agility=defaults.agility,
+        intelligence=defaults.intelligence,
+        gold=defaults.gold,
+        inventory=list(defaults.inventory),
+        affinity={npc.id: npc.initial_affinity for npc in pack.npcs.values()},
+        seed=seed,
+    )
+    state.quests[pack.story.main_quest_order[0]] = QuestProgress()
+    state.add_flag(f"visited:{state.node}")
+    return state

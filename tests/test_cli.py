@@ -1,0 +1,108 @@
+"""The headless CLI and its --json contract."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from game import __version__
+from game.cli import main, read_actions
+
+
+def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "game", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_version():
+    out = run_cli("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"storyecho {__version__}"
+
+
+def test_read_actions_skips_blanks_and_comments():
+    assert list(read_actions(["# intro", "", "  go north  ", "#look", "look\n"])) == ["go north", "look"]
+
+
+def test_json_contract_from_stdin():
+    out = run_cli(
+        "run",
+        "--story",
+        "fantasy_001",
+        "--llm",
+        "scripted",
+        "--json",
+        "--actions",
+        "-",
+        stdin="# c\nlook\n\nnorth\ninventory\n",
+    )
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [line["action"] for line in lines] == ["look", "north", "inventory"]
+    first = lines[0]
+    for key in (
+        "turn",
+        "action",
+        "narration",
+        "choices",
+        "state",
+        "applied",
+        "rejected",
+        "prompt",
+        "memory_blocks",
+        "retrieval_meta",
+        "timings_ms",
+    ):
+        assert key in first, key
+    for key in ("node", "hp", "max_hp", "gold", "inventory", "quests", "affinity", "ending"):
+        assert key in first["state"], key
+    assert set(first["prompt"]) >= {"system", "user", "tokens"}
+    assert first["prompt"]["tokens"] > 0 and "## Player action" in first["prompt"]["user"]
+    assert 2 <= len(first["choices"]) <= 4
+    assert {"recall", "compose", "narrate", "adjudicate", "record"} <= set(first["timings_ms"])
+    assert lines[1]["turn"] == 2 and lines[1]["applied"][0]["effect"] == "move_to"
+    assert lines[2]["turn"] == 2  # meta commands take no turn
+    for block in lines[1]["memory_blocks"]:
+        assert {"name", "layer", "tokens", "items"} <= set(block)
+        for item in block["items"]:
+            assert {"text", "score", "source"} <= set(item)
+    assert lines[1]["retrieval_meta"]["strategy"] == "keyword"
+
+
+def test_rejected_effects_are_reported_in_json():
+    out = run_cli("run", "--story", "fantasy_001", "--json", "--actions", "-", stdin="go to the shadow throne\n")
+    line = json.loads(out.stdout.splitlines()[-1])
+    assert line["rejected"][0]["effect"] == "move_to"
+    assert "not reachable" in line["rejected"][0]["reason"]
+    assert line["state"]["node"] == "forest_edge"
+
+
+def test_seed_changes_nothing_but_dice(tmp_path):
+    actions = tmp_path / "a.txt"
+    actions.write_text("look\nnorth\n")
+    a = run_cli("run", "--story", "scifi_001", "--json", "--seed", "5", "--actions", str(actions))
+    b = run_cli("run", "--story", "scifi_001", "--json", "--seed", "5", "--actions", str(actions))
+    strip = lambda out: [{k: v for k, v in json.loads(x).items() if k != "timings_ms"} for x in out.stdout.splitlines()]  # noqa: E731
+    assert strip(a) == strip(b)
+
+
+def test_bad_config_value_is_a_clear_error(monkeypatch, capsys):
+    monkeypatch.setenv("STORYECHO_WINDOW_MESSAGES", "4")
+    monkeypatch.setenv("STORYECHO_SUMMARY_INTERVAL_TURNS", "5")
+    assert main(["run", "--story", "fantasy_001", "--actions", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "summary_interval_turns (5) exceeds" in err
+    monkeypatch.setenv("STORYECHO_WINDOW_MESSAGES", "many")
+    assert main(["run", "--story", "fantasy_001", "--actions", "-"]) == 2
+    assert "window_messages" in capsys.readouterr().err
+
+
+def test_unknown_story_is_a_clear_error(capsys):
+    assert main(["run", "--story", "nope", "--actions", "-"]) == 2
+    assert "content pack folder not found" in capsys.readouterr().err
+
+
+def test_missing_actions_file_is_a_clear_error(capsys, tmp_path):
+    assert main(["run", "--story", "fantasy_001", "--actions", str(tmp_path / "none.txt")]) == 2
+    assert "No such file" in capsys.readouterr().err

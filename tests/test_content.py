@@ -1,0 +1,144 @@
+"""Content packs load, and broken packs fail with errors naming file and field."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from game.world.content import ContentError, available_stories, content_root, load_pack
+from tests.conftest import DATA
+
+STORIES = ["fantasy_001", "scifi_001"]
+
+
+def test_both_stories_are_bundled():
+    assert set(STORIES) <= set(available_stories())
+
+
+@pytest.mark.parametrize("story", STORIES)
+def test_story_pack_is_complete(story):
+    pack = load_pack(content_root() / story)
+    assert len(pack.nodes) >= 14 and len(pack.npcs) >= 6 and len(pack.enemies) >= 6
+    assert len(pack.quests.main) >= 5 and len(pack.quests.side) >= 4 and len(pack.endings) >= 3
+    assert len(pack.talents) >= 4 and len(pack.achievements) >= 6 and len(pack.knowledge) >= 8
+    for quest in pack.quests.side:
+        assert quest.trigger is not None
+        assert any(o.requires for o in quest.objectives), quest.id
+    for region in pack.story.regions:
+        assert region.banner.isascii()
+    assert pack.worldview.strip()
+
+
+def test_misty_forest_carries_its_lore():
+    pack = load_pack(content_root() / "fantasy_001")
+    text = (pack.worldview + json.dumps([k.model_dump() for k in pack.knowledge])).lower()
+    for phrase in (
+        "tree of life",
+        "elvin",
+        "bruno",
+        "silas",
+        "shadow lord",
+        "abyss demon king",
+        "alicia",
+        "hal",
+        "moonlight harp",
+        "moonvine",
+        "full moon",
+    ):
+        assert phrase in text, phrase
+    peace = next(e for e in pack.endings if e.id == "peace")
+    cond = peace.condition
+    assert set(cond.quests_completed) == {"purifying_spring", "free_thieves"}
+    assert cond.min_affinity == {"silas": 50}
+    assert cond.min_stats == {"intelligence": 30}
+    assert "choice:negotiate" in cond.flags
+    assert peace.priority == max(e.priority for e in pack.endings)
+    assert "shadow_swamp" in pack.nodes and "old_hunter" in pack.npcs
+
+
+def test_cyber_carries_its_lore():
+    pack = load_pack(content_root() / "scifi_001")
+    text = (pack.worldview + pack.story.intro + json.dumps([k.model_dump() for k in pack.knowledge])).lower()
+    for phrase in ("neo-tokyo", "2077", "subject #7", "life essence vault", "dark code"):
+        assert phrase in text, phrase
+    assert "echo7" in pack.npcs and pack.npcs["echo7"].name == "ECHO-7"
+    endings = {e.id for e in pack.endings}
+    assert {"reboot", "purge", "pact"} <= endings
+
+
+def broken_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "pack"
+    shutil.copytree(DATA / "mini", root)
+    return root
+
+
+def edit(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_missing_field_names_file_and_field(tmp_path):
+    root = broken_copy(tmp_path)
+    edit(root / "npcs.json", lambda d: d[1].pop("greeting"))
+    with pytest.raises(ContentError) as err:
+        load_pack(root, require_full_story=False)
+    assert "npcs.json: [1].greeting: Field required" in str(err.value)
+
+
+def test_bad_value_names_file_and_field(tmp_path):
+    root = broken_copy(tmp_path)
+    edit(root / "enemies.json", lambda d: d[0].update(hp=-3))
+    edit(root / "story.json", lambda d: d["player"].update(hp="lots"))
+    with pytest.raises(ContentError) as err:
+        load_pack(root, require_full_story=False)
+    assert "story.json: player.hp" in str(err.value)
+    root = broken_copy(tmp_path / "b")
+    edit(root / "enemies.json", lambda d: d[0].update(hp=-3))
+    with pytest.raises(ContentError, match=r"enemies.json: \[0\].hp"):
+        load_pack(root, require_full_story=False)
+
+
+def test_unknown_reference_names_file_and_field(tmp_path):
+    root = broken_copy(tmp_path)
+    edit(root / "map.json", lambda d: d["nodes"][0]["exits"].update(east="nowhere"))
+    with pytest.raises(ContentError, match=r"map.json: nodes\[camp\].exits.east: unknown node 'nowhere'"):
+        load_pack(root, require_full_story=False)
+
+
+def test_invalid_json_and_missing_file(tmp_path):
+    root = broken_copy(tmp_path)
+    (root / "items.json").write_text('[{"id": "x",]')
+    with pytest.raises(ContentError, match=r"items.json: invalid JSON at line 1"):
+        load_pack(root, require_full_story=False)
+    (root / "items.json").unlink()
+    with pytest.raises(ContentError, match=r"items.json: file is missing"):
+        load_pack(root, require_full_story=False)
+
+
+def test_disconnected_map_and_small_story_are_reported(tmp_path):
+    root = broken_copy(tmp_path)
+    edit(root / "map.json", lambda d: d["nodes"][1]["exits"].pop("north"))
+    with pytest.raises(ContentError) as err:
+        load_pack(root)
+    message = str(err.value)
+    assert "not reachable from 'camp': tower" in message
+    assert "map.json: nodes: 4 found, at least 14 needed" in message
+
+
+def test_cli_validate_exit_codes(tmp_path):
+    ok = subprocess.run([sys.executable, "-m", "game", "content", "validate"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "fantasy_001: OK" in ok.stdout and "scifi_001: OK" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "game", "content", "validate", "--story", "no_such_story"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 1
+    assert "content pack folder not found" in bad.stdout

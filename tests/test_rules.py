@@ -1,0 +1,297 @@
+"""Every effect kind, allowed and rejected, on the small test pack."""
+
+from __future__ import annotations
+
+from game.world.effects import Effects, GiveItem, QuestUpdate
+from game.world.rules import Rules
+from game.world.state import GameState
+
+
+def apply(rules: Rules, state: GameState, **effects: object):
+    return rules.apply(state, Effects.model_validate(effects))
+
+
+def rejected(outcome, effect: str) -> list[str]:
+    return [r.reason for r in outcome.rejected if r.effect == effect]
+
+
+def test_move_to_adjacent_node(rules, state):
+    out = apply(rules, state, move_to="woods")
+    assert state.node == "woods"
+    assert state.has_flag("visited:woods")
+    assert not out.rejected
+
+
+def test_move_to_non_adjacent_or_unknown_node_is_rejected(rules, state):
+    before = state.snapshot()
+    out = apply(rules, state, move_to="bridge")
+    assert "not reachable" in rejected(out, "move_to")[0]
+    out = apply(rules, state, move_to="narnia")
+    assert "no such place" in rejected(out, "move_to")[0]
+    assert state == before
+
+
+def test_take_item_present_here(rules, state):
+    apply(rules, state, items_gained=["sword"])
+    assert "sword" in state.inventory
+    # a taken item is gone from the node
+    out = apply(rules, state, items_gained=["sword"])
+    assert rejected(out, "items_gained")
+    assert state.inventory.count("sword") == 1
+
+
+def test_take_item_not_here_or_unknown_is_rejected(rules, state):
+    out = apply(rules, state, items_gained=["stone", "excalibur"])
+    reasons = rejected(out, "items_gained")
+    assert len(reasons) == 2
+    assert "no Smooth Stone here" in reasons[0]
+    assert "no such item" in reasons[1]
+    assert state.inventory == ["bread"]
+
+
+def test_drop_and_pick_up_again(rules, state):
+    apply(rules, state, items_lost=["bread"])
+    assert "bread" not in state.inventory
+    assert state.dropped_items["camp"] == ["bread"]
+    apply(rules, state, items_gained=["bread"])
+    assert "bread" in state.inventory
+
+
+def test_drop_item_not_carried_is_rejected(rules, state):
+    out = apply(rules, state, items_lost=["sword"])
+    assert rejected(out, "items_lost")
+
+
+def test_use_consumable_heals_and_is_consumed(rules, state):
+    state.hp = 20
+    apply(rules, state, use_item="bread")
+    assert state.hp == 35
+    assert "bread" not in state.inventory
+    assert state.has_flag("used:bread@camp")
+
+
+def test_use_stat_item_raises_stat(rules, state):
+    apply(rules, state, items_gained=["tome"])
+    apply(rules, state, use_item="tome")
+    assert state.intelligence == 13
+
+
+def test_use_item_not_carried_is_rejected(rules, state):
+    out = apply(rules, state, use_item="sword")
+    assert rejected(out, "use_item")
+
+
+def test_give_liked_item_raises_affinity(rules, state):
+    state.inventory.append("stone")
+    apply(rules, state, give_item={"item": "stone", "to": "sage"})
+    assert state.affinity["sage"] == 25
+    assert state.has_flag("gave:stone:sage")
+    assert "stone" not in state.inventory
+
+
+def test_give_to_absent_npc_or_missing_item_is_rejected(rules, state):
+    out = apply(rules, state, give_item={"item": "bread", "to": "troll_npc"})
+    assert "not here" in rejected(out, "give_item")[0]
+    out = apply(rules, state, give_item=GiveItem(item="stone", to="sage").model_dump())
+    assert "do not carry" in rejected(out, "give_item")[0]
+    assert state.inventory == ["bread"]
+
+
+def test_gold_from_thin_air_is_rejected_but_paying_is_allowed(rules, state):
+    out = apply(rules, state, gold_delta=100)
+    assert rejected(out, "gold_delta")
+    assert state.gold == 10
+    apply(rules, state, gold_delta=-4)
+    assert state.gold == 6
+    out = apply(rules, state, gold_delta=-50)
+    assert "only 6 gold" in rejected(out, "gold_delta")[0]
+
+
+def test_hp_delta_rules(rules, state):
+    out = apply(rules, state, hp_delta=30)
+    assert rejected(out, "hp_delta")
+    apply(rules, state, hp_delta=-5)
+    assert state.hp == 45
+    out = apply(rules, state, hp_delta=-500)
+    assert rejected(out, "hp_delta")
+    assert state.hp == 45
+
+
+def test_exp_delta_is_capped(rules, state):
+    apply(rules, state, exp_delta=5)
+    assert state.exp == 5
+    out = apply(rules, state, exp_delta=1000)
+    assert rejected(out, "exp_delta")
+    assert state.exp == 5
+
+
+def test_affinity_needs_presence_and_small_steps(rules, state):
+    apply(rules, state, affinity={"sage": 5})
+    assert state.affinity["sage"] == 15
+    out = apply(rules, state, affinity={"sage": 50, "troll_npc": 5, "ghost": 1})
+    assert len(rejected(out, "affinity")) == 3
+    assert state.affinity["sage"] == 15
+
+
+def test_affinity_threshold_crossing_is_announced(rules, state):
+    state.inventory.append("stone")
+    out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
+    assert state.has_flag("affinity:sage:friendly")
+    assert any("friendly" in m for m in out.messages)
+
+
+def test_talk_requires_presence_and_starts_side_quest(rules, state):
+    out = apply(rules, state, talk_to="troll_npc")
+    assert rejected(out, "talk_to")
+    apply(rules, state, talk_to="sage")
+    assert state.has_flag("talked:sage")
+    assert "riddle" not in state.quests  # trigger condition not met yet
+    apply(rules, state, items_gained=["sword"])
+    assert state.quests["find_sword"].status == "completed"
+    apply(rules, state, talk_to="sage")
+    assert state.quests["riddle"].status == "active"
+
+
+def test_trigger_side_quest_is_validated(rules, state):
+    out = apply(rules, state, trigger_side_quest="riddle")
+    assert "quest find_sword not completed" in rejected(out, "trigger_side_quest")[0]
+    out = apply(rules, state, trigger_side_quest="nope")
+    assert rejected(out, "trigger_side_quest")
+
+
+def test_objective_attribute_check(rules, state):
+    apply(rules, state, items_gained=["sword"])
+    apply(rules, state, talk_to="sage")
+    state.inventory.append("stone")
+    out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
+    assert "bring_stone" not in state.quests["riddle"].objectives_done
+    assert any("intelligence 8 < 12" in m for m in out.messages)
+    out = apply(rules, state, quest_updates=[QuestUpdate(quest="riddle", objective="bring_stone").model_dump()])
+    assert "attribute check failed" in rejected(out, "quest_updates")[0]
+    state.intelligence = 12
+    apply(rules, state, quest_updates=["riddle:bring_stone"])
+    assert state.quests["riddle"].status == "completed"
+    assert state.intelligence == 14  # quest reward
+
+
+def test_quest_update_for_undone_objective_is_rejected(rules, state):
+    out = apply(rules, state, quest_updates=["find_sword:take_sword"])
+    assert "not done yet" in rejected(out, "quest_updates")[0]
+    out = apply(rules, state, quest_updates=["troll_bridge:reach"])
+    assert "not active" in rejected(out, "quest_updates")[0]
+
+
+def test_main_chain_advances_with_rewards(rules, state):
+    apply(rules, state, items_gained=["sword"])
+    assert state.quests["find_sword"].status == "completed"
+    assert state.quests["troll_bridge"].status == "active"
+    assert state.exp == 20 and state.gold == 15
+
+
+def test_combat_start_attack_victory_and_loot(rules, state):
+    apply(rules, state, items_gained=["sword"])
+    apply(rules, state, move_to="woods")
+    apply(rules, state, start_combat="wolf", combat_action="attack")
+    # 4 + 10//2 + 5 + (0..2) >= 14 > 12 hp: one blow
+    assert state.combat is None
+    assert state.has_flag("defeated:wolf")
+    assert "fang" in state.inventory  # chance 1.0
+    out = apply(rules, state, start_combat="wolf")
+    assert rejected(out, "start_combat")
+
+
+def test_combat_rules_reject_bad_actions(rules, state):
+    out = apply(rules, state, start_combat="troll")
+    assert "no Bridge Troll here" in rejected(out, "start_combat")[0]
+    out = apply(rules, state, combat_action="attack")
+    assert rejected(out, "combat_action")
+    apply(rules, state, move_to="woods")
+    apply(rules, state, start_combat="wolf")
+    out = apply(rules, state, move_to="camp")
+    assert "flee first" in rejected(out, "move_to")[0]
+
+
+def test_fleeing_bosses_is_impossible(rules, state):
+    state.node = "bridge"
+    apply(rules, state, start_combat="troll")
+    out = apply(rules, state, combat_action="flee")
+    assert "no escaping" in rejected(out, "combat_action")[0]
+    assert state.combat is not None
+
+
+def test_knockout_returns_player_to_start(rules, state):
+    state.node = "bridge"
+    state.hp = 1
+    state.gold = 50
+    apply(rules, state, start_combat="troll")
+    for turn in range(5):
+        state.turn = turn
+        apply(rules, state, combat_action="attack")
+        if state.has_flag("knocked_out"):
+            break
+    assert state.has_flag("knocked_out")
+    assert state.node == "camp" and state.combat is None
+    assert state.hp == 25 and state.gold == 45
+
+
+def test_combat_is_deterministic_for_a_seed(mini_pack):
+    from game.world.state import new_game
+
+    def fight(seed: int) -> list[str]:
+        rules, state = Rules(mini_pack), new_game(mini_pack, seed=seed)
+        state.node = "bridge"
+        apply(rules, state, start_combat="troll")
+        log = []
+        for turn in range(4):
+            state.turn = turn
+            log += apply(rules, state, combat_action="attack").messages
+        return log
+
+    assert fight(7) == fight(7)
+
+
+def test_rest_only_when_safe(rules, state):
+    state.hp = 10
+    apply(rules, state, rest=True)
+    assert state.hp == 25
+    state.node = "woods"
+    out = apply(rules, state, rest=True)
+    assert "too dangerous" in rejected(out, "rest")[0]
+
+
+def test_choice_requires_its_condition(rules, state):
+    out = apply(rules, state, choice="negotiate")
+    assert "must be at bridge" in rejected(out, "choice")[0]
+    out = apply(rules, state, choice="surrender")
+    assert rejected(out, "choice")
+
+
+def test_ending_conditions_are_checked(rules, state):
+    out = apply(rules, state, ending="victory")
+    assert "troll not defeated" in rejected(out, "ending")[0]
+    assert state.ending is None
+    state.node = "bridge"
+    apply(rules, state, choice="negotiate")  # intelligence 8 < 14: no peace yet
+    assert state.ending is None
+    state.intelligence = 14
+    apply(rules, state, exp_delta=1)
+    assert state.ending == "peace"
+    out = apply(rules, state, move_to="woods")
+    assert state.node == "bridge" and rejected(out, "*")
+
+
+def test_level_up_and_talent(rules, state):
+    state.exp = 95
+    out = apply(rules, state, exp_delta=10)
+    assert state.level == 2
+    assert state.strength == 13  # +2 level, +1 talent
+    assert state.max_hp == 65 and state.hp == 60  # +10 level (full heal), then +5 talent
+    assert "tough" in state.talents
+    assert any(a.effect == "talent" for a in out.applied)
+
+
+def test_achievement(rules, state):
+    apply(rules, state, move_to="woods")
+    out = apply(rules, state, move_to="tower")
+    assert "explorer" in state.achievements
+    assert any(a.effect == "achievement" for a in out.applied)

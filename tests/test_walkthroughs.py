@@ -1,0 +1,40 @@
+"""Committed walkthroughs reach every ending of both stories through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from game.world.content import content_root, load_pack
+
+WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
+STORIES = ["fantasy_001", "scifi_001"]
+
+
+def all_walkthroughs() -> list[Path]:
+    return sorted(WALKTHROUGHS.glob("*__*.txt"))
+
+
+@pytest.mark.parametrize("story", STORIES)
+def test_every_ending_has_a_walkthrough(story):
+    endings = {e.id for e in load_pack(content_root() / story).endings}
+    have = {p.stem.split("__", 1)[1] for p in all_walkthroughs() if p.stem.startswith(f"{story}__")}
+    assert endings <= have, f"missing walkthroughs for {sorted(endings - have)}"
+
+
+@pytest.mark.parametrize("path", all_walkthroughs(), ids=lambda p: p.stem)
+def test_walkthrough_reaches_its_ending(path):
+    story, ending = path.stem.split("__", 1)
+    cmd = [sys.executable, "-m", "game", "run", "--story", story, "--llm", "scripted", "--actions", str(path), "--json"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    turns = [json.loads(line) for line in run.stdout.splitlines()]
+    last = turns[-1]
+    assert last["state"]["ending"] == ending, f"ended at turn {last['turn']} in {last['state']['node']}"
+    # the run stopped at the ending, not after it
+    assert [t["state"]["ending"] for t in turns].index(ending) == len(turns) - 1
+    assert all(t["ok"] for t in turns), [t["error"] for t in turns if not t["ok"]]
