@@ -22,11 +22,14 @@ from game.llm.base import PromptBundle
 from game.memory.basic import keywords
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
-from game.world.describe import inventory_text, node_text, quests_text, status_text
+from game.world.describe import inventory_text, node_text, quests_text, status_text, the
 from game.world.parser import DIRECTIONS, Command
 from game.world.state import GameState
 
 _SENTENCE = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")
+# Verbs whose text may express a story choice ("negotiate", "play the requiem",
+# "say I accept the pact"); questions and talk about a choice never make it.
+CHOICE_VERBS = frozenset({"other", "use", "say"})
 _QUESTION_NOISE = frozenset({"know", "remember", "tell", "said", "say", "told", "now", "again", "recall"})
 
 
@@ -79,7 +82,7 @@ class ScriptedNarrator:
         state, command = bundle.state, bundle.command
         effects: dict[str, Any] = {}
         notes: list[str] = []
-        choice = self._match_choice(command.text)
+        choice = self._match_choice(command.text) if command.verb in CHOICE_VERBS else None
         if choice:
             effects["choice"] = choice
             narration = self.pack.choice(choice).description  # type: ignore[union-attr]
@@ -105,17 +108,23 @@ class ScriptedNarrator:
     # --------------------------------------------------------------- verbs
     def _combat(self, command: Command, state: GameState, effects: dict[str, Any]) -> str:
         assert state.combat is not None
-        enemy = self.pack.enemies[state.combat.enemy_id]
-        if command.verb == "flee":
+        foe = the(self.pack.enemies[state.combat.enemy_id].name)
+        if command.verb in ("flee", "go"):
             effects["combat_action"] = "flee"
-            return f"You look for a way past the {enemy.name}."
+            return f"You look for a way past {foe}."
         if command.verb == "use":
             item = best_match(command.target, self._item_names(state.inventory))
-            if item:
-                effects["use_item"] = item
-                return f"Keeping the {enemy.name} at bay, you reach for your {self.pack.items[item].name}."
-        effects["combat_action"] = "attack"
-        return f"You press the attack against the {enemy.name}."
+            if item is None:
+                return f"You fumble for something you do not have while {foe} circles you."
+            effects["use_item"] = item
+            effects["combat_action"] = "defend"
+            return f"Keeping {foe} at bay, you reach for your {self.pack.items[item].name}."
+        if command.verb == "attack":
+            effects["combat_action"] = "attack"
+            return f"You press the attack against {foe}."
+        if command.verb in ("look", "examine", "status", "inventory", "quests"):
+            return f"{self.pack.enemies[state.combat.enemy_id].encounter} You are locked in a fight with {foe}."
+        return f"There is no time for that: you are fighting {foe}. Attack, flee, or use an item."
 
     def _do_go(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         exits = self.pack.nodes[state.node].exits
@@ -169,7 +178,7 @@ class ScriptedNarrator:
             said = self._topic(npc_id, command.topic)
             if said:
                 notes.append(f"{npc.name} said about {command.topic}: {said}")
-                return f'{npc.name} ({npc.dialogue_style.split(".")[0].lower()}): "{said}"'
+                return f'{npc.name}: "{said}"'
             return f'{npc.name} shakes their head. "I know nothing about {command.topic}."'
         topics = ", ".join(sorted(npc.topics)) or "nothing in particular"
         return f'{npc.name}: "{npc.greeting}" (You could ask about: {topics}.)'
@@ -256,7 +265,7 @@ class ScriptedNarrator:
                 return f"You would have to pick up the {self.pack.items[here].name} first."
             return f"You have no {command.target}."
         effects["use_item"] = item
-        return f"You turn the {self.pack.items[item].name} over in your hands."
+        return f"You use the {self.pack.items[item].name}."
 
     def _do_give(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         item = best_match(command.target, self._item_names(state.inventory))
@@ -275,11 +284,11 @@ class ScriptedNarrator:
             named = best_match(command.target, self._enemy_names(self.pack.enemies)) if command.target else None
             if named:
                 effects["start_combat"] = named  # the rules will refuse
-                return f"You look around for the {self.pack.enemies[named].name}..."
+                return f"You look around for {the(self.pack.enemies[named].name)}..."
             return "There is nothing here to fight."
         effects["start_combat"] = enemy
         effects["combat_action"] = "attack"
-        return f"You draw your weapon and charge the {self.pack.enemies[enemy].name}!"
+        return f"You draw your weapon and charge {the(self.pack.enemies[enemy].name)}!"
 
     def _do_flee(self, command: Command, state: GameState, *_: Any) -> str:
         return "There is nothing to flee from."
@@ -305,7 +314,8 @@ class ScriptedNarrator:
     # -------------------------------------------------------------- choices
     def _choices(self, state: GameState, effects: dict[str, Any]) -> list[str]:
         if state.combat or effects.get("start_combat"):
-            return ["attack", "flee", "use a healing item"]
+            healing = [i for i in state.inventory if (use := self.pack.items[i].use) and use.heal]
+            return ["attack", "flee", *[f"use {self.pack.items[i].name}" for i in healing[:1]]]
         moving = effects.get("move_to")
         node_id: str = moving if isinstance(moving, str) and moving in self.pack.nodes else state.node
         node = self.pack.nodes[node_id]

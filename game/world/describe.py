@@ -7,6 +7,12 @@ from game.world.content import ContentPack, Quest
 from game.world.state import GameState
 
 
+def the(name: str, *, capital: bool = False) -> str:
+    """``name`` with a definite article, without doubling one ("The Dark Code")."""
+    base = name[4:] if name.lower().startswith("the ") else name
+    return f"{'The' if capital else 'the'} {base}"
+
+
 def exits_text(state: GameState, pack: ContentPack) -> str:
     node = pack.nodes[state.node]
     return ", ".join(f"{d} to {pack.nodes[t].name}" for d, t in node.exits.items())

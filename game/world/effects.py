@@ -58,7 +58,7 @@ class Effects(BaseModel):
     exp_delta: int = 0
     affinity: dict[str, int] = {}
     start_combat: str | None = None
-    combat_action: Literal["attack", "flee"] | None = None
+    combat_action: Literal["attack", "flee", "defend"] | None = None
     rest: bool = False
     choice: str | None = None
     trigger_side_quest: str | None = None

@@ -29,6 +29,7 @@ from game.world.conditions import (
     weapon_bonus,
 )
 from game.world.content import ContentPack, Quest
+from game.world.describe import the
 from game.world.effects import Effects
 from game.world.state import CombatState, GameState, QuestProgress
 
@@ -205,7 +206,7 @@ class Rules:
         if item is None or item_id not in state.inventory:
             out.reject("use_item", item_id, f"you do not carry {item_id}")
             return
-        lines = [f"You use the {item.name}."]
+        lines: list[str] = []
         if item.use:
             if item.use.text:
                 lines.append(item.use.text)
@@ -222,7 +223,7 @@ class Rules:
             state.inventory.remove(item_id)
         state.add_flag(f"used:{item_id}")
         state.add_flag(f"used:{item_id}@{state.node}")
-        out.ok("use_item", item_id, " ".join(lines))
+        out.ok("use_item", item_id, " ".join(lines) or None)
 
     def _give(self, state: GameState, item_id: str, npc_id: str, out: Outcome) -> None:
         npc = self.pack.npcs.get(npc_id)
@@ -242,7 +243,7 @@ class Rules:
             delta = GIFT_NEUTRAL
         self._bump_affinity(state, npc_id, delta)
         name = self.pack.items[item_id].name
-        out.ok("give_item", f"{item_id}->{npc_id}", f"You give the {name} to {npc.name}. (affinity {delta:+d})")
+        out.ok("give_item", f"{item_id}->{npc_id}", f"{npc.name} accepts the {name}. (affinity {delta:+d})")
 
     def _deltas(self, state: GameState, effects: Effects, out: Outcome) -> None:
         if effects.hp_delta > 0:
@@ -301,26 +302,28 @@ class Rules:
             return
         enemy = self.pack.enemies[state.combat.enemy_id]
         state.combat.rounds += 1
-        if action == "flee":
+        if action == "defend":  # the player spends the round on something else, e.g. an item
+            out.ok("combat_action", "defend")
+        elif action == "flee":
             if enemy.boss:
                 out.reject("combat_action", action, f"there is no escaping {enemy.name}")
                 return
             if rng.random() < 0.35 + state.agility / 100:
                 state.combat = None
-                out.ok("combat_action", "flee", f"You break away from the {enemy.name}.")
+                out.ok("combat_action", "flee", f"You break away from {the(enemy.name)}.")
                 return
-            out.ok("combat_action", "flee-failed", f"You fail to get away from the {enemy.name}!")
+            out.ok("combat_action", "flee-failed", f"You fail to get away from {the(enemy.name)}!")
         else:
             hit = 4 + state.strength // 2 + weapon_bonus(state, self.pack) + rng.randint(0, 2)
             state.combat.enemy_hp -= hit
             if state.combat.enemy_hp <= 0:
-                out.ok("combat_action", "attack", f"You strike the {enemy.name} for {hit}.")
+                out.ok("combat_action", "attack", f"You strike {the(enemy.name)} for {hit}.")
                 self._victory(state, rng, out)
                 return
             out.ok(
                 "combat_action",
                 "attack",
-                f"You strike the {enemy.name} for {hit} ({state.combat.enemy_hp}/{enemy.hp} HP left).",
+                f"You strike {the(enemy.name)} for {hit} ({state.combat.enemy_hp}/{enemy.hp} HP left).",
             )
         self._enemy_turn(state, rng, out)
 
@@ -328,11 +331,11 @@ class Rules:
         assert state.combat is not None
         enemy = self.pack.enemies[state.combat.enemy_id]
         if rng.random() < min(0.4, state.agility / 100):
-            out.messages.append(f"You dodge the {enemy.name}'s attack.")
+            out.messages.append(f"You dodge {the(enemy.name)}'s attack.")
             return
         damage = max(1, enemy.attack - armor_bonus(state, self.pack) + rng.randint(-1, 1))
         state.hp -= damage
-        out.messages.append(f"The {enemy.name} hits you for {damage} ({max(state.hp, 0)}/{state.max_hp} HP).")
+        out.messages.append(f"{the(enemy.name, capital=True)} hits you for {damage} ({max(state.hp, 0)}/{state.max_hp} HP).")
         if state.hp <= 0:
             self._knocked_out(state, out)
 
@@ -343,7 +346,7 @@ class Rules:
         state.add_flag(f"defeated:{enemy.id}")
         state.exp += enemy.exp
         state.gold += enemy.gold
-        lines = [f"The {enemy.name} is defeated! (+{enemy.exp} exp, +{enemy.gold} gold)"]
+        lines = [f"{the(enemy.name, capital=True)} is defeated! (+{enemy.exp} exp, +{enemy.gold} gold)"]
         for loot in enemy.loot:
             if rng.random() < loot.chance:
                 self._gain_item(state, loot.item)
