@@ -122,7 +122,7 @@ class TurnPipeline:
             turn=working.turn,
             action=action,
             narration=narration,
-            choices=output.choices,
+            choices=[] if working.ending else output.choices,
             state=working.snapshot(),
             applied=outcome.applied,
             rejected=outcome.rejected,

@@ -104,7 +104,8 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
             _block(
                 "combat_hints",
                 f"## Combat\nFighting {enemy.name} ({enemy.id}), {state.combat.enemy_hp}/{enemy.hp} HP, "
-                f"attack {enemy.attack}. Use combat_action 'attack', 'flee', or 'defend' (with use_item); the rules roll the dice.",
+                f"attack {enemy.attack}. Use combat_action 'attack', 'flee', or 'defend' (with use_item); "
+                "the rules roll the dice.",
             )
         )
     return blocks

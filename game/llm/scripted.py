@@ -20,7 +20,7 @@ from typing import Any
 
 from game.llm.base import PromptBundle
 from game.memory.basic import keywords
-from game.world.conditions import enemies_at, items_at, npcs_at
+from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import inventory_text, node_text, quests_text, status_text, the
 from game.world.parser import DIRECTIONS, Command
@@ -82,7 +82,7 @@ class ScriptedNarrator:
         state, command = bundle.state, bundle.command
         effects: dict[str, Any] = {}
         notes: list[str] = []
-        choice = self._match_choice(command.text) if command.verb in CHOICE_VERBS else None
+        choice = self._match_choice(command, state) if command.verb in CHOICE_VERBS else None
         if choice:
             effects["choice"] = choice
             narration = self.pack.choice(choice).description  # type: ignore[union-attr]
@@ -98,12 +98,23 @@ class ScriptedNarrator:
             "memory_notes": notes,
         }
 
-    def _match_choice(self, text: str) -> str | None:
-        lowered = f" {text.lower()} "
-        for choice in self.pack.story.choices:
-            if any(re.search(rf"\b{re.escape(k.lower())}\b", lowered) for k in choice.keywords):
-                return choice.id
-        return None
+    def _match_choice(self, command: Command, state: GameState) -> str | None:
+        """The story choice ``text`` expresses, preferring one possible here.
+
+        A keyword that names an impossible choice still counts when the text
+        means nothing else ("negotiate" far from the throne gets the rules'
+        refusal), but "play the harp" at the altar stays a plain use of the harp.
+        """
+        lowered = f" {command.text.lower()} "
+        matches = [
+            c
+            for c in self.pack.story.choices
+            if any(re.search(rf"\b{re.escape(k.lower())}\b", lowered) for k in c.keywords)
+        ]
+        possible = [c for c in matches if holds(c.condition, state)]
+        if possible:
+            return possible[0].id
+        return matches[0].id if matches and command.verb == "other" else None
 
     # --------------------------------------------------------------- verbs
     def _combat(self, command: Command, state: GameState, effects: dict[str, Any]) -> str:
@@ -175,16 +186,28 @@ class ScriptedNarrator:
         npc = self.pack.npcs[npc_id]
         effects["talk_to"] = npc_id
         if command.topic:
-            said = self._topic(npc_id, command.topic)
+            said = self._topic(npc_id, command.topic, state)
             if said:
                 notes.append(f"{npc.name} said about {command.topic}: {said}")
                 return f'{npc.name}: "{said}"'
             return f'{npc.name} shakes their head. "I know nothing about {command.topic}."'
-        topics = ", ".join(sorted(npc.topics)) or "nothing in particular"
-        return f'{npc.name}: "{npc.greeting}" (You could ask about: {topics}.)'
+        greeting, topics = self._mood(npc_id, state)
+        return (
+            f'{npc.name}: "{greeting}" (You could ask about: {", ".join(sorted(topics)) or "nothing in particular"}.)'
+        )
 
-    def _topic(self, npc_id: str, topic: str) -> str | None:
-        topics = self.pack.npcs[npc_id].topics
+    def _mood(self, npc_id: str, state: GameState) -> tuple[str, dict[str, str]]:
+        """The NPC's greeting and topics now: later moods override earlier ones."""
+        npc = self.pack.npcs[npc_id]
+        greeting, topics = npc.greeting, dict(npc.topics)
+        for mood in npc.moods:
+            if holds(mood.condition, state):
+                greeting = mood.greeting or greeting
+                topics.update(mood.topics)
+        return greeting, topics
+
+    def _topic(self, npc_id: str, topic: str, state: GameState) -> str | None:
+        _, topics = self._mood(npc_id, state)
         key = best_match(topic, [(k, [k]) for k in topics])
         return topics[key] if key else None
 
@@ -210,7 +233,7 @@ class ScriptedNarrator:
         if re.search(r"\bwhere am i\b", question):
             return node_text(state, self.pack)
         for npc_id in npcs_at(self.pack, state.node):
-            said = self._topic(npc_id, question)
+            said = self._topic(npc_id, question, state)
             if said:
                 effects["talk_to"] = npc_id
                 npc = self.pack.npcs[npc_id]
@@ -294,6 +317,8 @@ class ScriptedNarrator:
         return "There is nothing to flee from."
 
     def _do_rest(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        if not self.pack.nodes[state.node].safe:
+            return "You glance around: this is no place to close your eyes."
         effects["rest"] = True
         return "You find a quiet corner and close your eyes for a while."
 

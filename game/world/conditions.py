@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from game.world.content import Condition, ContentPack, Objective
 from game.world.state import GameState
 
 
-def unmet(cond: Condition, state: GameState) -> list[str]:
-    """The clauses of ``cond`` that do not hold, in words (empty when it holds)."""
+def unmet(cond: Condition, state: GameState, pack: ContentPack | None = None) -> list[str]:
+    """The clauses of ``cond`` that do not hold, in words (empty when it holds).
+
+    With ``pack`` the words use the story's names instead of ids.
+    """
+
+    def name(kind: str, ident: str) -> str:
+        if pack is None:
+            return ident
+        table: dict[str, Any] = {"npc": pack.npcs, "item": pack.items, "node": pack.nodes, "enemy": pack.enemies}
+        if kind == "quest":
+            quest = pack.quest(ident)
+            return quest.title if quest else ident
+        entry = table[kind].get(ident)
+        return str(entry.name) if entry is not None else ident
+
     out: list[str] = []
-    out += [f"needs {f}" for f in cond.flags if not state.has_flag(f)]
-    out += [f"must not have {f}" for f in cond.not_flags if state.has_flag(f)]
+    out += [f"needs {_flag_words(f, pack)}" for f in cond.flags if not state.has_flag(f)]
+    out += [f"must not have {_flag_words(f, pack)}" for f in cond.not_flags if state.has_flag(f)]
     for quest in cond.quests_completed:
         progress = state.quests.get(quest)
         if progress is None or progress.status != "completed":
-            out.append(f"quest {quest} not completed")
+            out.append(f"quest '{name('quest', quest)}' not completed")
     for stat, need in cond.min_stats.items():
         if state.stat(stat) < need:
             out.append(f"{stat} {state.stat(stat)} < {need}")
@@ -23,12 +39,19 @@ def unmet(cond: Condition, state: GameState) -> list[str]:
     for npc, need in cond.min_affinity.items():
         have = state.affinity.get(npc, 0)
         if have < need:
-            out.append(f"{npc} affinity {have} < {need}")
+            out.append(f"{name('npc', npc)}'s trust {have} < {need}")
     if cond.at_node and state.node != cond.at_node:
-        out.append(f"must be at {cond.at_node}")
-    out += [f"must carry {i}" for i in cond.has_items if i not in state.inventory]
-    out += [f"{e} not defeated" for e in cond.defeated if not state.has_flag(f"defeated:{e}")]
+        out.append(f"must be at {name('node', cond.at_node)}")
+    out += [f"must carry {name('item', i)}" for i in cond.has_items if i not in state.inventory]
+    out += [f"{name('enemy', e)} not defeated" for e in cond.defeated if not state.has_flag(f"defeated:{e}")]
     return out
+
+
+def _flag_words(flag: str, pack: ContentPack | None) -> str:
+    kind, _, ident = flag.partition(":")
+    if pack is not None and kind == "choice" and (choice := pack.choice(ident)):
+        return f"the choice '{choice.name}'"
+    return flag
 
 
 def holds(cond: Condition, state: GameState) -> bool:

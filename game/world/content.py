@@ -133,6 +133,13 @@ class Story(_Model):
     main_quest_order: list[Identifier] = Field(min_length=1)
 
 
+class ExitLock(_Model):
+    """An exit that opens only when ``condition`` holds."""
+
+    condition: Condition
+    message: str = Field(min_length=5, description="What the player is told while it is locked")
+
+
 class Node(_Model):
     id: Identifier
     name: str
@@ -143,6 +150,14 @@ class Node(_Model):
     enemies: list[Identifier] = []
     items: list[Identifier] = []
     safe: bool = Field(True, description="Resting is possible here")
+    locked_exits: dict[str, ExitLock] = Field(default_factory=dict, description="direction -> lock")
+
+    @model_validator(mode="after")
+    def _locks_name_exits(self) -> Node:
+        for direction in self.locked_exits:
+            if direction not in self.exits:
+                raise ValueError(f"locked_exits.{direction}: no such exit")
+        return self
 
 
 class GameMap(_Model):
@@ -153,7 +168,8 @@ class UseEffect(_Model):
     heal: int = 0
     stats: dict[Stat, int] = {}
     max_hp: int = 0
-    text: str = ""
+    text: str = Field("", description="Told when used; no numbers (the rules print those)")
+    node_texts: dict[Identifier, str] = Field(default_factory=dict, description="node id -> text when used there")
 
 
 class Item(_Model):
@@ -175,6 +191,12 @@ class AffinityThreshold(_Model):
     effect: str = Field(description="What changes in the relationship at this level")
 
 
+class NpcMood(_Model):
+    condition: Condition
+    greeting: str | None = None
+    topics: dict[str, str] = {}
+
+
 class Npc(_Model):
     id: Identifier
     name: str
@@ -190,6 +212,10 @@ class Npc(_Model):
     farewell: str
     topics: dict[str, str] = Field(default_factory=dict, description="keyword -> what the NPC says about it")
     aliases: list[str] = []
+    moods: list[NpcMood] = Field(
+        default_factory=list,
+        description="Later states of the NPC; the last mood whose condition holds overrides greeting and topics",
+    )
 
 
 class Reward(_Model):
@@ -252,6 +278,10 @@ class Quest(_Model):
     objectives: list[Objective] = Field(min_length=1)
     reward: Reward = Reward()
     trigger: SideTrigger | None = None
+    ordered: bool = Field(
+        False,
+        description="Objectives complete in order; each one's event must happen after the previous one is done",
+    )
 
 
 class QuestBook(_Model):
@@ -506,11 +536,23 @@ def check_references(pack: ContentPack) -> list[str]:
         p += [f"{where}.npcs: unknown npc {n!r}" for n in node.npcs if n not in pack.npcs]
         p += [f"{where}.enemies: unknown enemy {e!r}" for e in node.enemies if e not in pack.enemies]
         p += [f"{where}.items: unknown item {i!r}" for i in node.items if i not in pack.items]
+        for direction, lock in node.locked_exits.items():
+            p += _check_condition(pack, f"{where}.locked_exits.{direction}.condition", lock.condition)
     for npc in pack.npcs.values():
         if npc.location not in pack.nodes:
             p.append(f"npcs.json: [{npc.id}].location: unknown node {npc.location!r}")
         elif npc.id not in pack.nodes[npc.location].npcs:
             p.append(f"npcs.json: [{npc.id}].location: node {npc.location!r} does not list this npc")
+    for npc in pack.npcs.values():
+        for i, mood in enumerate(npc.moods):
+            p += _check_condition(pack, f"npcs.json: [{npc.id}].moods[{i}].condition", mood.condition)
+    for item_model in pack.items.values():
+        if item_model.use:
+            p += [
+                f"items.json: [{item_model.id}].use.node_texts: unknown node {n!r}"
+                for n in item_model.use.node_texts
+                if n not in pack.nodes
+            ]
     for enemy in pack.enemies.values():
         p += [f"enemies.json: [{enemy.id}].nodes: unknown node {n!r}" for n in enemy.nodes if n not in pack.nodes]
         p += [

@@ -70,6 +70,8 @@ class Outcome:
     applied: list[AppliedEffect] = field(default_factory=list)
     rejected: list[RejectedEffect] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    events: set[str] = field(default_factory=set)
+    """Event flags that happened this turn (set again or for the first time)."""
 
     def ok(self, effect: str, detail: str, message: str | None = None) -> None:
         self.applied.append(AppliedEffect(effect, detail))
@@ -140,8 +142,34 @@ class Rules:
         self._achievements(state, out)
         self._thresholds(state, affinity_before, out)
         self._check_endings(state, out)
+        self._undo_failed_choices(state, out)
+
+    def _undo_failed_choices(self, state: GameState, out: Outcome) -> None:
+        """A decisive choice that ended nothing is taken back, with the reason.
+
+        Choices are acts of the moment: a failed parley must not turn into the
+        peace ending three rooms later when the last condition happens to hold.
+        """
+        if state.ending:
+            return
+        for flag in sorted(f for f in out.events if f.startswith("choice:")):
+            needing = [e for e in self.pack.endings if flag in e.condition.flags]
+            if not needing:
+                continue
+            closest = min(needing, key=lambda e: len(unmet(e.condition, state, self.pack)))
+            reasons = "; ".join(unmet(closest.condition, state, self.pack))
+            state.flags.remove(flag)
+            choice = self.pack.choice(flag.removeprefix("choice:"))
+            name = choice.name if choice else flag
+            out.ok("choice_failed", flag, f"{name} does not succeed yet ({reasons}).")
 
     # ----------------------------------------------------------- interaction
+    @staticmethod
+    def _event(state: GameState, out: Outcome, flag: str) -> bool:
+        """Record that an event happened this turn; returns whether it is new."""
+        out.events.add(flag)
+        return state.add_flag(flag)
+
     def _talk(self, state: GameState, npc_id: str, out: Outcome) -> None:
         npc = self.pack.npcs.get(npc_id)
         if npc is None:
@@ -150,7 +178,7 @@ class Rules:
         if npc_id not in npcs_at(self.pack, state.node):
             out.reject("talk_to", npc_id, f"{npc.name} is not here")
             return
-        if state.add_flag(f"talked:{npc_id}"):
+        if self._event(state, out, f"talked:{npc_id}"):
             self._bump_affinity(state, npc_id, FIRST_TALK_AFFINITY)
         out.ok("talk_to", npc_id)
         for quest in self.pack.quests.side:
@@ -166,12 +194,18 @@ class Rules:
         if node_id not in self.pack.nodes:
             out.reject("move_to", node_id, f"no such place: {node_id}")
             return
-        if node_id not in self.pack.nodes[state.node].exits.values():
+        here = self.pack.nodes[state.node]
+        if node_id not in here.exits.values():
             out.reject("move_to", node_id, f"{self.pack.nodes[node_id].name} is not reachable from here")
             return
+        for direction, target in here.exits.items():
+            lock = here.locked_exits.get(direction)
+            if target == node_id and lock and not holds(lock.condition, state):
+                out.reject("move_to", node_id, lock.message)
+                return
         state.node = node_id
         state.clock_minutes += MOVE_MINUTES
-        state.add_flag(f"visited:{node_id}")
+        self._event(state, out, f"visited:{node_id}")
         out.ok("move_to", node_id)
 
     def _take(self, state: GameState, item_id: str, out: Outcome) -> None:
@@ -208,8 +242,9 @@ class Rules:
             return
         lines: list[str] = []
         if item.use:
-            if item.use.text:
-                lines.append(item.use.text)
+            text = item.use.node_texts.get(state.node, item.use.text)
+            if text:
+                lines.append(text)
             if item.use.max_hp:
                 state.max_hp += item.use.max_hp
             if item.use.heal:
@@ -221,8 +256,8 @@ class Rules:
                 lines.append(f"({stat} +{bonus})")
         if item.consumable:
             state.inventory.remove(item_id)
-        state.add_flag(f"used:{item_id}")
-        state.add_flag(f"used:{item_id}@{state.node}")
+        self._event(state, out, f"used:{item_id}")
+        self._event(state, out, f"used:{item_id}@{state.node}")
         out.ok("use_item", item_id, " ".join(lines) or None)
 
     def _give(self, state: GameState, item_id: str, npc_id: str, out: Outcome) -> None:
@@ -234,7 +269,7 @@ class Rules:
             out.reject("give_item", item_id, f"{npc.name if npc else npc_id} is not here")
             return
         state.inventory.remove(item_id)
-        state.add_flag(f"gave:{item_id}:{npc_id}")
+        self._event(state, out, f"gave:{item_id}:{npc_id}")
         if item_id in npc.likes:
             delta = GIFT_LIKED
         elif item_id in npc.dislikes:
@@ -335,7 +370,9 @@ class Rules:
             return
         damage = max(1, enemy.attack - armor_bonus(state, self.pack) + rng.randint(-1, 1))
         state.hp -= damage
-        out.messages.append(f"{the(enemy.name, capital=True)} hits you for {damage} ({max(state.hp, 0)}/{state.max_hp} HP).")
+        out.messages.append(
+            f"{the(enemy.name, capital=True)} hits you for {damage} ({max(state.hp, 0)}/{state.max_hp} HP)."
+        )
         if state.hp <= 0:
             self._knocked_out(state, out)
 
@@ -343,7 +380,7 @@ class Rules:
         assert state.combat is not None
         enemy = self.pack.enemies[state.combat.enemy_id]
         state.combat = None
-        state.add_flag(f"defeated:{enemy.id}")
+        self._event(state, out, f"defeated:{enemy.id}")
         state.exp += enemy.exp
         state.gold += enemy.gold
         lines = [f"{the(enemy.name, capital=True)} is defeated! (+{enemy.exp} exp, +{enemy.gold} gold)"]
@@ -372,7 +409,12 @@ class Rules:
             healed = min(state.max_hp - state.hp, max(1, int(state.max_hp * REST_HEAL_SHARE)))
             state.hp += healed
             state.clock_minutes += REST_MINUTES
-            out.ok("rest", str(healed), f"You rest a while. (+{healed} HP)")
+            message = (
+                f"You rest a while. (+{healed} HP)"
+                if healed
+                else "You rest a while; you were already at full strength."
+            )
+            out.ok("rest", str(healed), message)
 
     # --------------------------------------------------------------- quests
     def _choice(self, state: GameState, choice_id: str, out: Outcome) -> None:
@@ -380,11 +422,11 @@ class Rules:
         if choice is None:
             out.reject("choice", choice_id, f"no such choice: {choice_id}")
             return
-        missing = unmet(choice.condition, state)
+        missing = unmet(choice.condition, state, self.pack)
         if missing:
             out.reject("choice", choice_id, f"{choice.name} is not possible now: {'; '.join(missing)}")
             return
-        state.add_flag(f"choice:{choice_id}")
+        self._event(state, out, f"choice:{choice_id}")
         out.ok("choice", choice_id, f"You choose: {choice.name}.")
 
     def _trigger_side_quest(self, state: GameState, quest_id: str, out: Outcome) -> None:
@@ -396,7 +438,7 @@ class Rules:
                 out.reject("trigger_side_quest", quest_id, "that quest has already started")
         elif quest.trigger.npc not in npcs_at(self.pack, state.node):
             out.reject("trigger_side_quest", quest_id, f"{self.pack.npcs[quest.trigger.npc].name} is not here")
-        elif missing := unmet(quest.trigger.condition, state):
+        elif missing := unmet(quest.trigger.condition, state, self.pack):
             out.reject("trigger_side_quest", quest_id, "; ".join(missing))
         else:
             self._start_quest(state, quest, out)
@@ -438,8 +480,18 @@ class Rules:
             if quest is None:
                 continue
             progress = state.quests[quest_id]
-            for objective in quest.objectives:
-                if objective.id in progress.objectives_done or not objective_event_happened(objective, state):
+            for index, objective in enumerate(quest.objectives):
+                if objective.id in progress.objectives_done:
+                    continue
+                if quest.ordered and index > 0:
+                    if quest.objectives[index - 1].id not in progress.objectives_done:
+                        break
+                    # the step's event must happen now, after the previous step (owning counts any time)
+                    if objective.kind != "obtain" and objective.event_flag() not in out.events:
+                        break
+                if not objective_event_happened(objective, state):
+                    if quest.ordered:
+                        break
                     continue
                 failures = objective_check_failures(objective, state)
                 if failures:
@@ -462,7 +514,7 @@ class Rules:
         reward = quest.reward
         state.exp += reward.exp
         state.gold += reward.gold
-        parts = [f"+{reward.exp} exp", f"+{reward.gold} gold"]
+        parts = [f"+{amount} {unit}" for amount, unit in ((reward.exp, "exp"), (reward.gold, "gold")) if amount]
         if reward.item:
             self._gain_item(state, reward.item)
             parts.append(self.pack.items[reward.item].name)
@@ -472,7 +524,8 @@ class Rules:
         for npc, delta in reward.affinity.items():
             self._bump_affinity(state, npc, delta)
             parts.append(f"{self.pack.npcs[npc].name} affinity {delta:+d}")
-        out.ok("quest_completed", quest.id, f"Quest complete: {quest.title} ({', '.join(parts)}).")
+        rewards = f" ({', '.join(parts)})" if parts else ""
+        out.ok("quest_completed", quest.id, f"Quest complete: {quest.title}{rewards}.")
         order = self.pack.story.main_quest_order
         if quest.id in order:
             index = order.index(quest.id)
@@ -542,7 +595,8 @@ class Rules:
         elif state.ending:
             out.reject("ending", ending_id, f"the story already ended ({state.ending})")
         else:
-            out.reject("ending", ending_id, f"conditions not met: {'; '.join(unmet(ending.condition, state))}")
+            reasons = "; ".join(unmet(ending.condition, state, self.pack))
+            out.reject("ending", ending_id, f"conditions not met: {reasons}")
 
     def _check_endings(self, state: GameState, out: Outcome) -> None:
         if state.ending:
