@@ -24,7 +24,9 @@ from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
 from game.llm.base import Narrator
 from game.llm.scripted import ScriptedNarrator
-from game.memory.basic import BasicMemory
+from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
+from game.memory.manager import GameMemory, MemoryConfig, Summarizer
+from game.memory.stores import InProcessVectorStore, StoreUnavailable, VectorStore, open_chroma
 from game.world.content import ContentError, ContentPack, available_stories, content_root, load_pack
 from game.world.state import new_game
 
@@ -39,12 +41,41 @@ def make_narrator(settings: Settings, pack: ContentPack) -> Narrator:
     raise ConfigError(f"llm: unknown narrator {settings.llm!r}")  # pragma: no cover - Literal guards it
 
 
+def make_memory(settings: Settings, pack: ContentPack, summarizer: Summarizer) -> GameMemory:
+    """Memory with the best parts that start here: embeddings + Chroma, else fallbacks."""
+    embedder: SentenceTransformerEmbedder | None = None
+    store: VectorStore | None = None
+    if settings.embeddings:
+        embedder = SentenceTransformerEmbedder()
+        try:
+            embedder.load()
+        except EmbedderUnavailable as exc:
+            log.warning("embeddings unavailable, using keyword recall: %s", exc)
+            embedder = None
+    if embedder is not None:
+        if settings.vector_store == "chroma" or settings.chroma_url:
+            try:
+                store = open_chroma(settings.data_dir / ".index", settings.chroma_url)
+            except StoreUnavailable as exc:
+                log.warning("%s; using the in-process vector index", exc)
+        if store is None:
+            store = InProcessVectorStore()
+    config = MemoryConfig(
+        window_messages=settings.window_messages,
+        summary_interval_turns=settings.summary_interval_turns,
+        recency_half_life_turns=settings.recency_half_life_turns,
+    )
+    memory = GameMemory(pack, summarizer, store=store, embedder=embedder, config=config)
+    memory.prepare()
+    return memory
+
+
 def make_engine(story_id: str, settings: Settings, content_dir: Path | None = None) -> TurnPipeline:
     """Build a ready-to-play pipeline for ``story_id``."""
     pack = load_pack((content_dir or content_root()) / story_id)
     state = new_game(pack, seed=settings.seed)
-    memory = BasicMemory(pack, window_messages=settings.window_messages)
-    return TurnPipeline(pack, state, make_narrator(settings, pack), memory)
+    narrator = make_narrator(settings, pack)
+    return TurnPipeline(pack, state, narrator, make_memory(settings, pack, narrator))
 
 
 def read_actions(lines: Iterable[str]) -> Iterator[str]:
@@ -76,6 +107,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             sys.stdout.flush()
             if engine.state.ending:
                 break
+    engine.memory.close()
     return 0
 
 
@@ -102,6 +134,7 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
             print("Saving and loading arrive with the save-slot system.")
             continue
         _print_turn(result, sys.stdout)
+    engine.memory.close()
     return 0
 
 
@@ -142,6 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--llm", choices=["scripted"], default=None, help="narrator backend")
         p.add_argument("--seed", type=int, default=None, help="seed for combat and loot dice")
         p.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
+        p.add_argument(
+            "--no-embeddings",
+            dest="embeddings",
+            action="store_const",
+            const=False,
+            default=None,
+            help="keyword recall only (fast start, no torch)",
+        )
+        p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
 
     play = sub.add_parser("play", help="play interactively")
     play.add_argument("--story", default=None)
@@ -167,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
             llm=getattr(args, "llm", None),
             seed=getattr(args, "seed", None),
             data_dir=getattr(args, "data_dir", None),
+            embeddings=getattr(args, "embeddings", None),
+            chroma_url=getattr(args, "chroma_url", None),
         )
         if args.command == "content":
             return cmd_validate(args, settings)

@@ -28,6 +28,12 @@ class Settings(BaseSettings):
         summary_interval_turns: consolidate memory every this many turns; may
             not exceed the turns the window holds, so no turn leaves the window
             before a summary covers it.
+        embeddings: use sentence embeddings (off: keyword recall only).
+        vector_store: ``chroma`` (under ``data_dir/.index``, or at
+            ``chroma_url``) or ``inprocess``.
+        chroma_url: a Chroma server, e.g. ``http://127.0.0.1:8000``.
+        recency_half_life_turns: memories lose half their recency score every
+            this many game turns (0: no decay).
     """
 
     model_config = SettingsConfigDict(env_prefix="STORYECHO_", extra="ignore")
@@ -37,6 +43,10 @@ class Settings(BaseSettings):
     seed: int = 0
     window_messages: int = Field(10, ge=2, le=200)
     summary_interval_turns: int = Field(5, ge=1)
+    embeddings: bool = True
+    vector_store: Literal["chroma", "inprocess"] = "chroma"
+    chroma_url: str | None = Field(None, pattern=r"^https?://[^\s/]+(:\d+)?/?$")
+    recency_half_life_turns: float = Field(25.0, ge=0)
 
     @model_validator(mode="after")
     def _interval_fits_window(self) -> Settings:

@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from game.llm.scripted import ScriptedNarrator
+from game.memory.manager import GameMemory, MemoryConfig
 from game.world.content import ContentPack, load_pack
 from game.world.rules import Rules
 from game.world.state import GameState, new_game
@@ -24,3 +26,8 @@ def state(mini_pack: ContentPack) -> GameState:
 @pytest.fixture
 def rules(mini_pack: ContentPack) -> Rules:
     return Rules(mini_pack)
+
+
+def keyword_memory(pack: ContentPack, **config: object) -> GameMemory:
+    """Memory without embeddings or a vector store (the keyword fallback), run inline."""
+    return GameMemory(pack, ScriptedNarrator(pack), config=MemoryConfig(**config), background=False)  # type: ignore[arg-type]

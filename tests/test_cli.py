@@ -10,9 +10,10 @@ from game import __version__
 from game.cli import main, read_actions
 
 
-def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, stdin: str = "", data_dir=None) -> subprocess.CompletedProcess[str]:
+    extra = ["--data-dir", str(data_dir)] if data_dir is not None else []
     return subprocess.run(
-        [sys.executable, "-m", "game", *args], input=stdin, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "game", *args, *extra], input=stdin, capture_output=True, text=True, timeout=300
     )
 
 
@@ -25,7 +26,7 @@ def test_read_actions_skips_blanks_and_comments():
     assert list(read_actions(["# intro", "", "  go north  ", "#look", "look\n"])) == ["go north", "look"]
 
 
-def test_json_contract_from_stdin():
+def test_json_contract_from_stdin(tmp_path):
     out = run_cli(
         "run",
         "--story",
@@ -36,6 +37,7 @@ def test_json_contract_from_stdin():
         "--actions",
         "-",
         stdin="# c\nlook\n\nnorth\ninventory\n",
+        data_dir=tmp_path,
     )
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
@@ -67,11 +69,21 @@ def test_json_contract_from_stdin():
         assert {"name", "layer", "tokens", "items"} <= set(block)
         for item in block["items"]:
             assert {"text", "score", "source"} <= set(item)
-    assert lines[1]["retrieval_meta"]["strategy"] == "keyword"
+    assert lines[1]["retrieval_meta"]["strategy"] == "hybrid:chroma"
+    assert (tmp_path / ".index").is_dir()
 
 
-def test_rejected_effects_are_reported_in_json():
-    out = run_cli("run", "--story", "fantasy_001", "--json", "--actions", "-", stdin="go to the shadow throne\n")
+def test_rejected_effects_are_reported_in_json(tmp_path):
+    out = run_cli(
+        "run",
+        "--story",
+        "fantasy_001",
+        "--json",
+        "--no-embeddings",
+        "--actions",
+        "-",
+        stdin="go to the shadow throne\n",
+    )
     line = json.loads(out.stdout.splitlines()[-1])
     assert line["rejected"][0]["effect"] == "move_to"
     assert "not reachable" in line["rejected"][0]["reason"]
@@ -81,9 +93,17 @@ def test_rejected_effects_are_reported_in_json():
 def test_seed_changes_nothing_but_dice(tmp_path):
     actions = tmp_path / "a.txt"
     actions.write_text("look\nnorth\n")
-    a = run_cli("run", "--story", "scifi_001", "--json", "--seed", "5", "--actions", str(actions))
-    b = run_cli("run", "--story", "scifi_001", "--json", "--seed", "5", "--actions", str(actions))
-    strip = lambda out: [{k: v for k, v in json.loads(x).items() if k != "timings_ms"} for x in out.stdout.splitlines()]  # noqa: E731
+    a = run_cli("run", "--story", "scifi_001", "--json", "--no-embeddings", "--seed", "5", "--actions", str(actions))
+    b = run_cli("run", "--story", "scifi_001", "--json", "--no-embeddings", "--seed", "5", "--actions", str(actions))
+
+    def strip(out):
+        lines = [json.loads(x) for x in out.stdout.splitlines()]
+        for line in lines:
+            line.pop("timings_ms")
+            line["retrieval_meta"].pop("recall_ms")
+            line["retrieval_meta"].pop("session")
+        return lines
+
     assert strip(a) == strip(b)
 
 

@@ -7,13 +7,13 @@ import json
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import FIXED_BLOCKS_BEFORE_MEMORY
 from game.llm.scripted import ScriptedNarrator
-from game.memory.basic import BasicMemory
+from tests.conftest import keyword_memory
 from game.world.state import new_game
 from tests.fakes import ScriptedAnswers, network_down
 
 
 def make(pack, narrator=None):
-    return TurnPipeline(pack, new_game(pack, seed=3), narrator or ScriptedNarrator(pack), BasicMemory(pack))
+    return TurnPipeline(pack, new_game(pack, seed=3), narrator or ScriptedNarrator(pack), keyword_memory(pack))
 
 
 def block_names(result):
@@ -48,7 +48,8 @@ def test_prompt_blocks_are_present_and_in_order(mini_pack):
     prompt = result.trace.prompt
     assert prompt.user.index("## Player action") < prompt.user.index("## Answer format")
     assert "what do I know about the troll?" in prompt.user
-    assert "ferryman" in prompt.user  # the knowledge hit is injected
+    knowledge = result.trace.memory.block("knowledge")
+    assert knowledge.items and all("troll" in item.text.lower() for item in knowledge.items)
     assert prompt.messages[0] == {"role": "system", "content": prompt.system}
     assert prompt.tokens > 0 and all(b.tokens > 0 for b in prompt.blocks)
 
@@ -73,7 +74,10 @@ def test_empty_sections_print_nothing(mini_pack):
 
 def test_window_keeps_system_prompt_and_trims_old_messages(mini_pack):
     engine = TurnPipeline(
-        mini_pack, new_game(mini_pack), ScriptedNarrator(mini_pack), BasicMemory(mini_pack, window_messages=4)
+        mini_pack,
+        new_game(mini_pack),
+        ScriptedNarrator(mini_pack),
+        keyword_memory(mini_pack, window_messages=4, summary_interval_turns=2),
     )
     for _ in range(5):
         result = engine.play("look")

@@ -8,7 +8,7 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
-from game.memory.basic import BasicMemory
+from tests.conftest import keyword_memory
 from game.world.content import content_root, load_pack
 from game.world.parser import parse
 from game.world.state import new_game
@@ -68,7 +68,7 @@ def test_answers_questions_only_from_given_memory(mini_pack):
 
 def test_remembers_what_the_player_said_about_themselves():
     pack = load_pack(content_root() / "fantasy_001")
-    engine = TurnPipeline(pack, new_game(pack), ScriptedNarrator(pack), BasicMemory(pack))
+    engine = TurnPipeline(pack, new_game(pack), ScriptedNarrator(pack), keyword_memory(pack))
     said = engine.play("My name is Ren and I come from the salt marshes")
     assert any("Ren" in note for note in said.memory_notes)
     for _ in range(12):
@@ -81,7 +81,7 @@ def test_remembers_what_the_player_said_about_themselves():
 
 def test_hunter_tells_of_hal_and_it_is_recalled_later():
     pack = load_pack(content_root() / "fantasy_001")
-    engine = TurnPipeline(pack, new_game(pack), ScriptedNarrator(pack), BasicMemory(pack))
+    engine = TurnPipeline(pack, new_game(pack), ScriptedNarrator(pack), keyword_memory(pack))
     hunter_node = pack.npcs["old_hunter"].location
     engine.state.node = hunter_node
     told = engine.play("ask the old hunter about hal")

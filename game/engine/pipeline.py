@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from game.engine.prompt import compose
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
@@ -52,7 +53,7 @@ class TurnResult:
     error: str | None = None
     applied: list[AppliedEffect] = field(default_factory=list)
     rejected: list[RejectedEffect] = field(default_factory=list)
-    memory_notes: list[str] = field(default_factory=list)
+    memory_notes: list[str | dict[str, Any]] = field(default_factory=list)
     trace: DebugTrace = field(default_factory=DebugTrace)
 
 
@@ -114,6 +115,8 @@ class TurnPipeline:
             node=working.node,
             events=[f"{a.effect} {a.detail}" for a in outcome.applied],
             npcs=list(self.pack.nodes[working.node].npcs),
+            applied=[(a.effect, a.detail) for a in outcome.applied],
+            notes=list(output.memory_notes),
         )
         self.memory.record_turn(record, working)
         timer.lap("record")

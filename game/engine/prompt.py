@@ -5,7 +5,7 @@ before dynamic ones, so the debug trace can show each block's size and a test
 can check the order:
 
     player_action, current_context, main_quest, side_quests, node_info,
-    combat_hints, <memory blocks in recall order>, json_instruction
+    combat_hints, memory_header, <memory blocks in recall order>, json_instruction
 
 Empty blocks are left out. The system prompt is the story's persona followed by
 the running synopsis (L3) when there is one; the L1 window goes between the
@@ -120,6 +120,8 @@ def compose(
 ) -> PromptBundle:
     """Build the prompt for one turn."""
     blocks = fixed_blocks(action, state, pack)
+    if memory.header and any(b.items for b in memory.blocks):
+        blocks.append(_block("memory_header", f"## {memory.header}"))
     for memory_block in memory.blocks:
         rendered = memory_block.render()
         if rendered:

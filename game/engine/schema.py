@@ -28,9 +28,11 @@ class TurnOutput(BaseModel):
     narration: str = Field(min_length=1)
     choices: list[str] = []
     effects: Effects = Effects()
-    memory_notes: list[str] = []
+    memory_notes: list[str | dict[str, Any]] = Field(
+        default=[], description="Candidate Story Bible facts: text, or {entry_type, key, title, content, importance}"
+    )
 
-    @field_validator("choices", "memory_notes", mode="before")
+    @field_validator("choices", mode="before")
     @classmethod
     def _listify(cls, value: Any) -> Any:
         if value is None:
@@ -40,6 +42,13 @@ class TurnOutput(BaseModel):
         if isinstance(value, list):
             return [v if isinstance(v, str) else json.dumps(v) for v in value]
         return value
+
+    @field_validator("memory_notes", mode="before")
+    @classmethod
+    def _notes_list(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return [value] if isinstance(value, str | dict) else value
 
     @field_validator("choices")
     @classmethod
@@ -91,7 +100,7 @@ def parse_turn(raw: str) -> tuple[TurnOutput, bool]:
             data = json_repair.loads(candidate)
         except TurnParseError:
             raise
-        except Exception:
+        except Exception:  # noqa: BLE001 - json_repair raises assorted errors on garbage
             raise TurnParseError(f"unparseable JSON ({first})") from None
         if not data:
             raise TurnParseError(f"unparseable JSON ({first})") from None

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from game.llm.base import PromptBundle
-from game.memory.basic import keywords
+from game.memory.keyword import keywords
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import inventory_text, node_text, quests_text, status_text, the
@@ -30,6 +30,13 @@ _SENTENCE = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")
 # Verbs whose text may express a story choice ("negotiate", "play the requiem",
 # "say I accept the pact"); questions and talk about a choice never make it.
 CHOICE_VERBS = frozenset({"other", "use", "say"})
+_BLOCK_WEIGHT = {
+    "relevant_memories": 1.0,
+    "history_recall": 0.9,
+    "bible_core": 0.8,
+    "open_threads": 0.7,
+    "knowledge": 0.6,
+}
 _QUESTION_NOISE = frozenset({"know", "remember", "tell", "said", "say", "told", "now", "again", "recall"})
 
 
@@ -245,21 +252,55 @@ class ScriptedNarrator:
         return "You search your memory, but nothing you know answers that."
 
     def _answer_from_memory(self, question: str, bundle: PromptBundle) -> str | None:
+        """Answer from the injected memory blocks only (extractive).
+
+        The best item shares the most question words and best fits the kind of
+        question (a place for "where", a person for "who"); from it, the
+        sentence naming the subject and the sentence carrying the answer.
+        """
+        lowered = question.lower()
         wanted = _words(question) - _QUESTION_NOISE
+        if re.search(r"\b(my|i|me|mine|myself)\b", lowered):
+            wanted.add("player")  # memory speaks of the player in the third person
         if not wanted:
             return None
-        best: tuple[float, str] | None = None
-        for item in bundle.memory.all_items():
-            for sentence in _SENTENCE.split(item.text):
-                overlap = len(wanted & _words(sentence))
+        cues = self._cues(lowered)
+        best: tuple[float, list[str]] | None = None
+        for block in bundle.memory.blocks:
+            weight = _BLOCK_WEIGHT.get(block.name, 0.5)
+            for item in block.items:
+                overlap = len(wanted & _words(item.text))
                 if not overlap:
                     continue
-                score = overlap + 0.1 * item.score
+                sentences = [x.strip() for x in _SENTENCE.split(item.text) if x.strip()]
+                score = overlap + 0.3 * weight + 0.3 * max(self._cue_score(x, cues) for x in sentences)
                 if best is None or score > best[0]:
-                    best = (score, sentence.strip())
+                    best = (score, sentences)
         if best is None:
             return None
-        return f"You recall: {best[1]}"
+        sentences = best[1]
+        subject = max(sentences, key=lambda x: len(wanted & _words(x)))
+        answer = max(sentences, key=lambda x: self._cue_score(x, cues))
+        if not self._cue_score(answer, cues):
+            answer = subject
+        parts = [subject] if answer == subject else [subject, answer]
+        return "You recall: " + " ".join(parts)
+
+    def _cues(self, question: str) -> dict[str, float]:
+        """Words that mark an answer to this kind of question, with their weight."""
+        if question.startswith("where") or " where " in question:
+            names = [n.name for n in self.pack.nodes.values()] + [r.name for r in self.pack.story.regions]
+            return {n.lower(): 2.0 for n in names} | dict.fromkeys(("seen", "lives", "hiding", "gone to"), 1.0)
+        if question.startswith("who") or " who " in question:
+            return {n.name.lower(): 2.0 for n in self.pack.npcs.values()}
+        if "name" in question:
+            return dict.fromkeys(("name is", "called"), 2.0)
+        return {}
+
+    @staticmethod
+    def _cue_score(sentence: str, cues: dict[str, float]) -> float:
+        lowered = sentence.lower()
+        return sum(w for cue, w in cues.items() if re.search(rf"\b{re.escape(cue)}\b", lowered))
 
     def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = items_at(state, self.pack, state.node)

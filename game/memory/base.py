@@ -53,6 +53,7 @@ class MemoryContext:
     retrieval_meta: dict[str, Any] = field(default_factory=dict)
     synopsis: str = ""
     window: list[dict[str, str]] = field(default_factory=list)
+    header: str = ""
 
     def block(self, name: str) -> MemoryBlock | None:
         return next((b for b in self.blocks if b.name == name), None)
@@ -71,6 +72,8 @@ class TurnRecord:
     node: str
     events: list[str]
     npcs: list[str]
+    applied: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[Any] = field(default_factory=list)
 
 
 class Memory(Protocol):
@@ -79,3 +82,7 @@ class Memory(Protocol):
     def recall(self, action: str, state: GameState) -> MemoryContext: ...
 
     def record_turn(self, record: TurnRecord, state: GameState) -> None: ...
+
+    def close(self) -> None:
+        """Finish background work (consolidation, embeddings)."""
+        ...

@@ -1,0 +1,426 @@
+"""The Story Bible: structured facts that supersede each other, never contradict.
+
+Every fact has a ``canonical_key``. Proposing a fact:
+
+- identical content under an active key is **skipped**;
+- new content under an active key **supersedes** it (the old entry keeps its
+  text with status ``superseded``; the new one links to it) - unless the old
+  entry is a core fact (importance >= 90), in which case the newcomer is
+  **disputed** and the core fact stands;
+- a new key is **created** as a candidate and becomes **active** only after the
+  rule check: the entities the key names exist in the story (``character:hal``
+  needs an NPC ``hal``), else it is **rejected**.
+
+Facts come from the content pack (core settings, at session start), from the
+narrator's ``memory_notes``, from the effects the rules applied, and from each
+consolidation summary. Quest start opens an ``open_thread``; completion
+archives it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from game.memory.keyword import keywords
+from game.memory.records import BibleEntry, EntryType, MemoryState
+from game.world.content import ContentPack
+
+CORE_IMPORTANCE = 90
+Outcome = Literal["created", "skipped", "superseded", "rejected", "disputed"]
+
+_PLAYER_FACTS: list[tuple[re.Pattern[str], EntryType, str, str, int]] = [
+    (re.compile(r"\b(?:my name is|call me)\s+(?P<v>[\w' -]+)", re.I), "character", "character:player", "name", 85),
+    (re.compile(r"\bi (?:come|came) from\s+(?P<v>.+)", re.I), "character", "character:player-origin", "origin", 80),
+    (re.compile(r"\bi was born (?:in|at|on)\s+(?P<v>.+)", re.I), "character", "character:player-origin", "origin", 80),
+    (
+        re.compile(r"\bmy secret is\s+(?P<v>.+)|\bi have a secret[:,]?\s*(?P<v2>.+)", re.I),
+        "character",
+        "character:player-secret",
+        "secret",
+        80,
+    ),
+    (
+        re.compile(r"\bi (?:promise|swear|vow)\s+(?:to\s+)?(?P<v>.+)", re.I),
+        "open_thread",
+        "thread:promise",
+        "promise",
+        75,
+    ),
+    (re.compile(r"\bi (?:fear|am afraid of)\s+(?P<v>.+)", re.I), "character", "character:player-fear", "fear", 70),
+    (re.compile(r"\bi (?:love|hate)\s+(?P<v>.+)", re.I), "character", "character:player-feelings", "feelings", 60),
+]
+
+
+_PLAYER_TEMPLATES = {
+    "name": "The player's name is {}",
+    "origin": "The player comes from {}",
+    "secret": "The player's secret: {}",
+    "promise": "The player promised to {}",
+    "fear": "The player fears {}",
+    "feelings": "The player said they love or hate {}",
+}
+
+
+def slug(text: str, words: int = 6) -> str:
+    return "-".join(keywords(text)[:words]) or "note"
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split()).strip().rstrip(".")
+
+
+class StoryBible:
+    """Bible operations over the entries kept in a :class:`MemoryState`."""
+
+    def __init__(self, state: MemoryState, pack: ContentPack) -> None:
+        self.state = state
+        self.pack = pack
+
+    # ---------------------------------------------------------------- reads
+    def active(self) -> list[BibleEntry]:
+        return [e for e in self.state.bible if e.status == "active"]
+
+    def by_key(self, key: str) -> BibleEntry | None:
+        return next((e for e in reversed(self.state.bible) if e.canonical_key == key and e.status == "active"), None)
+
+    def get(self, entry_id: str) -> BibleEntry | None:
+        return next((e for e in self.state.bible if e.id == entry_id), None)
+
+    # --------------------------------------------------------------- writes
+    def propose(
+        self,
+        entry_type: EntryType,
+        key: str,
+        title: str,
+        content: str,
+        *,
+        importance: int = 50,
+        turn: int = 0,
+        npcs: Iterable[str] = (),
+        source: str = "",
+    ) -> tuple[BibleEntry, Outcome]:
+        """Create, skip or supersede by key; returns the entry concerned and what happened."""
+        content = _clean(content)
+        existing = self.by_key(key)
+        if existing is not None and _clean(existing.content).lower() == content.lower():
+            return existing, "skipped"
+        entry = BibleEntry(
+            id=f"bible-{self.state.next_entry}",
+            entry_type=entry_type,
+            canonical_key=key,
+            title=title,
+            content=content,
+            importance=max(0, min(100, importance)),
+            source_turn=turn,
+            npcs=sorted(set(npcs)),
+            source=source,
+        )
+        self.state.next_entry += 1
+        self.state.bible.append(entry)
+        problem = self.rule_check(entry)
+        if problem:
+            entry.status, entry.reason = "rejected", problem
+            return entry, "rejected"
+        if existing is not None:
+            if existing.importance >= CORE_IMPORTANCE and entry.importance < existing.importance:
+                entry.status = "disputed"
+                entry.reason = f"contradicts core fact {existing.id} ({existing.canonical_key})"
+                return entry, "disputed"
+            existing.status = "superseded"
+            entry.supersedes = existing.id
+            entry.status = "active"
+            return entry, "superseded"
+        entry.status = "active"
+        return entry, "created"
+
+    def archive(self, key: str) -> BibleEntry | None:
+        entry = self.by_key(key)
+        if entry is not None:
+            entry.status = "archived"
+        return entry
+
+    def rule_check(self, entry: BibleEntry) -> str | None:
+        """Why ``entry`` may not become active (None when it may)."""
+        kind, _, ident = entry.canonical_key.partition(":")
+        ident = ident.split(":")[0]
+        pack = self.pack
+        if kind == "character" and not (ident.startswith("player") or ident in pack.npcs):
+            return f"no character {ident!r} in this story"
+        if kind == "item" and ident not in pack.items:
+            return f"no item {ident!r} in this story"
+        if kind == "location" and ident not in pack.nodes and ident != "player":
+            return f"no place {ident!r} in this story"
+        if kind == "relationship":
+            for party in ident.split("-"):
+                if party != "player" and party not in pack.npcs:
+                    return f"no character {party!r} in this story"
+        unknown = [n for n in entry.npcs if n not in pack.npcs]
+        if unknown:
+            return f"unknown characters: {', '.join(unknown)}"
+        return None
+
+    # ----------------------------------------------------------- extraction
+    def seed_from_content(self) -> None:
+        """Core settings every session starts with (importance from the content's role)."""
+        pack = self.pack
+        for npc in pack.npcs.values():
+            where = pack.nodes[npc.location].name
+            self.propose(
+                "character",
+                f"character:{npc.id}",
+                npc.name,
+                f"{npc.name}, {npc.role}, found at {where}. {npc.trait}",
+                importance=80,
+                npcs=[npc.id],
+                source="content",
+            )
+        for entry in pack.knowledge:
+            if entry.category == "hidden_rule":
+                self.propose(
+                    "world_rule", f"rule:{entry.id}", entry.title, entry.content, importance=90, source="content"
+                )
+            elif entry.category == "item":
+                self.propose("item", f"lore:{entry.id}", entry.title, entry.content, importance=70, source="content")
+        self.propose(
+            "style_rule",
+            "style:narration",
+            "Narration style",
+            f"Narrate {pack.story.title} in the second person, vividly and briefly, in the voice set by the persona",
+            importance=95,
+            source="content",
+        )
+        self.propose(
+            "safety_rule",
+            "safety:rules",
+            "The rules decide",
+            "Only effects the game rules accept change the world; never invent items, gold, places or outcomes",
+            importance=100,
+            source="content",
+        )
+
+    def from_notes(self, notes: Iterable[Any], turn: int, npcs: Iterable[str]) -> list[tuple[BibleEntry, Outcome]]:
+        """Facts from the narrator's ``memory_notes`` (strings or structured objects)."""
+        out = []
+        present = list(npcs)
+        for note in notes:
+            if isinstance(note, dict):
+                out.append(self._structured_note(note, turn, present))
+                continue
+            text = _clean(str(note))
+            if not text:
+                continue
+            mentioned = self._npcs_in(text) or present
+            player_part = text.split(":", 1)[1] if text.lower().startswith("the player said:") else None
+            facts = self._player_facts(player_part or "") if player_part else []
+            for entry_type, key, label, value, importance in facts:
+                title = f"The player's {label}"
+                content = (
+                    f"The player said their {label}: {value}" if label != "name" else f"The player's name is {value}"
+                )
+                if entry_type == "open_thread":
+                    key = f"{key}:{slug(value, 4)}"
+                    content = f"The player promised to {value}"
+                out.append(
+                    self.propose(
+                        entry_type,
+                        key,
+                        title,
+                        content,
+                        importance=importance,
+                        turn=turn,
+                        npcs=mentioned,
+                        source="memory_note",
+                    )
+                )
+            if not facts:
+                importance = 60 if player_part else 55
+                key = f"said:{slug(text)}"
+                out.append(
+                    self.propose(
+                        "event",
+                        key,
+                        text[:60],
+                        text,
+                        importance=importance,
+                        turn=turn,
+                        npcs=mentioned,
+                        source="memory_note",
+                    )
+                )
+        return out
+
+    def _structured_note(self, note: dict[str, Any], turn: int, npcs: list[str]) -> tuple[BibleEntry, Outcome]:
+        entry_type = note.get("entry_type", "event")
+        if entry_type not in EntryType.__args__:  # type: ignore[attr-defined]
+            entry_type = "event"
+        content = str(note.get("content", "")).strip() or str(note.get("title", "note"))
+        key = str(note.get("canonical_key") or note.get("key") or f"note:{slug(content)}")
+        return self.propose(
+            entry_type,
+            key,
+            str(note.get("title") or content[:60]),
+            content,
+            importance=int(note.get("importance", 55)),
+            turn=turn,
+            npcs=note.get("npcs") or self._npcs_in(content) or npcs,
+            source="memory_note",
+        )
+
+    @staticmethod
+    def _player_facts(text: str) -> list[tuple[EntryType, str, str, str, int]]:
+        found = []
+        for pattern, entry_type, key, label, importance in _PLAYER_FACTS:
+            match = pattern.search(text)
+            if match:
+                value = _clean(next(v for v in match.groups() if v))
+                value = re.split(r"\s+and\s+(?:i|my)\b|[.;!]", value, maxsplit=1, flags=re.I)[0].strip()
+                found.append((entry_type, key, label, value, importance))
+        return found
+
+    def _npcs_in(self, text: str) -> list[str]:
+        lowered = text.lower()
+        found = []
+        for npc in self.pack.npcs.values():
+            names = [npc.name, *npc.aliases, npc.id.replace("_", " ")]
+            if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names if n):
+                found.append(npc.id)
+        return found
+
+    def from_effects(self, applied: Iterable[tuple[str, str]], turn: int) -> list[tuple[BibleEntry, Outcome]]:
+        """Facts from what the rules applied this turn."""
+        pack = self.pack
+        out: list[tuple[BibleEntry, Outcome]] = []
+        for effect, detail in applied:
+            if effect == "quest_started" and (quest := pack.quest(detail)):
+                out.append(
+                    self.propose(
+                        "open_thread",
+                        f"thread:quest:{quest.id}",
+                        quest.title,
+                        f"Open quest: {quest.title}. {quest.description}",
+                        importance=60,
+                        turn=turn,
+                        npcs=[quest.giver] if quest.giver else [],
+                        source="effect",
+                    )
+                )
+            elif effect == "quest_completed" and (quest := pack.quest(detail)):
+                self.archive(f"thread:quest:{quest.id}")
+                out.append(
+                    self.propose(
+                        "event",
+                        f"event:quest-done:{quest.id}",
+                        quest.title,
+                        f"The player completed the quest {quest.title}",
+                        importance=65,
+                        turn=turn,
+                        npcs=[quest.giver] if quest.giver else [],
+                        source="effect",
+                    )
+                )
+            elif (
+                effect == "items_gained"
+                and (item := pack.items.get(detail))
+                and item.kind in ("quest", "key", "weapon", "armor")
+            ):
+                out.append(
+                    self.propose(
+                        "item",
+                        f"item:{item.id}",
+                        item.name,
+                        f"The player carries the {item.name}: {item.description}",
+                        importance=70 if item.kind in ("quest", "key") else 50,
+                        turn=turn,
+                        source="effect",
+                    )
+                )
+            elif effect == "give_item":
+                item_id, _, npc_id = detail.partition("->")
+                if item_id in pack.items and npc_id in pack.npcs:
+                    item, npc = pack.items[item_id], pack.npcs[npc_id]
+                    out.append(
+                        self.propose(
+                            "item",
+                            f"item:{item_id}",
+                            item.name,
+                            f"The player gave the {item.name} to {npc.name}",
+                            importance=65,
+                            turn=turn,
+                            npcs=[npc_id],
+                            source="effect",
+                        )
+                    )
+            elif effect == "affinity_threshold":
+                npc_id, _, label = detail.partition(":")
+                if npc_id in pack.npcs:
+                    npc = pack.npcs[npc_id]
+                    text = (
+                        f"{npc.name} no longer sees the player as {label[1:]}"
+                        if label.startswith("-")
+                        else f"{npc.name} sees the player as {label}"
+                    )
+                    out.append(
+                        self.propose(
+                            "relationship",
+                            f"relationship:player-{npc_id}",
+                            npc.name,
+                            text,
+                            importance=70,
+                            turn=turn,
+                            npcs=[npc_id],
+                            source="effect",
+                        )
+                    )
+            elif effect == "defeated" and (enemy := pack.enemies.get(detail)):
+                out.append(
+                    self.propose(
+                        "event",
+                        f"event:defeated:{enemy.id}",
+                        enemy.name,
+                        f"The player defeated {enemy.name}",
+                        importance=75 if enemy.boss else 40,
+                        turn=turn,
+                        source="effect",
+                    )
+                )
+            elif effect == "choice" and (choice := pack.choice(detail)):
+                out.append(
+                    self.propose(
+                        "event",
+                        f"event:choice:{choice.id}",
+                        choice.name,
+                        f"The player chose: {choice.name}",
+                        importance=90,
+                        turn=turn,
+                        source="effect",
+                    )
+                )
+            elif effect == "knocked_out":
+                out.append(
+                    self.propose(
+                        "event",
+                        f"event:knocked-out:{turn}",
+                        "Knocked out",
+                        f"The player was knocked out and woke at {detail}",
+                        importance=45,
+                        turn=turn,
+                        source="effect",
+                    )
+                )
+        return out
+
+    def from_summary(self, text: str, turn: int, npcs: Iterable[str]) -> tuple[BibleEntry, Outcome]:
+        """The consolidation call's fact: what happened in these turns, and with whom."""
+        involved = set(npcs) | set(self._npcs_in(text))
+        return self.propose(
+            "event",
+            f"event:summary-{turn}",
+            f"Turns up to {turn}",
+            text,
+            importance=45,
+            turn=turn,
+            npcs=involved,
+            source="consolidation",
+        )

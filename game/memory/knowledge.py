@@ -1,0 +1,209 @@
+"""The knowledge base: documents built from a content pack, indexed for RAG.
+
+Documents carry ``category``/``story``/``name`` metadata and a hash of their
+text. Indexing compares those hashes with what the vector store already holds
+for the story, so an unchanged pack embeds nothing and an edited pack
+re-embeds only the documents that changed (and deletes the ones that went).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from game.memory.embedders import Embedder, Vectors
+from game.memory.hybrid import Hit, HybridIndex
+from game.memory.stores import VectorStore
+from game.world.content import Condition, ContentPack, Stat
+
+log = logging.getLogger("storyecho.memory")
+
+COLLECTION = "knowledge"
+SNIPPET_CHARS = 300
+
+
+@dataclass(frozen=True)
+class KnowledgeDoc:
+    id: str
+    category: str
+    name: str
+    text: str
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+
+def _needs(requires: Mapping[Stat, int]) -> str:
+    return ", ".join(f"{stat} >= {n}" for stat, n in requires.items())
+
+
+def _condition(cond: Condition) -> str:
+    return cond.describe()
+
+
+def build_documents(pack: ContentPack) -> list[KnowledgeDoc]:
+    """Every document of the story's knowledge base."""
+    sid = pack.id
+    docs: list[KnowledgeDoc] = [
+        KnowledgeDoc(f"{sid}:worldview:intro", "worldview", pack.story.title, f"{pack.story.title}: {pack.story.intro}")
+    ]
+    for title, body in _sections(pack.worldview):
+        docs.append(KnowledgeDoc(f"{sid}:worldview:{_slug(title)}", "worldview", title, f"{title}. {body}"))
+    for npc in pack.npcs.values():
+        docs.append(
+            KnowledgeDoc(
+                f"{sid}:npc:{npc.id}",
+                "npc",
+                npc.name,
+                f"{npc.name} ({npc.role}) at {pack.nodes[npc.location].name}. {npc.trait} "
+                f"Likes: {', '.join(npc.likes) or 'nothing in particular'}. "
+                f"Dislikes: {', '.join(npc.dislikes) or 'nothing in particular'}. Speaks: {npc.dialogue_style}",
+            )
+        )
+    for kind, quests in (("main_quest", pack.quests.main), ("side_quest", pack.quests.side)):
+        for quest in quests:
+            steps = "; ".join(
+                o.description + (f" (needs {_needs(o.requires)})" if o.requires else "") for o in quest.objectives
+            )
+            trigger = ""
+            if quest.trigger:
+                trigger = f" Offered by {pack.npcs[quest.trigger.npc].name} when {_condition(quest.trigger.condition)}."
+            docs.append(
+                KnowledgeDoc(
+                    f"{sid}:{kind}:{quest.id}",
+                    kind,
+                    quest.title,
+                    f"{quest.title}: {quest.description}{trigger} Steps: {steps}.",
+                )
+            )
+    for ending in pack.endings:
+        docs.append(
+            KnowledgeDoc(
+                f"{sid}:ending:{ending.id}",
+                "ending",
+                ending.title,
+                f"{ending.title}{' (hidden ending)' if ending.hidden else ''}: {ending.description} "
+                f"Requires: {_condition(ending.condition)}.",
+            )
+        )
+    for enemy in pack.enemies.values():
+        loot = ", ".join(f"{pack.items[lt.item].name} ({round(lt.chance * 100)}%)" for lt in enemy.loot) or "nothing"
+        where = ", ".join(pack.nodes[n].name for n in enemy.nodes)
+        docs.append(
+            KnowledgeDoc(
+                f"{sid}:enemy:{enemy.id}",
+                "enemy",
+                enemy.name,
+                f"{enemy.name}, a tier {enemy.tier} {enemy.category} (HP {enemy.hp}, attack {enemy.attack}) "
+                f"found at {where}. {enemy.encounter} Loot: {loot}.",
+            )
+        )
+    for item in pack.items.values():
+        docs.append(
+            KnowledgeDoc(f"{sid}:item:{item.id}", "item", item.name, f"{item.name} ({item.kind}): {item.description}")
+        )
+    for talent in pack.talents:
+        docs.append(
+            KnowledgeDoc(
+                f"{sid}:talent:{talent.id}",
+                "talent",
+                talent.name,
+                f"Talent {talent.name}: {talent.description} Unlocks when {_condition(talent.condition)}.",
+            )
+        )
+    for ach in pack.achievements:
+        docs.append(
+            KnowledgeDoc(
+                f"{sid}:achievement:{ach.id}", "achievement", ach.name, f"Achievement {ach.name}: {ach.description}"
+            )
+        )
+    for entry in pack.knowledge:
+        docs.append(
+            KnowledgeDoc(f"{sid}:knowledge:{entry.id}", entry.category, entry.title, f"{entry.title}: {entry.content}")
+        )
+    return docs
+
+
+def _sections(markdown: str) -> list[tuple[str, str]]:
+    out = []
+    for chunk in re.split(r"^##\s+", markdown, flags=re.M)[1:]:
+        title, _, body = chunk.partition("\n")
+        body = " ".join(body.split())
+        if body:
+            out.append((title.strip(), body))
+    return out
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+@dataclass
+class IndexStats:
+    documents: int
+    embedded: int
+    removed: int
+    unchanged: int
+
+
+class KnowledgeBase:
+    """A story's knowledge documents, searchable by meaning and keywords."""
+
+    def __init__(self, pack: ContentPack, store: VectorStore | None, embedder: Embedder | None) -> None:
+        self.pack = pack
+        self.docs = {d.id: d for d in build_documents(pack)}
+        self.index = HybridIndex(COLLECTION, store, embedder)
+        self.stats: IndexStats | None = None
+
+    def build(self) -> IndexStats:
+        """Index the documents; only new or changed ones are embedded."""
+        meta = {
+            d.id: {"story": self.pack.id, "category": d.category, "name": d.name, "doc_hash": d.digest}
+            for d in self.docs.values()
+        }
+        self.index.add(((d.id, d.text, meta[d.id]) for d in self.docs.values()), embed=False)
+        stored: dict[str, dict[str, Any]] = {}
+        if self.index.dense_ok and self.index.store is not None:
+            try:
+                stored = self.index.store.metadata(COLLECTION, {"story": self.pack.id})
+            except Exception as exc:  # noqa: BLE001 - treat as empty: everything re-embeds
+                log.warning("reading the knowledge index failed: %s", exc)
+        unchanged = {i for i, m in stored.items() if i in meta and m.get("doc_hash") == meta[i]["doc_hash"]}
+        removed = [i for i in stored if i not in meta]
+        if removed and self.index.store is not None:
+            self.index.store.delete(COLLECTION, removed)
+        self.index.pending.difference_update(unchanged)
+        todo = len(self.index.pending)
+        left = self.index.embed_pending()
+        self.stats = IndexStats(len(self.docs), todo - left if self.index.dense_ok else 0, len(removed), len(unchanged))
+        log.info("knowledge base %s: %s", self.pack.id, self.stats)
+        return self.stats
+
+    def search(self, query: str, k: int = 3, query_vector: Vectors | None = None) -> list[tuple[KnowledgeDoc, Hit]]:
+        """Top ``k`` documents, deduplicated by category and text."""
+        out: list[tuple[KnowledgeDoc, Hit]] = []
+        seen: set[tuple[str, str]] = set()
+        for hit in self.index.search(query, 4 * k, {"story": self.pack.id}, query_vector=query_vector):
+            doc = self.docs.get(hit.id)
+            if doc is None:
+                continue
+            key = (doc.category, doc.text.strip().lower())
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((doc, hit))
+            if len(out) == k:
+                break
+        return out
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    return cut + "…"

@@ -1,0 +1,498 @@
+"""GameMemory: the three conversation layers, long-term memory and recall.
+
+- L1 working window: the last ``window_messages`` messages (each cut to 200
+  characters); the system prompt is not part of it and is always sent.
+- L2 full log: every turn, append-only, also indexed as a searchable memory.
+- L3 synopsis: rewritten at each consolidation, sent after the persona.
+- Every ``summary_interval_turns`` turns a background consolidation summarises
+  the turns since the last one (stateless narrator call, at most ~60 words),
+  stores ``[Turn N] ...`` in the history collection and the memory state,
+  rewrites the synopsis and extracts a Story Bible fact. A failed call is
+  retried (3 attempts); if all fail, the turns stay unconsolidated and the next
+  consolidation covers them too, so nothing is lost. A failed embedding leaves
+  the text stored and searchable by keyword, with its vector pending.
+
+Every history and Bible query is filtered by session id and by turn (never
+after the current one), so one save's memories never reach another's prompt.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from game.memory.base import MemoryBlock, MemoryContext, MemoryItem, TurnRecord
+from game.memory.bible import StoryBible
+from game.memory.embedders import Embedder
+from game.memory.hybrid import HybridIndex
+from game.memory.keyword import keywords
+from game.memory.knowledge import KnowledgeBase, snippet
+from game.memory.recall import MEMORY_HEADER, Budgets, hybrid_score, make_block, recency
+from game.memory.records import BibleEntry, Episode, MemoryState, Summary
+from game.memory.stores import VectorStore
+from game.world.content import ContentPack
+from game.world.state import GameState
+
+log = logging.getLogger("storyecho.memory")
+
+MESSAGE_CHARS = 200
+T = TypeVar("T")
+
+
+class Summarizer(Protocol):
+    def summarize(self, text: str, max_words: int = 60) -> str: ...
+
+
+@dataclass
+class MemoryConfig:
+    """Memory settings (see README, Configuration)."""
+
+    window_messages: int = 10
+    summary_interval_turns: int = 5
+    recency_half_life_turns: float = 25.0
+    summary_words: int = 60
+    synopsis_words: int = 80
+    knowledge_k: int = 3
+    relevant_k: int = 6
+    history_k: int = 3
+    recent_summaries: int = 2
+    recent_turns: int = 3
+    max_attempts: int = 3
+    retry_delay_s: float = 0.2
+    budgets: Budgets = field(default_factory=Budgets)
+
+    def __post_init__(self) -> None:
+        if self.window_messages < 2:
+            raise ValueError("window_messages must be at least 2")
+        if self.summary_interval_turns > self.window_messages // 2:
+            raise ValueError(
+                f"summary_interval_turns ({self.summary_interval_turns}) exceeds the turns the working window "
+                f"holds ({self.window_messages // 2})"
+            )
+
+
+@dataclass
+class ScoredMemory:
+    id: str
+    text: str
+    score: float
+    semantic: float
+    turn: int
+    kind: str
+
+
+class GameMemory:
+    """Memory for one play session of one story.
+
+    Args:
+        pack: the story (for the knowledge base and Bible rule checks).
+        summarizer: the narrator's stateless summary call.
+        store: vector store, or None (keyword-only).
+        embedder: embedder, or None (keyword-only).
+        knowledge: a prepared knowledge base to share; built on ``prepare`` if None.
+        background: run consolidation and embeddings in a worker thread.
+    """
+
+    def __init__(
+        self,
+        pack: ContentPack | None,
+        summarizer: Summarizer,
+        *,
+        store: VectorStore | None = None,
+        embedder: Embedder | None = None,
+        config: MemoryConfig | None = None,
+        knowledge: KnowledgeBase | None = None,
+        state: MemoryState | None = None,
+        background: bool = True,
+    ) -> None:
+        self.pack = pack
+        self.summarizer = summarizer
+        self.store = store
+        self.embedder = embedder
+        self.config = config or MemoryConfig()
+        self.state = state or MemoryState(session_id=uuid.uuid4().hex[:12])
+        self.bible = StoryBible(self.state, pack) if pack else None
+        self.knowledge = knowledge
+        self.memories = HybridIndex("memories", store, embedder)
+        self.history = HybridIndex("history", store, embedder)
+        self._lock = threading.RLock()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory") if background else None
+        self._futures: list[Future[Any]] = []
+        self._prepared = False
+        self.consolidations = 0
+        self.failures: list[str] = []
+
+    @property
+    def session_id(self) -> str:
+        return self.state.session_id
+
+    # ------------------------------------------------------------ lifecycle
+    def prepare(self) -> None:
+        """Seed the Bible, index the knowledge base and re-index saved memories."""
+        if self._prepared:
+            return
+        self._prepared = True
+        if self.pack is not None and self.knowledge is None:
+            self.knowledge = KnowledgeBase(self.pack, self.store, self.embedder)
+        if self.knowledge is not None and self.knowledge.stats is None:
+            self.knowledge.build()
+        if self.bible is not None and not self.state.bible:
+            self.bible.seed_from_content()
+        self._reindex()
+
+    def _reindex(self) -> None:
+        """Index everything the state holds (after a load): text first, vectors as available."""
+        items = [(e.id, e.text(), self._episode_meta(e)) for e in self.state.log]
+        items += [(b.id, _entry_text(b), self._entry_meta(b)) for b in self.state.bible if b.status == "active"]
+        self.memories.add(items, embed=False)
+        self.history.add(((s.id, s.labelled(), self._summary_meta(s)) for s in self.state.summaries), embed=False)
+        self._submit(self._embed_all)
+
+    def flush(self, timeout: float | None = 60.0) -> None:
+        """Wait for background consolidation and embedding to finish."""
+        with self._lock:
+            futures = list(self._futures)
+        wait(futures, timeout=timeout)
+        with self._lock:
+            self._futures = [f for f in self._futures if not f.done()]
+
+    def close(self) -> None:
+        self.flush()
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+
+    def _submit(self, job: Callable[[], object]) -> None:
+        if self._executor is None:
+            job()
+            return
+        future = self._executor.submit(_logged(job))
+        with self._lock:
+            self._futures = [f for f in self._futures if not f.done()] + [future]
+
+    # --------------------------------------------------------------- record
+    def record_turn(self, record: TurnRecord, state: GameState) -> None:
+        """Append the turn to L2 and L1, extract facts, and consolidate every N turns."""
+        self.prepare()
+        episode = Episode(
+            turn=record.turn,
+            action=record.action,
+            narration=record.narration,
+            node=record.node,
+            npcs=record.npcs,
+            events=record.events,
+        )
+        with self._lock:
+            self.state.log.append(episode)
+            self.state.window.append({"role": "user", "content": record.action[:MESSAGE_CHARS]})
+            self.state.window.append({"role": "assistant", "content": record.narration[:MESSAGE_CHARS]})
+            del self.state.window[: max(0, len(self.state.window) - self.config.window_messages)]
+            self.memories.add([(episode.id, episode.text(), self._episode_meta(episode))], embed=False)
+            if self.bible is not None:
+                results = self.bible.from_notes(record.notes, record.turn, record.npcs)
+                results += self.bible.from_effects(record.applied, record.turn)
+                self._index_bible_changes([entry for entry, _ in results])
+            due = record.turn - self.state.last_consolidated_turn >= self.config.summary_interval_turns
+        self._submit(self._embed_all)
+        if due:
+            self._submit(lambda: self.consolidate(record.turn))
+
+    def remember(self, text: str, turn: int, *, npcs: Iterable[str] = (), importance: int = 40) -> str:
+        """Store one free-standing memory (used to load conversations into memory)."""
+        episode = Episode(turn=turn, action="", narration=text, node="", npcs=list(npcs))
+        with self._lock:
+            self.state.log.append(episode)
+            self.memories.add(
+                [(f"mem-{len(self.state.log)}", text, self._episode_meta(episode, importance))], embed=False
+            )
+        return f"mem-{len(self.state.log)}"
+
+    def _index_bible_changes(self, entries: list[BibleEntry]) -> None:
+        drop = []
+        for entry in entries:
+            if entry.status == "active":
+                self.memories.add([(entry.id, _entry_text(entry), self._entry_meta(entry))], embed=False)
+            if entry.supersedes:
+                drop.append(entry.supersedes)
+        for entry in self.state.bible:
+            if entry.status in ("archived", "superseded") and entry.id in self.memories.texts:
+                drop.append(entry.id)
+        if drop:
+            self.memories.remove(sorted(set(drop)))
+
+    def _embed_all(self) -> None:
+        for index in (self.memories, self.history):
+            left = index.embed_pending()
+            if left:
+                log.info("%s: %d vectors pending", index.collection, left)
+        with self._lock:
+            self.state.pending_vectors = sorted(self.memories.pending | self.history.pending)
+            if self.memories.dense_ok and self.embedder is not None:
+                for entry in self.state.bible:
+                    if entry.id in self.memories.texts and entry.id not in self.memories.pending:
+                        entry.embedding_model = self.embedder.model_name
+                        entry.embedding_version = self.embedder.model_version
+
+    # ---------------------------------------------------------- consolidate
+    def consolidate(self, upto_turn: int) -> Summary | None:
+        """Summarise the turns since the last consolidation (runs in the worker)."""
+        with self._lock:
+            first = self.state.last_consolidated_turn + 1
+            episodes = [e for e in self.state.log if first <= e.turn <= upto_turn and e.action]
+            if not episodes:
+                return None
+            text = "\n".join(f"{e.action}. {e.narration}" for e in episodes)
+        summary_text = self._retry(lambda: self.summarizer.summarize(text, self.config.summary_words))
+        if not summary_text:
+            self.failures.append(f"summary of turns {first}-{upto_turn}")
+            log.warning("summary of turns %d-%d failed; they stay queued for the next consolidation", first, upto_turn)
+            return None
+        npcs = sorted({n for e in episodes for n in e.npcs})
+        summary = Summary(first_turn=first, turn=upto_turn, text=summary_text, node=episodes[-1].node, npcs=npcs)
+        with self._lock:
+            self.state.summaries.append(summary)
+            self.state.last_consolidated_turn = upto_turn
+            previous = self.state.synopsis
+        self.history.add([(summary.id, summary.labelled(), self._summary_meta(summary))], embed=False)
+        synopsis = self._retry(
+            lambda: self.summarizer.summarize(f"{previous} {summary_text}".strip(), self.config.synopsis_words)
+        )
+        with self._lock:
+            if synopsis:
+                self.state.synopsis = synopsis
+            if self.bible is not None:
+                entry, _ = self.bible.from_summary(summary_text, upto_turn, npcs)
+                self._index_bible_changes([entry])
+            self.consolidations += 1
+        self._embed_all()
+        return summary
+
+    def _retry(self, call: Callable[[], T]) -> T | None:
+        for attempt in range(1, self.config.max_attempts + 1):
+            try:
+                return call()
+            except Exception as exc:  # noqa: BLE001 - any failure of the narrator call is retried
+                log.warning("memory call failed (attempt %d/%d): %s", attempt, self.config.max_attempts, exc)
+                if attempt < self.config.max_attempts:
+                    time.sleep(self.config.retry_delay_s * attempt)
+        return None
+
+    # --------------------------------------------------------------- recall
+    def recall(self, action: str, state: GameState) -> MemoryContext:
+        """Memory blocks for this action, stable to dynamic, each within its budget."""
+        self.prepare()
+        started = time.perf_counter()
+        budgets = self.config.budgets
+        focus = self._focus_npcs(action, state)
+        query_vector = self.memories.embed_query(action)
+        with self._lock:
+            active = [e for e in self.state.bible if e.status == "active" and e.source_turn <= state.turn]
+            blocks, shown = self._fixed_blocks(active, focus)
+            window = list(self.state.window)
+            synopsis = self.state.synopsis
+        if self.knowledge is not None:
+            hits = self.knowledge.search(action, self.config.knowledge_k, query_vector=query_vector)
+            items = [
+                MemoryItem(snippet(doc.text), round(hit.score, 3), f"kb:{doc.category}:{doc.name}") for doc, hit in hits
+            ]
+            blocks.append(make_block("knowledge", items, budgets.knowledge))
+        threads = sorted(
+            (e for e in active if e.entry_type == "open_thread" and e.importance >= 30),
+            key=lambda e: (-e.importance, -e.source_turn),
+        )
+        blocks.append(
+            make_block("open_threads", [_entry_item(e, e.importance / 100) for e in threads], budgets.open_threads)
+        )
+        shown |= {e.id for e in threads}
+        history = self._history_items(action, state, query_vector)
+        # the consolidation's Bible fact repeats its summary: don't show both
+        summary_keys = {f"event:summary-{item.source.removeprefix('history:summary-')}" for item in history}
+        shown |= {e.id for e in active if e.canonical_key in summary_keys}
+        relevant = self.search_memories(
+            action, state, self.config.relevant_k * 2, focus=focus, exclude=shown, query_vector=query_vector
+        )
+        items = [MemoryItem(m.text, round(m.score, 3), m.id) for m in relevant]
+        blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
+        blocks.append(make_block("history_recall", history, budgets.history_recall))
+        blocks.append(make_block("recent_story", self._recent_items(state), budgets.recent_story))
+        meta = {
+            "strategy": self.memories.strategy,
+            "knowledge_strategy": self.knowledge.index.strategy if self.knowledge else None,
+            "store": self.store.backend if self.store is not None else None,
+            "embedder": getattr(self.embedder, "model_name", None) if self.memories.dense_ok else None,
+            "session": self.session_id,
+            "turn": state.turn,
+            "focus_npcs": sorted(focus),
+            "summaries": len(self.state.summaries),
+            "bible_active": len(active),
+            "pending_vectors": len(self.memories.pending | self.history.pending) if self.memories.dense_ok else 0,
+            "recall_ms": round((time.perf_counter() - started) * 1000, 2),
+        }
+        return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
+
+    def _fixed_blocks(self, active: list[BibleEntry], focus: set[str]) -> tuple[list[MemoryBlock], set[str]]:
+        budgets = self.config.budgets
+
+        def rank(entry: BibleEntry) -> tuple[int, int, int]:
+            return (
+                0 if set(entry.npcs) & focus or entry.canonical_key.startswith("character:player") else 1,
+                -entry.importance,
+                -entry.source_turn,
+            )
+
+        characters = sorted((e for e in active if e.entry_type == "character"), key=rank)
+        rules = sorted((e for e in active if e.entry_type in ("world_rule", "item") and e.importance >= 70), key=rank)
+        style = sorted((e for e in active if e.entry_type in ("style_rule", "safety_rule")), key=rank)
+        blocks = [
+            make_block("bible_core", [_entry_item(e, e.importance / 100) for e in characters], budgets.bible_core),
+            make_block("bible_rules", [_entry_item(e, e.importance / 100) for e in rules], budgets.bible_rules),
+            make_block("bible_style", [_entry_item(e, e.importance / 100) for e in style], budgets.bible_style),
+        ]
+        shown = {item.source for block in blocks for item in block.items}
+        return blocks, shown
+
+    def search_memories(
+        self,
+        query: str,
+        state: GameState,
+        k: int,
+        *,
+        focus: set[str] | None = None,
+        exclude: set[str] | None = None,
+        query_vector: Any = None,
+    ) -> list[ScoredMemory]:
+        """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path)."""
+        focus = focus or set()
+        exclude = exclude or set()
+        window_turns = self.config.window_messages // 2
+        with self._lock:
+            entries = {e.id: e for e in self.state.bible if e.status == "active"}
+            recent_cutoff = state.turn - window_turns  # turns still in the L1 window are already in the prompt
+
+        def keep(doc_id: str) -> bool:
+            if doc_id in exclude:
+                return False
+            if doc_id.startswith("bible-"):
+                return doc_id in entries
+            meta = self.memories.meta.get(doc_id, {})
+            return not meta.get("game_turn") or meta.get("turn", 0) <= recent_cutoff
+
+        where = {"session": self.session_id, "turn": {"$lte": state.turn}}
+        hits = self.memories.search(query, max(40, 4 * k), where, keep, query_vector=query_vector)
+        candidates = {h.id: h.score for h in hits}
+        if focus:
+            for doc_id, meta in self.memories.meta.items():
+                involved = set(str(meta.get("npcs", "")).split(",")) & focus
+                if involved and doc_id not in candidates and keep(doc_id) and meta.get("session") == self.session_id:
+                    candidates[doc_id] = 0.0
+        query_terms = set(keywords(query))
+        scored = []
+        for doc_id, semantic in candidates.items():
+            meta = self.memories.meta.get(doc_id, {})
+            if meta.get("turn", 0) > state.turn:
+                continue
+            npcs = {n for n in str(meta.get("npcs", "")).split(",") if n}
+            key_terms = set(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
+            match = bool(npcs & focus) or bool(key_terms & query_terms - {"character", "item", "event", "thread"})
+            score = hybrid_score(
+                semantic,
+                int(meta.get("importance", 40)),
+                recency(state.turn, int(meta.get("turn", 0)), self.config.recency_half_life_turns),
+                match,
+                meta.get("entry_type") == "open_thread",
+            )
+            scored.append(
+                ScoredMemory(
+                    doc_id,
+                    self.memories.texts.get(doc_id, ""),
+                    score,
+                    semantic,
+                    int(meta.get("turn", 0)),
+                    str(meta.get("kind")),
+                )
+            )
+        scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
+        return scored[:k]
+
+    def _history_items(self, action: str, state: GameState, query_vector: Any) -> list[MemoryItem]:
+        with self._lock:
+            summaries = [s for s in self.state.summaries if s.turn <= state.turn]
+        by_id = {s.id: s for s in summaries}
+        chosen: dict[str, float] = {s.id: 1.0 for s in summaries[-self.config.recent_summaries :]}
+        where = {"session": self.session_id, "turn": {"$lte": state.turn}}
+        for hit in self.history.search(action, self.config.history_k, where, query_vector=query_vector):
+            if hit.id in by_id:
+                chosen.setdefault(hit.id, round(hit.score, 3))
+        ordered = sorted(chosen, key=lambda i: -by_id[i].turn)
+        return [MemoryItem(by_id[i].labelled(), chosen[i], f"history:{i}") for i in ordered]
+
+    def _recent_items(self, state: GameState) -> list[MemoryItem]:
+        with self._lock:
+            recent = [e for e in self.state.log if e.action and e.turn <= state.turn][-self.config.recent_turns :]
+        return [
+            MemoryItem(f"Turn {e.turn} ({e.action}): {'; '.join(e.events) or 'no change'}", 1.0, f"turn:{e.turn}")
+            for e in recent
+        ]
+
+    def _focus_npcs(self, action: str, state: GameState) -> set[str]:
+        """NPCs present at the player's place or named in the action."""
+        if self.pack is None:
+            return set()
+        focus = set(self.pack.nodes[state.node].npcs) if state.node in self.pack.nodes else set()
+        lowered = action.lower()
+        for npc in self.pack.npcs.values():
+            names = [npc.name, *npc.aliases, npc.id.replace("_", " ")]
+            if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names if n):
+                focus.add(npc.id)
+        return focus
+
+    # ------------------------------------------------------------- metadata
+    def _episode_meta(self, episode: Episode, importance: int = 40) -> dict[str, Any]:
+        return {
+            "session": self.session_id,
+            "turn": episode.turn,
+            "kind": "turn" if episode.action else "note",
+            "game_turn": bool(episode.action),
+            "node": episode.node,
+            "npcs": ",".join(episode.npcs),
+            "importance": importance,
+        }
+
+    def _entry_meta(self, entry: BibleEntry) -> dict[str, Any]:
+        return {
+            "session": self.session_id,
+            "turn": entry.source_turn,
+            "kind": "bible",
+            "entry_type": entry.entry_type,
+            "key": entry.canonical_key,
+            "npcs": ",".join(entry.npcs),
+            "importance": entry.importance,
+        }
+
+    def _summary_meta(self, summary: Summary) -> dict[str, Any]:
+        return {"session": self.session_id, "turn": summary.turn, "node": summary.node, "npcs": ",".join(summary.npcs)}
+
+
+def _entry_text(entry: BibleEntry) -> str:
+    return f"{entry.title}: {entry.content}" if entry.title and entry.title not in entry.content else entry.content
+
+
+def _entry_item(entry: BibleEntry, score: float) -> MemoryItem:
+    return MemoryItem(_entry_text(entry), round(score, 3), entry.id)
+
+
+def _logged(job: Callable[[], object]) -> Callable[[], object]:
+    def run() -> object:
+        try:
+            return job()
+        except Exception:
+            log.exception("memory background job failed")
+            return None
+
+    return run

@@ -1,0 +1,110 @@
+"""Ranking and block assembly for recall.
+
+Blocks go from stable to dynamic, each under a token budget (what does not fit
+is recorded in ``cut``):
+
+    bible_core        Story Bible core settings: characters (present/addressed NPCs first)
+    bible_rules       world and item rules (importance >= 70)
+    bible_style       style and safety rules
+    knowledge         knowledge-base hits (k=3, 300-character snippets)
+    open_threads      unresolved threads (importance >= 30)
+    relevant_memories hybrid-scored Bible entries and past turns
+    history_recall    recent summaries plus vector hits, newest first
+    recent_story      what the rules did in the last turns
+
+Relevant memories score ``0.5 semantic + 0.3 importance + 0.2 recency + 0.1
+type/key match + 0.05 open thread``; recency halves every
+``recency_half_life_turns`` game turns. Items a fixed section already shows are
+not repeated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from game.llm.tokens import estimate_tokens
+from game.memory.base import MemoryBlock, MemoryItem
+
+MEMORY_HEADER = "Memory: established facts of this story. Stay consistent with them; never contradict them."
+
+W_SEMANTIC = 0.5
+W_IMPORTANCE = 0.3
+W_RECENCY = 0.2
+W_MATCH = 0.1
+W_OPEN_THREAD = 0.05
+
+
+@dataclass
+class Budgets:
+    """Token budget of each block."""
+
+    bible_core: int = 220
+    bible_rules: int = 200
+    bible_style: int = 90
+    knowledge: int = 260
+    open_threads: int = 140
+    relevant_memories: int = 320
+    history_recall: int = 260
+    recent_story: int = 160
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def of(self, name: str) -> int:
+        return self.extra.get(name, getattr(self, name, 200))
+
+
+TITLES = {
+    "bible_core": "Story Bible: characters",
+    "bible_rules": "Story Bible: world and item rules",
+    "bible_style": "Story Bible: style and safety",
+    "knowledge": "Lore (knowledge base)",
+    "open_threads": "Open threads",
+    "relevant_memories": "Relevant memories",
+    "history_recall": "History (summaries)",
+    "recent_story": "Recent events",
+}
+LAYERS = {
+    "bible_core": "bible",
+    "bible_rules": "bible",
+    "bible_style": "bible",
+    "knowledge": "kb",
+    "open_threads": "bible",
+    "relevant_memories": "bible+L2",
+    "history_recall": "history",
+    "recent_story": "L2",
+}
+
+
+def hybrid_score(semantic: float, importance: int, recency: float, match: bool, open_thread: bool) -> float:
+    return (
+        W_SEMANTIC * semantic
+        + W_IMPORTANCE * importance / 100
+        + W_RECENCY * recency
+        + W_MATCH * float(match)
+        + W_OPEN_THREAD * float(open_thread)
+    )
+
+
+def recency(current_turn: int, turn: int, half_life_turns: float) -> float:
+    if half_life_turns <= 0:
+        return 1.0
+    return float(0.5 ** (max(0, current_turn - turn) / half_life_turns))
+
+
+def make_block(name: str, items: list[MemoryItem], budget: int) -> MemoryBlock:
+    """A block holding as many of ``items`` (best first) as fit ``budget`` tokens."""
+    block = MemoryBlock(name=name, title=TITLES.get(name, name), layer=LAYERS.get(name, "memory"))
+    used = estimate_tokens(f"## {block.title}\n")
+    for item in items:
+        cost = estimate_tokens(f"- {item.text}\n")
+        if used + cost > budget and block.items:
+            block.cut.append(item)
+            continue
+        if used + cost > budget:
+            # a single oversized item is shortened rather than dropped
+            room = max(20, (budget - used) * 4 - 4)
+            item = MemoryItem(item.text[:room].rstrip() + "…", item.score, item.source)
+            cost = estimate_tokens(f"- {item.text}\n")
+        block.items.append(item)
+        used += cost
+    block.tokens = estimate_tokens(block.render()) if block.items else 0
+    return block
