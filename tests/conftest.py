@@ -31,3 +31,21 @@ def rules(mini_pack: ContentPack) -> Rules:
 def keyword_memory(pack: ContentPack, **config: object) -> GameMemory:
     """Memory without embeddings or a vector store (the keyword fallback), run inline."""
     return GameMemory(pack, ScriptedNarrator(pack), config=MemoryConfig(**config), background=False)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2 embedder, loaded once for the test session."""
+    from game.memory.embedders import SentenceTransformerEmbedder
+
+    real = SentenceTransformerEmbedder(device="cpu")
+    real.load()
+    return real
+
+
+@pytest.fixture
+def chroma_store(tmp_path):
+    """A real Chroma store persisted in a temporary folder."""
+    from game.memory.stores import open_chroma
+
+    return open_chroma(tmp_path / "index")

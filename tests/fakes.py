@@ -33,3 +33,49 @@ class ScriptedAnswers:
 
 def network_down() -> NarratorError:
     return NarratorError("connection refused")
+
+
+class FlakySummarizer:
+    """Fake summarizer that fails its first ``failures`` calls (fault injection)."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.calls = 0
+
+    def summarize(self, text: str, max_words: int = 60) -> str:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise NarratorError("summary backend down")
+        return " ".join(text.split()[:max_words])
+
+
+class GatedSummarizer:
+    """Fake summarizer that blocks until released, to prove consolidation runs in the background."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def summarize(self, text: str, max_words: int = 60) -> str:
+        self.started.set()
+        self.release.wait(timeout=30)
+        return " ".join(text.split()[:max_words])
+
+
+class FlakyEmbedder:
+    """Wraps a real embedder and fails while ``broken`` is set (fault injection)."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.model_name = real.model_name
+        self.model_version = real.model_version
+        self.broken = True
+
+    def embed(self, texts):
+        from game.memory.embedders import EmbedderUnavailable
+
+        if self.broken:
+            raise EmbedderUnavailable("GPU fell off the bus")
+        return self.real.embed(texts)

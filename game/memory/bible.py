@@ -216,12 +216,9 @@ class StoryBible:
             facts = self._player_facts(player_part or "") if player_part else []
             for entry_type, key, label, value, importance in facts:
                 title = f"The player's {label}"
-                content = (
-                    f"The player said their {label}: {value}" if label != "name" else f"The player's name is {value}"
-                )
+                content = _PLAYER_TEMPLATES[label].format(value)
                 if entry_type == "open_thread":
                     key = f"{key}:{slug(value, 4)}"
-                    content = f"The player promised to {value}"
                 out.append(
                     self.propose(
                         entry_type,

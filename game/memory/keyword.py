@@ -14,35 +14,30 @@ from collections import Counter
 from collections.abc import Iterable
 
 _STOPWORD_TEXT = """
-a an the and or but of to in on at for with from by is are was were be been it its this that these those
-i you he she we they me my your his her our their what where who whom why how when which do does did can
-could will would should about into there here as if so not no yes all any some just then than too very
-have has had am go look us him them what's it's i'm you're don't did didn't
+a an the and or but if then else of to in on at by for with about against between into through during
+before after above below from up down out off over under again further once here there when where why how all any both
+each few more most other some such no nor not only own same so than too very s t can will just don should now i me my
+myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself
+it its itself they
+them their theirs themselves what which who whom this that these those am is are was were be been being have has had
+having do does did doing would could might must shall may also
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"[a-z0-9#']+")
+_WORD = re.compile(r"[a-z0-9]+")
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("edly", ""), ("ed", ""), ("ly", ""), ("es", ""), ("s", ""))
 
 
 def stem(word: str) -> str:
     """A light suffix stemmer: enough to match 'swamps'/'swamp', 'hunted'/'hunting'/'hunt'."""
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    for suffix in ("ing", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)]
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: len(word) - len(suffix)] + replacement
     return word
 
 
 def keywords(text: str) -> list[str]:
-    """Lower-case, stemmed content words of ``text``."""
-    out = []
-    for word in _WORD.findall(text.lower()):
-        word = word.strip("'")
-        if word and word not in STOPWORDS:
-            out.append(stem(word))
-    return out
+    """Lower-case, stemmed content words of ``text`` (repeats kept)."""
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
 class BM25Index:
@@ -53,7 +48,7 @@ class BM25Index:
         b: length normalisation.
     """
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
         self.k1 = k1
         self.b = b
         self._docs: dict[str, Counter[str]] = {}
@@ -97,12 +92,12 @@ class BM25Index:
         allowed_set = set(allowed) if allowed is not None else None
         avg = self._total_length / n or 1.0
         out: dict[str, float] = {}
-        for term in set(keywords(query)):
+        for term, repeats in Counter(keywords(query)).items():
             postings = self._postings.get(term)
             if not postings:
                 continue
             df = self._df[term]
-            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            idf = repeats * math.log(1 + (n - df + 0.5) / (df + 0.5))
             for doc_id in postings:
                 if allowed_set is not None and doc_id not in allowed_set:
                     continue

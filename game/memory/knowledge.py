@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from game.memory.embedders import Embedder, Vectors
-from game.memory.hybrid import Hit, HybridIndex
+from game.memory.hybrid import Hit, HybridIndex, IndexItem
 from game.memory.stores import VectorStore
 from game.world.content import Condition, ContentPack, Stat
 
@@ -166,7 +166,7 @@ class KnowledgeBase:
             d.id: {"story": self.pack.id, "category": d.category, "name": d.name, "doc_hash": d.digest}
             for d in self.docs.values()
         }
-        self.index.add(((d.id, d.text, meta[d.id]) for d in self.docs.values()), embed=False)
+        self.index.add((IndexItem(d.id, d.text, meta[d.id]) for d in self.docs.values()), embed=False)
         stored: dict[str, dict[str, Any]] = {}
         if self.index.dense_ok and self.index.store is not None:
             try:

@@ -31,7 +31,7 @@ from typing import Any, Protocol, TypeVar
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem, TurnRecord
 from game.memory.bible import StoryBible
 from game.memory.embedders import Embedder
-from game.memory.hybrid import HybridIndex
+from game.memory.hybrid import HybridIndex, IndexItem
 from game.memory.keyword import keywords
 from game.memory.knowledge import KnowledgeBase, snippet
 from game.memory.recall import MEMORY_HEADER, Budgets, hybrid_score, make_block, recency
@@ -43,6 +43,10 @@ from game.world.state import GameState
 log = logging.getLogger("storyecho.memory")
 
 MESSAGE_CHARS = 200
+CONTEXT_TURNS = 2
+"""Turns on each side that give a turn its context (for embedding and keywords)."""
+ENTITY_PRIOR = 3.0
+"""Boost, in standard deviations of the fused score, for memories of the one character a query names."""
 T = TypeVar("T")
 
 
@@ -126,6 +130,11 @@ class GameMemory:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory") if background else None
         self._futures: list[Future[Any]] = []
         self._prepared = False
+        self._importance: dict[str, int] = {}
+        self.entities: dict[str, list[str]] = {}
+        if pack is not None:
+            for npc in pack.npcs.values():
+                self.register_entity(npc.id, [npc.name, *npc.aliases, npc.id.replace("_", " ")])
         self.consolidations = 0
         self.failures: list[str] = []
 
@@ -149,10 +158,10 @@ class GameMemory:
 
     def _reindex(self) -> None:
         """Index everything the state holds (after a load): text first, vectors as available."""
-        items = [(e.id, e.text(), self._episode_meta(e)) for e in self.state.log]
-        items += [(b.id, _entry_text(b), self._entry_meta(b)) for b in self.state.bible if b.status == "active"]
+        items = [self._episode_item(n) for n in range(len(self.state.log))]
+        items += [self._entry_item(b) for b in self.state.bible if b.status == "active"]
         self.memories.add(items, embed=False)
-        self.history.add(((s.id, s.labelled(), self._summary_meta(s)) for s in self.state.summaries), embed=False)
+        self.history.add((self._summary_item(s) for s in self.state.summaries), embed=False)
         self._submit(self._embed_all)
 
     def flush(self, timeout: float | None = 60.0) -> None:
@@ -189,39 +198,76 @@ class GameMemory:
             events=record.events,
         )
         with self._lock:
-            self.state.log.append(episode)
+            self._append_episode(episode)
             self.state.window.append({"role": "user", "content": record.action[:MESSAGE_CHARS]})
             self.state.window.append({"role": "assistant", "content": record.narration[:MESSAGE_CHARS]})
             del self.state.window[: max(0, len(self.state.window) - self.config.window_messages)]
-            self.memories.add([(episode.id, episode.text(), self._episode_meta(episode))], embed=False)
             if self.bible is not None:
                 results = self.bible.from_notes(record.notes, record.turn, record.npcs)
                 results += self.bible.from_effects(record.applied, record.turn)
                 self._index_bible_changes([entry for entry, _ in results])
-            due = record.turn - self.state.last_consolidated_turn >= self.config.summary_interval_turns
+            due = record.turn % self.config.summary_interval_turns == 0
         self._submit(self._embed_all)
         if due:
             self._submit(lambda: self.consolidate(record.turn))
 
-    def remember(self, text: str, turn: int, *, npcs: Iterable[str] = (), importance: int = 40) -> str:
-        """Store one free-standing memory (used to load conversations into memory)."""
-        episode = Episode(turn=turn, action="", narration=text, node="", npcs=list(npcs))
+    def remember(
+        self, text: str, turn: int, *, npcs: Iterable[str] = (), importance: int = 40, segment: int = 0
+    ) -> str:
+        """Store one free-standing memory (e.g. a line of a conversation loaded into memory).
+
+        Memories of the same ``segment`` that follow each other give each other
+        context, as played turns do.
+        """
         with self._lock:
-            self.state.log.append(episode)
-            self.memories.add(
-                [(f"mem-{len(self.state.log)}", text, self._episode_meta(episode, importance))], embed=False
-            )
-        return f"mem-{len(self.state.log)}"
+            key = f"mem-{len(self.state.log) + 1}"
+            episode = Episode(turn=turn, action="", narration=text, node="", npcs=list(npcs), segment=segment, key=key)
+            self._append_episode(episode, importance)
+        return key
+
+    def register_entity(self, entity_id: str, names: Iterable[str]) -> None:
+        """Names by which queries may mention an entity (NPCs are registered from the pack)."""
+        self.entities[entity_id] = [n for n in names if n]
+
+    def _append_episode(self, episode: Episode, importance: int = 40) -> None:
+        """Log an episode and (re)index it and the neighbours whose context it changes."""
+        self.state.log.append(episode)
+        self._importance[episode.id] = importance
+        last = len(self.state.log) - 1
+        self.memories.add((self._episode_item(n) for n in range(max(0, last - CONTEXT_TURNS), last + 1)), embed=False)
+
+    def _episode_item(self, position: int) -> IndexItem:
+        log_ = self.state.log
+        episode = log_[position]
+        window = [
+            log_[n]
+            for n in range(max(0, position - CONTEXT_TURNS), min(len(log_), position + CONTEXT_TURNS + 1))
+            if log_[n].segment == episode.segment
+        ]
+        context = " ".join(e.text() for e in window if e is not episode)
+        return IndexItem(
+            episode.id,
+            episode.text(),
+            self._episode_meta(episode, self._importance.get(episode.id, 40)),
+            context=context,
+            keyword_text=" ".join(e.text() for e in window),
+        )
+
+    def _entry_item(self, entry: BibleEntry) -> IndexItem:
+        return IndexItem(entry.id, _entry_text(entry), self._entry_meta(entry))
+
+    def _summary_item(self, summary: Summary) -> IndexItem:
+        return IndexItem(summary.id, summary.labelled(), self._summary_meta(summary))
 
     def _index_bible_changes(self, entries: list[BibleEntry]) -> None:
         drop = []
         for entry in entries:
             if entry.status == "active":
-                self.memories.add([(entry.id, _entry_text(entry), self._entry_meta(entry))], embed=False)
+                self.memories.add([self._entry_item(entry)], embed=False)
             if entry.supersedes:
                 drop.append(entry.supersedes)
         for entry in self.state.bible:
-            if entry.status in ("archived", "superseded") and entry.id in self.memories.texts:
+            if entry.status in ("archived", "superseded") and entry.id in self.memories.items:
                 drop.append(entry.id)
         if drop:
             self.memories.remove(sorted(set(drop)))
@@ -235,7 +281,7 @@ class GameMemory:
             self.state.pending_vectors = sorted(self.memories.pending | self.history.pending)
             if self.memories.dense_ok and self.embedder is not None:
                 for entry in self.state.bible:
-                    if entry.id in self.memories.texts and entry.id not in self.memories.pending:
+                    if entry.id in self.memories.items and entry.id not in self.memories.pending:
                         entry.embedding_model = self.embedder.model_name
                         entry.embedding_version = self.embedder.model_version
 
@@ -259,7 +305,7 @@ class GameMemory:
             self.state.summaries.append(summary)
             self.state.last_consolidated_turn = upto_turn
             previous = self.state.synopsis
-        self.history.add([(summary.id, summary.labelled(), self._summary_meta(summary))], embed=False)
+        self.history.add([self._summary_item(summary)], embed=False)
         synopsis = self._retry(
             lambda: self.summarizer.summarize(f"{previous} {summary_text}".strip(), self.config.synopsis_words)
         )
@@ -314,9 +360,7 @@ class GameMemory:
         # the consolidation's Bible fact repeats its summary: don't show both
         summary_keys = {f"event:summary-{item.source.removeprefix('history:summary-')}" for item in history}
         shown |= {e.id for e in active if e.canonical_key in summary_keys}
-        relevant = self.search_memories(
-            action, state, self.config.relevant_k * 2, focus=focus, exclude=shown, query_vector=query_vector
-        )
+        relevant = self.search_memories(action, state, self.config.relevant_k * 2, focus=focus, exclude=shown)
         items = [MemoryItem(m.text, round(m.score, 3), m.id) for m in relevant]
         blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
         blocks.append(make_block("history_recall", history, budgets.history_recall))
@@ -365,60 +409,75 @@ class GameMemory:
         *,
         focus: set[str] | None = None,
         exclude: set[str] | None = None,
-        query_vector: Any = None,
     ) -> list[ScoredMemory]:
-        """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path)."""
-        focus = focus or set()
+        """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path).
+
+        The query is rewritten first: characters it names are taken out of the
+        text (their names match everything they ever said, which drowns the
+        rest of the question) and become a prior instead, boosting the memories
+        that involve the one character named.
+        """
+        focus = set(focus or ())
         exclude = exclude or set()
-        window_turns = self.config.window_messages // 2
+        named, rewritten = self._rewrite(query)
+        focus |= set(named)
         with self._lock:
-            entries = {e.id: e for e in self.state.bible if e.status == "active"}
-            recent_cutoff = state.turn - window_turns  # turns still in the L1 window are already in the prompt
+            entries = {e.id for e in self.state.bible if e.status == "active"}
+            items = dict(self.memories.items)
+        recent_cutoff = state.turn - self.config.window_messages // 2  # turns still in the L1 window are in the prompt
 
         def keep(doc_id: str) -> bool:
             if doc_id in exclude:
                 return False
             if doc_id.startswith("bible-"):
                 return doc_id in entries
-            meta = self.memories.meta.get(doc_id, {})
-            return not meta.get("game_turn") or meta.get("turn", 0) <= recent_cutoff
+            meta = items[doc_id].metadata if doc_id in items else {}
+            return not meta.get("game_turn") or int(meta.get("turn", 0)) <= recent_cutoff
 
+        def involves(doc_id: str, npcs: set[str]) -> bool:
+            return bool(set(str(items[doc_id].metadata.get("npcs", "")).split(",")) & npcs)
+
+        prior = {}
+        if len(named) == 1:
+            prior = {i: ENTITY_PRIOR for i in items if involves(i, set(named))}
         where = {"session": self.session_id, "turn": {"$lte": state.turn}}
-        hits = self.memories.search(query, max(40, 4 * k), where, keep, query_vector=query_vector)
-        candidates = {h.id: h.score for h in hits}
-        if focus:
-            for doc_id, meta in self.memories.meta.items():
-                involved = set(str(meta.get("npcs", "")).split(",")) & focus
-                if involved and doc_id not in candidates and keep(doc_id) and meta.get("session") == self.session_id:
-                    candidates[doc_id] = 0.0
-        query_terms = set(keywords(query))
+        hits = self.memories.search(rewritten or query, None, where, keep, prior=prior)
+        semantic = _unit_scale({h.id: h.score for h in hits})
+        for doc_id in items:  # characters present pull in what involves them, even with no word in common
+            if doc_id not in semantic and focus and involves(doc_id, focus) and keep(doc_id):
+                meta = items[doc_id].metadata
+                if meta.get("session") == self.session_id and int(meta.get("turn", 0)) <= state.turn:
+                    semantic[doc_id] = 0.0
+        query_terms = set(keywords(query)) - {"character", "item", "event", "thread", "player"}
         scored = []
-        for doc_id, semantic in candidates.items():
-            meta = self.memories.meta.get(doc_id, {})
-            if meta.get("turn", 0) > state.turn:
-                continue
-            npcs = {n for n in str(meta.get("npcs", "")).split(",") if n}
+        for doc_id, sem in semantic.items():
+            meta = items[doc_id].metadata
             key_terms = set(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
-            match = bool(npcs & focus) or bool(key_terms & query_terms - {"character", "item", "event", "thread"})
+            match = involves(doc_id, focus) or bool(key_terms & query_terms)
             score = hybrid_score(
-                semantic,
+                sem,
                 int(meta.get("importance", 40)),
                 recency(state.turn, int(meta.get("turn", 0)), self.config.recency_half_life_turns),
                 match,
                 meta.get("entry_type") == "open_thread",
             )
-            scored.append(
-                ScoredMemory(
-                    doc_id,
-                    self.memories.texts.get(doc_id, ""),
-                    score,
-                    semantic,
-                    int(meta.get("turn", 0)),
-                    str(meta.get("kind")),
-                )
-            )
+            turn = int(meta.get("turn", 0))
+            scored.append(ScoredMemory(doc_id, items[doc_id].text, score, sem, turn, str(meta.get("kind"))))
         scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
         return scored[:k]
+
+    def _rewrite(self, query: str) -> tuple[list[str], str]:
+        """Entities the query names, and the query without their names."""
+        named = []
+        rewritten = query
+        for entity_id, names in self.entities.items():
+            for name in sorted(names, key=len, reverse=True):
+                pattern = rf"\b{re.escape(name)}(?:'s)?\b"
+                if re.search(pattern, rewritten, re.I):
+                    if entity_id not in named:
+                        named.append(entity_id)
+                    rewritten = re.sub(pattern, " ", rewritten, flags=re.I)
+        return named, " ".join(rewritten.split())
 
     def _history_items(self, action: str, state: GameState, query_vector: Any) -> list[MemoryItem]:
         with self._lock:
@@ -442,15 +501,8 @@ class GameMemory:
 
     def _focus_npcs(self, action: str, state: GameState) -> set[str]:
         """NPCs present at the player's place or named in the action."""
-        if self.pack is None:
-            return set()
-        focus = set(self.pack.nodes[state.node].npcs) if state.node in self.pack.nodes else set()
-        lowered = action.lower()
-        for npc in self.pack.npcs.values():
-            names = [npc.name, *npc.aliases, npc.id.replace("_", " ")]
-            if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names if n):
-                focus.add(npc.id)
-        return focus
+        present = set(self.pack.nodes[state.node].npcs) if self.pack and state.node in self.pack.nodes else set()
+        return present | set(self._rewrite(action)[0])
 
     # ------------------------------------------------------------- metadata
     def _episode_meta(self, episode: Episode, importance: int = 40) -> dict[str, Any]:
@@ -496,3 +548,12 @@ def _logged(job: Callable[[], object]) -> Callable[[], object]:
             return None
 
     return run
+
+
+def _unit_scale(scores: dict[str, float]) -> dict[str, float]:
+    """Min-max scale fused scores to [0, 1] so they can be weighed against importance and recency."""
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    return {i: (v - low) / span if span > 1e-9 else 1.0 for i, v in scores.items()}

@@ -52,12 +52,16 @@ class Episode(BaseModel):
     node: str
     npcs: list[str] = []
     events: list[str] = []
+    segment: int = Field(0, description="Stretch of time the episode belongs to; context never crosses segments")
+    key: str = Field("", description="Id of a free-standing memory (empty for a played turn)")
 
     @property
     def id(self) -> str:
-        return f"turn-{self.turn}"
+        return self.key or f"turn-{self.turn}"
 
     def text(self) -> str:
+        if not self.action:
+            return self.narration
         return f"Turn {self.turn}: player: {self.action} | {self.narration}"
 
 

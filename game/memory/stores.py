@@ -1,6 +1,7 @@
 """Vector stores: Chroma (persistent or over HTTP) and an in-process fallback.
 
-Vectors are an index, not the truth: every text they point at also lives in the
+Similarity is the inner product (vectors arrive unit-length, or as the mean of
+two unit vectors). Vectors are an index, not the truth: every text they point at also lives in the
 memory state (and so in the save), so a store can be dropped and rebuilt.
 Filters use Chroma's ``where`` syntax restricted to what both backends support:
 equality (``{"session": "abc"}``) and ``{"turn": {"$lte": 12}}``, combined with
@@ -143,7 +144,12 @@ class InProcessVectorStore:
 
 
 class ChromaVectorStore:
-    """Chroma collections with cosine distance; vectors are always passed in.
+    """Chroma collections in inner-product space; vectors are always passed in.
+
+    Inner product rather than cosine because an item with context is stored as
+    the mean of two unit vectors (see ``hybrid.py``): its score must be the
+    mean of the two cosines, which normalising would change. For unit vectors
+    the two spaces rank alike.
 
     Args:
         client: a ready Chroma client (``PersistentClient``, ``HttpClient`` or
@@ -160,7 +166,7 @@ class ChromaVectorStore:
         with self._lock:
             if name not in self._collections:
                 self._collections[name] = self.client.get_or_create_collection(
-                    COLLECTION_PREFIX + name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+                    COLLECTION_PREFIX + name, metadata={"hnsw:space": "ip"}, embedding_function=None
                 )
             return self._collections[name]
 

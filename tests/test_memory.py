@@ -1,0 +1,277 @@
+"""GameMemory on real parts: all-MiniLM-L6-v2 embeddings and a persistent Chroma store."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+
+from game.config import load_settings
+from game.engine.pipeline import TurnPipeline
+from game.llm.scripted import ScriptedNarrator
+from game.memory.base import TurnRecord
+from game.memory.knowledge import KnowledgeBase
+from game.memory.manager import GameMemory, MemoryConfig
+from game.memory.recall import Budgets
+from game.memory.stores import InProcessVectorStore
+from game.world.content import content_root, load_pack
+from game.world.state import new_game
+from tests.conftest import DATA
+from tests.fakes import FlakyEmbedder, FlakySummarizer, GatedSummarizer
+
+
+@pytest.fixture(scope="module")
+def fantasy():
+    return load_pack(content_root() / "fantasy_001")
+
+
+def engine_for(pack, memory):
+    return TurnPipeline(pack, new_game(pack), ScriptedNarrator(pack), memory)
+
+
+def record(memory, turn, action="look", narration="Nothing happens.", node="camp", npcs=(), state=None, **extra):
+    state = state or new_game(memory.pack)
+    state.turn = turn
+    memory.record_turn(TurnRecord(turn, action, narration, node, [], list(npcs), **extra), state)
+    return state
+
+
+def texts(context, *names):
+    return [i.text for b in context.blocks if not names or b.name in names for i in b.items]
+
+
+def test_summary_written_exactly_every_n_turns_to_chroma_and_state(mini_pack, embedder, chroma_store):
+    memory = GameMemory(mini_pack, ScriptedNarrator(mini_pack), store=chroma_store, embedder=embedder)
+    engine = engine_for(mini_pack, memory)
+    for action in ["look", "take sword", "north", "south", "look", "talk to sage", "look", "rest", "look", "north", "look"]:
+        engine.play(action)
+        memory.flush()
+        expected = engine.state.turn // 5
+        assert len(memory.state.summaries) == expected, f"turn {engine.state.turn}"
+        assert chroma_store.count("history") == expected
+    assert [(s.first_turn, s.turn) for s in memory.state.summaries] == [(1, 5), (6, 10)]
+    stored = chroma_store.metadata("history")
+    assert {m["turn"] for m in stored.values()} == {5, 10}
+    assert {m["session"] for m in stored.values()} == {memory.session_id}
+    assert memory.state.summaries[0].labelled().startswith("[Turn 5] ")
+    assert memory.state.synopsis  # L3 rewritten
+    context = memory.recall("look", engine.state)
+    assert context.synopsis == memory.state.synopsis
+    assert texts(context, "history_recall")[0].startswith("[Turn 10]")  # newest first
+    assert engine.play("look").trace.prompt.system.endswith(memory.state.synopsis)
+    memory.close()
+
+
+def test_sessions_are_isolated(mini_pack, embedder, chroma_store):
+    narrator = ScriptedNarrator(mini_pack)
+    ren = GameMemory(mini_pack, narrator, store=chroma_store, embedder=embedder, background=False)
+    other = GameMemory(mini_pack, narrator, store=chroma_store, embedder=embedder, background=False)
+    for turn in range(1, 7):
+        record(ren, turn, "my name is Ren" if turn == 1 else "look", "You say your name is Ren." if turn == 1 else "Fog.",
+               notes=["The player said: my name is Ren"] if turn == 1 else [])
+        record(other, turn, "look", "Fog rolls over the camp.")
+    state = new_game(mini_pack)
+    state.turn = 6
+    assert any("Ren" in t for t in texts(ren.recall("what is my name?", state)))
+    assert not any("Ren" in t for t in texts(other.recall("what is my name?", state)))
+    # and nothing from the future: an earlier save of the same session does not see turn 1's successors
+    state.turn = 0
+    assert not any("Ren" in t for t in texts(ren.recall("what is my name?", state), "relevant_memories", "bible_core"))
+
+
+def test_knowledge_base_reindexes_only_changed_documents(tmp_path, embedder):
+    pack_dir = tmp_path / "mini"
+    shutil.copytree(DATA / "mini", pack_dir)
+    store = InProcessVectorStore()
+    first = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder).build()
+    assert first.embedded == first.documents and first.unchanged == 0
+    again = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder).build()
+    assert again.embedded == 0 and again.unchanged == again.documents
+    npcs = (pack_dir / "npcs.json").read_text().replace("Patient and wry.", "Impatient and sour.")
+    (pack_dir / "npcs.json").write_text(npcs)
+    edited = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder).build()
+    assert edited.embedded == 1 and edited.unchanged == edited.documents - 1
+    achievements = (pack_dir / "achievements.json").read_text()
+    (pack_dir / "achievements.json").write_text("[]" if achievements else achievements)
+    removed = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder).build()
+    assert removed.removed == 1 and removed.embedded == 0
+    assert store.count("knowledge") == removed.documents
+
+
+def test_knowledge_hits_are_story_filtered_and_trimmed(fantasy, embedder, chroma_store):
+    scifi = load_pack(content_root() / "scifi_001")
+    KnowledgeBase(scifi, chroma_store, embedder).build()
+    kb = KnowledgeBase(fantasy, chroma_store, embedder)
+    kb.build()
+    hits = kb.search("Who made the Moonlight Harp and how does it work?", 3)
+    assert len(hits) == 3
+    assert all(doc.id.startswith("fantasy_001:") for doc, _ in hits)
+    assert any("harp" in doc.text.lower() for doc, _ in hits)
+    assert len({(d.category, d.text) for d, _ in hits}) == 3
+
+
+def test_chroma_unavailable_falls_back_to_in_process_index(fantasy, tmp_path):
+    from game.cli import make_memory
+
+    settings = load_settings(data_dir=tmp_path, chroma_url="http://127.0.0.1:9")  # nothing listens on port 9
+    memory = make_memory(settings, fantasy, ScriptedNarrator(fantasy))
+    state = new_game(fantasy)
+    context = memory.recall("Tell me about the Moonlight Harp", state)
+    assert context.retrieval_meta["strategy"] == "hybrid:inprocess"
+    assert any("harp" in t.lower() for t in texts(context, "knowledge"))
+    memory.close()
+
+
+def test_embeddings_unavailable_fall_back_to_keywords(fantasy, tmp_path, monkeypatch):
+    import game.memory.embedders as embedders
+    from game.cli import make_memory
+
+    monkeypatch.setattr(embedders, "default_model_path", lambda: str(tmp_path / "no-such-model"))
+    memory = make_memory(load_settings(data_dir=tmp_path), fantasy, ScriptedNarrator(fantasy))
+    engine = engine_for(fantasy, memory)
+    engine.play("ask garrick about hal")
+    context = memory.recall("Where did Hal go?", engine.state)
+    assert context.retrieval_meta["strategy"] == "bm25"
+    assert any("Shadow Swamp" in t for t in texts(context, "knowledge"))
+    memory.close()
+
+
+def test_failed_summaries_are_retried(mini_pack):
+    flaky = FlakySummarizer(failures=2)
+    memory = GameMemory(mini_pack, flaky, config=MemoryConfig(retry_delay_s=0), background=False)
+    for turn in range(1, 6):
+        record(memory, turn, f"action {turn}")
+    assert flaky.calls >= 3
+    assert [s.turn for s in memory.state.summaries] == [5]
+
+
+def test_turns_are_never_lost_when_a_summary_fails(mini_pack):
+    flaky = FlakySummarizer(failures=3)  # the whole first consolidation fails
+    memory = GameMemory(mini_pack, flaky, config=MemoryConfig(retry_delay_s=0), background=False)
+    for turn in range(1, 11):
+        record(memory, turn, f"action number {turn}")
+    assert memory.failures == ["summary of turns 1-5"]
+    (summary,) = memory.state.summaries
+    assert (summary.first_turn, summary.turn) == (1, 10)
+    assert "action number 1." in summary.text or "action number 1 " in summary.text + " "
+
+
+def test_embedding_failure_keeps_text_and_fills_vector_later(mini_pack, embedder):
+    flaky = FlakyEmbedder(embedder)
+    store = InProcessVectorStore()
+    memory = GameMemory(mini_pack, ScriptedNarrator(mini_pack), store=store, embedder=flaky, background=False)
+    state = record(memory, 1, "I hide the silver key under the mill wheel", "You hide it.")
+    assert "turn-1" in memory.memories.pending
+    assert store.count("memories") == 0
+    # still recallable by keyword meanwhile
+    state.turn = 9
+    found = memory.search_memories("where did I hide the silver key", state, 3)
+    assert found and found[0].id == "turn-1"
+    flaky.broken = False
+    record(memory, 2, "look", "Fog.")
+    assert not memory.memories.pending
+    assert store.count("memories") >= 2
+    assert memory.state.pending_vectors == []
+
+
+def test_consolidation_runs_in_the_background(mini_pack):
+    gated = GatedSummarizer()
+    memory = GameMemory(mini_pack, gated)
+    engine = engine_for(mini_pack, memory)
+    for _ in range(5):
+        engine.play("look")
+    assert gated.started.wait(timeout=10)  # turn 5 started a consolidation...
+    result = engine.play("north")  # ...which does not hold up the next turn
+    assert result.ok and engine.state.turn == 6
+    assert memory.state.summaries == []
+    gated.release.set()
+    memory.flush()
+    assert [s.turn for s in memory.state.summaries] == [5]
+    memory.close()
+
+
+def test_budgets_cut_and_record_what_did_not_fit(fantasy):
+    budgets = Budgets(bible_core=60, knowledge=60)
+    memory = GameMemory(fantasy, ScriptedNarrator(fantasy), config=MemoryConfig(budgets=budgets), background=False)
+    context = memory.recall("Tell me about the guardians Elvin, Bruno and Silas", new_game(fantasy))
+    core = context.block("bible_core")
+    assert core.items and core.cut
+    assert core.tokens <= 60 + 15  # one oversized item may be shortened, never a second
+    assert all(item.score >= 0 for item in core.items + core.cut)
+
+
+def test_recall_format_is_stable_to_dynamic_with_header_first(fantasy):
+    memory = GameMemory(fantasy, ScriptedNarrator(fantasy), background=False)
+    engine = engine_for(fantasy, memory)
+    result = engine.play("ask garrick about hal")
+    names = [b.name for b in result.trace.prompt.blocks]
+    memory_names = [b.name for b in result.trace.memory.blocks if b.items]
+    assert names.index("memory_header") == names.index(memory_names[0]) - 1
+    order = ["bible_core", "bible_rules", "bible_style", "knowledge", "open_threads", "relevant_memories", "history_recall", "recent_story"]
+    assert [n for n in order if n in memory_names] == memory_names
+    user = result.trace.prompt.user
+    assert user.index("Stay consistent") < user.index("## Story Bible: characters")
+    assert "## Open threads" not in user  # empty on turn 1: prints nothing
+
+
+def test_npcs_remember_earlier_conversations(fantasy, embedder):
+    memory = GameMemory(fantasy, ScriptedNarrator(fantasy), store=InProcessVectorStore(), embedder=embedder)
+    engine = engine_for(fantasy, memory)
+    lodge = fantasy.npcs["old_hunter"].location
+    engine.state.node = lodge
+    engine.play("tell garrick I promise to bring his son home before the snows")
+    engine.state.node = fantasy.story.start_node
+    for _ in range(30):
+        engine.play("look")
+    engine.state.node = lodge
+    memory.flush()
+    context = memory.recall("talk to garrick", engine.state)
+    assert any("promise" in t.lower() and "snows" in t.lower() for t in texts(context)), texts(context)
+    memory.close()
+
+
+def test_scripted_narrator_recalls_hal_after_sixty_unrelated_turns(fantasy, embedder, chroma_store):
+    memory = GameMemory(fantasy, ScriptedNarrator(fantasy), store=chroma_store, embedder=embedder)
+    engine = engine_for(fantasy, memory)
+    engine.play("go east")
+    told = engine.play("ask the old hunter about hal")
+    assert "Shadow Swamp" in told.narration
+    engine.play("go west")
+    filler = ["look", "go north", "examine the moss", "go south", "rest", "status", "say the fog is thick today"]
+    i = 0
+    while engine.state.turn < 64:  # meta commands like 'status' take no turn
+        engine.play(filler[i % len(filler)])
+        i += 1
+    memory.flush()
+    assert engine.state.turn >= 63
+    assert "old_hunter" not in fantasy.nodes[engine.state.node].npcs
+    reply = engine.play("where is Hal?")
+    assert "Shadow Swamp" in reply.narration
+    recalled = texts(reply.trace.memory, "relevant_memories", "history_recall", "open_threads")
+    assert any("Shadow Swamp" in t for t in recalled)
+    memory.close()
+
+
+def test_threads_lock_protects_concurrent_recall(mini_pack, embedder):
+    """Recall while the worker consolidates: no exceptions, consistent blocks."""
+    memory = GameMemory(mini_pack, ScriptedNarrator(mini_pack), store=InProcessVectorStore(), embedder=embedder)
+    state = new_game(mini_pack)
+    errors: list[BaseException] = []
+
+    def reader():
+        try:
+            for _ in range(30):
+                memory.recall("what about the troll?", state)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    for turn in range(1, 21):
+        state = record(memory, turn, f"action {turn}", "The troll grumbles.", state=state)
+    thread.join()
+    memory.flush()
+    assert not errors
+    assert [s.turn for s in memory.state.summaries] == [5, 10, 15, 20]
+    memory.close()
