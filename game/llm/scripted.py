@@ -402,23 +402,35 @@ class ScriptedNarrator:
     # ------------------------------------------------------------ summaries
     def summarize(self, text: str, max_words: int = 60) -> str:
         """Extractive summary: the most content-rich sentences, in order."""
-        sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-        if not sentences:
-            return ""
-        freq = Counter(keywords(text))
-        scored = sorted(
-            range(len(sentences)),
-            key=lambda i: -sum(freq[w] for w in set(keywords(sentences[i]))) / (1 + len(sentences[i].split()) ** 0.5),
-        )
-        chosen: list[int] = []
-        words = 0
-        for index in scored:
-            length = len(sentences[index].split())
-            if words + length > max_words and chosen:
-                continue
-            chosen.append(index)
-            words += length
-            if words >= max_words:
-                break
-        summary = " ".join(sentences[i] for i in sorted(chosen))
-        return " ".join(summary.split()[:max_words])
+        return extractive_summary(text, max_words)
+
+
+def extractive_summary(text: str, max_words: int = 60) -> str:
+    """The most content-rich sentences of ``text``, in their order, within ``max_words``."""
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    if not sentences:
+        return ""
+    freq = Counter(keywords(text))
+    scored = sorted(
+        range(len(sentences)),
+        key=lambda i: -sum(freq[w] for w in set(keywords(sentences[i]))) / (1 + len(sentences[i].split()) ** 0.5),
+    )
+    chosen: list[int] = []
+    words = 0
+    for index in scored:
+        length = len(sentences[index].split())
+        if words + length > max_words and chosen:
+            continue
+        chosen.append(index)
+        words += length
+        if words >= max_words:
+            break
+    summary = " ".join(sentences[i] for i in sorted(chosen))
+    return " ".join(summary.split()[:max_words])
+
+
+class ExtractiveSummarizer:
+    """The scripted narrator's summary call on its own (no story needed)."""
+
+    def summarize(self, text: str, max_words: int = 60) -> str:
+        return extractive_summary(text, max_words)

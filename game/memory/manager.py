@@ -196,6 +196,7 @@ class GameMemory:
             node=record.node,
             npcs=record.npcs,
             events=record.events,
+            when=state.clock_text(),
         )
         with self._lock:
             self._append_episode(episode)
@@ -212,7 +213,14 @@ class GameMemory:
             self._submit(lambda: self.consolidate(record.turn))
 
     def remember(
-        self, text: str, turn: int, *, npcs: Iterable[str] = (), importance: int = 40, segment: int = 0
+        self,
+        text: str,
+        turn: int,
+        *,
+        npcs: Iterable[str] = (),
+        importance: int = 40,
+        segment: int = 0,
+        when: str = "",
     ) -> str:
         """Store one free-standing memory (e.g. a line of a conversation loaded into memory).
 
@@ -221,7 +229,9 @@ class GameMemory:
         """
         with self._lock:
             key = f"mem-{len(self.state.log) + 1}"
-            episode = Episode(turn=turn, action="", narration=text, node="", npcs=list(npcs), segment=segment, key=key)
+            episode = Episode(
+                turn=turn, action="", narration=text, node="", npcs=list(npcs), segment=segment, key=key, when=when
+            )
             self._append_episode(episode, importance)
         return key
 
@@ -271,6 +281,11 @@ class GameMemory:
                 drop.append(entry.id)
         if drop:
             self.memories.remove(sorted(set(drop)))
+
+    def embed_pending(self) -> int:
+        """Embed everything still pending now (e.g. after bulk ``remember``); returns what is left."""
+        self._embed_all()
+        return len(self.memories.pending | self.history.pending) if self.memories.dense_ok else 0
 
     def _embed_all(self) -> None:
         for index in (self.memories, self.history):
@@ -512,6 +527,7 @@ class GameMemory:
             "kind": "turn" if episode.action else "note",
             "game_turn": bool(episode.action),
             "node": episode.node,
+            "when": episode.when,
             "npcs": ",".join(episode.npcs),
             "importance": importance,
         }

@@ -52,6 +52,7 @@ class Episode(BaseModel):
     node: str
     npcs: list[str] = []
     events: list[str] = []
+    when: str = Field("", description="When it happened (in-game clock, or a real date)")
     segment: int = Field(0, description="Stretch of time the episode belongs to; context never crosses segments")
     key: str = Field("", description="Id of a free-standing memory (empty for a played turn)")
 

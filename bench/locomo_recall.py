@@ -1,0 +1,197 @@
+"""Evidence recall@k on LoCoMo-format conversations: our memory vs dense and BM25.
+
+Each conversation is loaded into a fresh ``GameMemory`` session as one memory
+per dialog turn (``"speaker: text"`` plus the shared image's caption, with the
+session date and the session as the segment), and each question of categories
+1-4 is asked through ``GameMemory.search_memories``, the path the game's
+"relevant memories" block uses. Beside it, in the same process and on the same
+embeddings: a plain dense-cosine retriever over the turns and BM25 (``bm25s``)
+over the turns.
+
+    python bench/locomo_recall.py --data ../shared/bench/locomo [--k 5 10 25] [--json]
+                                  [--store chroma|inprocess] [--out bench/results/locomo_recall.json]
+
+With ``--json`` stdout is one JSON object:
+``{"ours": {"5": r, ...}, "dense": {...}, "bm25": {...}}``. The table (and
+per-category figures) go to stderr then, and the full result to ``--out``.
+
+Recency is switched off for this run (``recency_half_life_turns=0``): LoCoMo
+dialog turns are not game turns, and the questions ask about any point of the
+conversation. Importance is the same for every turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from game.llm.scripted import ExtractiveSummarizer  # noqa: E402
+from game.memory.embedders import Embedder, SentenceTransformerEmbedder  # noqa: E402
+from game.memory.manager import GameMemory, MemoryConfig  # noqa: E402
+from game.memory.stores import InProcessVectorStore, VectorStore, open_chroma  # noqa: E402
+from game.world.state import GameState  # noqa: E402
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def load_conversation(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    conv = data.get("conversation", data)  # the original release nests the sessions
+    sessions = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+    turns = []
+    for session in sessions:
+        for turn in conv[f"session_{session}"]:
+            text = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" [shares {turn['blip_caption']}]"
+            when = conv.get(f"session_{session}_date_time", "")
+            turns.append(
+                {"id": turn["dia_id"], "speaker": turn["speaker"], "text": text, "session": session, "when": when}
+            )
+    questions = [q for q in data["qa"] if q.get("category") in CATEGORIES and q.get("evidence")]
+    return {"speakers": (conv["speaker_a"], conv["speaker_b"]), "turns": turns, "questions": questions}
+
+
+def recall_at(evidence: list[str], ranked: list[str], k: int) -> float:
+    wanted = set(evidence)
+    return len(wanted & set(ranked[:k])) / len(wanted)
+
+
+def ours_ranking(conv: dict[str, Any], embedder: Embedder, store: VectorStore, top: int) -> list[list[str]]:
+    memory = GameMemory(
+        None, ExtractiveSummarizer(), store=store, embedder=embedder,
+        config=MemoryConfig(recency_half_life_turns=0), background=False,
+    )  # fmt: skip
+    for speaker in conv["speakers"]:
+        memory.register_entity(speaker.lower(), [speaker])
+    key_to_dia = {}
+    for index, turn in enumerate(conv["turns"], 1):
+        key = memory.remember(
+            turn["text"], index, npcs=[turn["speaker"].lower()], segment=turn["session"], when=turn["when"]
+        )
+        key_to_dia[key] = turn["id"]
+    memory.embed_pending()
+    state = GameState(
+        story_id="locomo", node="-", hp=1, max_hp=1, strength=0, agility=0, intelligence=0, turn=len(conv["turns"])
+    )
+    out = []
+    for question in conv["questions"]:
+        found = memory.search_memories(question["question"], state, top)
+        out.append([key_to_dia[m.id] for m in found])
+    return out
+
+
+def baseline_rankings(conv: dict[str, Any], embedder: Embedder, top: int) -> tuple[list[list[str]], list[list[str]]]:
+    import bm25s
+
+    ids = [t["id"] for t in conv["turns"]]
+    texts = [t["text"] for t in conv["turns"]]
+    questions = [q["question"] for q in conv["questions"]]
+    turn_vectors = embedder.embed(texts)
+    question_vectors = embedder.embed(questions)
+    dense = [[ids[i] for i in np.argsort(-(turn_vectors @ q), kind="stable")[:top]] for q in question_vectors]
+    index = bm25s.BM25()
+    index.index(bm25s.tokenize(texts, stopwords=None, show_progress=False), show_progress=False)
+    keyword = []
+    for question in questions:
+        tokens = bm25s.tokenize([question], stopwords=None, show_progress=False)
+        scores = np.asarray(index.get_scores([w for w in tokens.vocab if w]))
+        keyword.append([ids[i] for i in np.argsort(-scores, kind="stable")[:top]])
+    return dense, keyword
+
+
+def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
+    embedder = SentenceTransformerEmbedder()
+    embedder.load()
+    files = sorted(data.glob("*.json"))
+    if not files:
+        raise SystemExit(f"no *.json conversations in {data}")
+    top = max(ks)
+    per_method: dict[str, list[tuple[int, list[float]]]] = {"ours": [], "dense": [], "bm25": []}
+    per_file: dict[str, dict[str, float]] = {}
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as index_dir:
+        store: VectorStore = open_chroma(Path(index_dir)) if store_kind == "chroma" else InProcessVectorStore()
+        for path in files:
+            conv = load_conversation(path)
+            rankings = {"ours": ours_ranking(conv, embedder, store, top)}
+            rankings["dense"], rankings["bm25"] = baseline_rankings(conv, embedder, top)
+            for method, ranked in rankings.items():
+                rows = [
+                    (q["category"], [recall_at(q["evidence"], r, k) for k in ks])
+                    for q, r in zip(conv["questions"], ranked, strict=True)
+                ]
+                per_method[method] += rows
+                per_file.setdefault(path.stem, {})[method] = (
+                    float(np.mean([r[1][ks.index(10)] for r in rows])) if 10 in ks else 0.0
+                )
+    elapsed = time.perf_counter() - started
+    summary = {
+        m: {str(k): round(float(np.mean([r[1][i] for r in rows])), 3) for i, k in enumerate(ks)}
+        for m, rows in per_method.items()
+    }
+    by_category = {
+        m: {
+            CATEGORIES[c]: round(float(np.mean([r[1][ks.index(top)] for r in rows if r[0] == c])), 3)
+            for c in CATEGORIES
+            if any(r[0] == c for r in rows)
+        }
+        for m, rows in per_method.items()
+    }
+    return {
+        **summary,
+        "questions": len(per_method["ours"]),
+        "files": [p.stem for p in files],
+        "per_file_recall@10": per_file,
+        f"by_category_recall@{top}": by_category,
+        "store": store_kind,
+        "seconds": round(elapsed, 1),
+    }
+
+
+def table(result: dict[str, Any], ks: list[int]) -> str:
+    lines = [f"{'retriever':<12}" + "".join(f"{'recall@' + str(k):>12}" for k in ks)]
+    for method in ("dense", "bm25", "ours"):
+        lines.append(f"{method:<12}" + "".join(f"{result[method][str(k)]:>12.3f}" for k in ks))
+    lines.append(
+        f"({result['questions']} questions from {len(result['files'])} conversations, store {result['store']}, {result['seconds']} s)"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="folder of LoCoMo-format *.json files")
+    parser.add_argument("--k", type=int, nargs="+", default=[5, 10, 25])
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--store", choices=["chroma", "inprocess"], default="chroma")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "locomo_recall.json")
+    args = parser.parse_args(argv)
+    result = run(args.data, sorted(set(args.k)), args.store)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    if args.json:
+        print(table(result, sorted(set(args.k))), file=sys.stderr)
+        print(json.dumps({m: result[m] for m in ("ours", "dense", "bm25")}))
+    else:
+        print(table(result, sorted(set(args.k))))
+        print(json.dumps(result["per_file_recall@10"], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
