@@ -39,11 +39,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from game.llm.scripted import ExtractiveSummarizer  # noqa: E402
-from game.memory.embedders import Embedder, SentenceTransformerEmbedder  # noqa: E402
-from game.memory.manager import GameMemory, MemoryConfig  # noqa: E402
-from game.memory.stores import InProcessVectorStore, VectorStore, open_chroma  # noqa: E402
-from game.world.state import GameState  # noqa: E402
+from game.llm.scripted import ExtractiveSummarizer
+from game.memory.embedders import Embedder, SentenceTransformerEmbedder
+from game.memory.manager import GameMemory, MemoryConfig
+from game.memory.stores import InProcessVectorStore, VectorStore, open_chroma
+from game.world.state import GameState
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -168,7 +168,8 @@ def table(result: dict[str, Any], ks: list[int]) -> str:
     for method in ("dense", "bm25", "ours"):
         lines.append(f"{method:<12}" + "".join(f"{result[method][str(k)]:>12.3f}" for k in ks))
     lines.append(
-        f"({result['questions']} questions from {len(result['files'])} conversations, store {result['store']}, {result['seconds']} s)"
+        f"({result['questions']} questions from {len(result['files'])} conversations, "
+        f"store {result['store']}, {result['seconds']} s)"
     )
     return "\n".join(lines)
 

@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     embeddings: bool = True
     vector_store: Literal["chroma", "inprocess"] = "chroma"
     chroma_url: str | None = Field(None, pattern=r"^https?://[^\s/]+(:\d+)?/?$")
-    recency_half_life_turns: float = Field(25.0, ge=0)
+    recency_half_life_turns: float = Field(50.0, ge=0)
 
     @model_validator(mode="after")
     def _interval_fits_window(self) -> Settings:

@@ -174,8 +174,7 @@ class ScriptedNarrator:
         enemy = best_match(target, self._enemy_names(enemies_at(state, pack, state.node)))
         if enemy:
             return pack.enemies[enemy].encounter
-        answer = self._answer_from_memory(target, bundle)
-        return answer or f"You study the {target} but find nothing remarkable. {node_text(state, pack, full=False)}"
+        return f"You study the {target} but find nothing remarkable. {node_text(state, pack, full=False)}"
 
     def _do_talk(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle

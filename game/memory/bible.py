@@ -285,8 +285,11 @@ class StoryBible:
                 found.append(npc.id)
         return found
 
-    def from_effects(self, applied: Iterable[tuple[str, str]], turn: int) -> list[tuple[BibleEntry, Outcome]]:
-        """Facts from what the rules applied this turn."""
+    def from_effects(
+        self, applied: Iterable[tuple[str, str]], turn: int, place: str = ""
+    ) -> list[tuple[BibleEntry, Outcome]]:
+        """Facts from what the rules applied this turn (``place``: where the player ended it)."""
+        at = f" at {place}" if place else ""
         pack = self.pack
         out: list[tuple[BibleEntry, Outcome]] = []
         for effect, detail in applied:
@@ -317,18 +320,14 @@ class StoryBible:
                         source="effect",
                     )
                 )
-            elif (
-                effect == "items_gained"
-                and (item := pack.items.get(detail))
-                and item.kind in ("quest", "key", "weapon", "armor")
-            ):
+            elif effect == "items_gained" and (item := pack.items.get(detail)):
                 out.append(
                     self.propose(
                         "item",
                         f"item:{item.id}",
                         item.name,
-                        f"The player carries the {item.name}: {item.description}",
-                        importance=70 if item.kind in ("quest", "key") else 50,
+                        f"The player took the {item.name}{at}: {item.description}",
+                        importance={"quest": 70, "key": 70, "weapon": 50, "armor": 50}.get(item.kind, 40),
                         turn=turn,
                         source="effect",
                     )
@@ -408,16 +407,25 @@ class StoryBible:
                 )
         return out
 
-    def from_summary(self, text: str, turn: int, npcs: Iterable[str]) -> tuple[BibleEntry, Outcome]:
-        """The consolidation call's fact: what happened in these turns, and with whom."""
-        involved = set(npcs) | set(self._npcs_in(text))
-        return self.propose(
-            "event",
-            f"event:summary-{turn}",
-            f"Turns up to {turn}",
-            text,
-            importance=45,
-            turn=turn,
-            npcs=involved,
-            source="consolidation",
-        )
+    def from_summary(
+        self, text: str, first_turn: int, turn: int, npcs: Iterable[str]
+    ) -> list[tuple[BibleEntry, Outcome]]:
+        """The consolidation's facts: for each character involved, the latest time with them.
+
+        One key per character (``event:with:<npc>``), so each newer summary
+        supersedes the last and an NPC's memory of the player stays current.
+        """
+        involved = sorted((set(npcs) | set(self._npcs_in(text))) & set(self.pack.npcs))
+        return [
+            self.propose(
+                "event",
+                f"event:with:{npc_id}",
+                f"Last time with {self.pack.npcs[npc_id].name}",
+                f"Last time with {self.pack.npcs[npc_id].name} (turns {first_turn}-{turn}): {text}",
+                importance=50,
+                turn=turn,
+                npcs=[npc_id],
+                source="consolidation",
+            )
+            for npc_id in involved
+        ]

@@ -45,6 +45,10 @@ log = logging.getLogger("storyecho.memory")
 MESSAGE_CHARS = 200
 CONTEXT_TURNS = 2
 """Turns on each side that give a turn its context (for embedding and keywords)."""
+QUIET_EFFECTS = frozenset({"move_to", "rest", "achievement"})
+"""Effects that do not make a turn worth remembering by themselves."""
+MEMORY_CHARS = 240
+"""Longest relevant-memory text shown in the prompt."""
 ENTITY_PRIOR = 3.0
 """Boost, in standard deviations of the fused score, for memories of the one character a query names."""
 T = TypeVar("T")
@@ -60,7 +64,7 @@ class MemoryConfig:
 
     window_messages: int = 10
     summary_interval_turns: int = 5
-    recency_half_life_turns: float = 25.0
+    recency_half_life_turns: float = 50.0
     summary_words: int = 60
     synopsis_words: int = 80
     knowledge_k: int = 3
@@ -130,7 +134,6 @@ class GameMemory:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory") if background else None
         self._futures: list[Future[Any]] = []
         self._prepared = False
-        self._importance: dict[str, int] = {}
         self.entities: dict[str, list[str]] = {}
         if pack is not None:
             for npc in pack.npcs.values():
@@ -189,14 +192,16 @@ class GameMemory:
     def record_turn(self, record: TurnRecord, state: GameState) -> None:
         """Append the turn to L2 and L1, extract facts, and consolidate every N turns."""
         self.prepare()
+        place = self.pack.nodes[record.node].name if self.pack and record.node in self.pack.nodes else record.node
         episode = Episode(
             turn=record.turn,
             action=record.action,
             narration=record.narration,
-            node=record.node,
+            node=place,
             npcs=record.npcs,
             events=record.events,
             when=state.clock_text(),
+            importance=60 if record.notes else 50 if any(e not in QUIET_EFFECTS for e, _ in record.applied) else 20,
         )
         with self._lock:
             self._append_episode(episode)
@@ -205,7 +210,7 @@ class GameMemory:
             del self.state.window[: max(0, len(self.state.window) - self.config.window_messages)]
             if self.bible is not None:
                 results = self.bible.from_notes(record.notes, record.turn, record.npcs)
-                results += self.bible.from_effects(record.applied, record.turn)
+                results += self.bible.from_effects(record.applied, record.turn, place)
                 self._index_bible_changes([entry for entry, _ in results])
             due = record.turn % self.config.summary_interval_turns == 0
         self._submit(self._embed_all)
@@ -230,19 +235,26 @@ class GameMemory:
         with self._lock:
             key = f"mem-{len(self.state.log) + 1}"
             episode = Episode(
-                turn=turn, action="", narration=text, node="", npcs=list(npcs), segment=segment, key=key, when=when
+                turn=turn,
+                action="",
+                narration=text,
+                node="",
+                npcs=list(npcs),
+                segment=segment,
+                key=key,
+                when=when,
+                importance=importance,
             )
-            self._append_episode(episode, importance)
+            self._append_episode(episode)
         return key
 
     def register_entity(self, entity_id: str, names: Iterable[str]) -> None:
         """Names by which queries may mention an entity (NPCs are registered from the pack)."""
         self.entities[entity_id] = [n for n in names if n]
 
-    def _append_episode(self, episode: Episode, importance: int = 40) -> None:
+    def _append_episode(self, episode: Episode) -> None:
         """Log an episode and (re)index it and the neighbours whose context it changes."""
         self.state.log.append(episode)
-        self._importance[episode.id] = importance
         last = len(self.state.log) - 1
         self.memories.add((self._episode_item(n) for n in range(max(0, last - CONTEXT_TURNS), last + 1)), embed=False)
 
@@ -258,7 +270,7 @@ class GameMemory:
         return IndexItem(
             episode.id,
             episode.text(),
-            self._episode_meta(episode, self._importance.get(episode.id, 40)),
+            self._episode_meta(episode),
             context=context,
             keyword_text=" ".join(e.text() for e in window),
         )
@@ -328,8 +340,8 @@ class GameMemory:
             if synopsis:
                 self.state.synopsis = synopsis
             if self.bible is not None:
-                entry, _ = self.bible.from_summary(summary_text, upto_turn, npcs)
-                self._index_bible_changes([entry])
+                results = self.bible.from_summary(summary_text, first, upto_turn, npcs)
+                self._index_bible_changes([entry for entry, _ in results])
             self.consolidations += 1
         self._embed_all()
         return summary
@@ -372,11 +384,8 @@ class GameMemory:
         )
         shown |= {e.id for e in threads}
         history = self._history_items(action, state, query_vector)
-        # the consolidation's Bible fact repeats its summary: don't show both
-        summary_keys = {f"event:summary-{item.source.removeprefix('history:summary-')}" for item in history}
-        shown |= {e.id for e in active if e.canonical_key in summary_keys}
         relevant = self.search_memories(action, state, self.config.relevant_k * 2, focus=focus, exclude=shown)
-        items = [MemoryItem(m.text, round(m.score, 3), m.id) for m in relevant]
+        items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id) for m in relevant]
         blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
         blocks.append(make_block("history_recall", history, budgets.history_recall))
         blocks.append(make_block("recent_story", self._recent_items(state), budgets.recent_story))
@@ -479,19 +488,38 @@ class GameMemory:
             turn = int(meta.get("turn", 0))
             scored.append(ScoredMemory(doc_id, items[doc_id].text, score, sem, turn, str(meta.get("kind"))))
         scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
-        return scored[:k]
+        return _distinct(scored, k)
+
+    def _place_names(self) -> set[str]:
+        """Place names and their tails of two or more words ("Hunter's Lodge")."""
+        out: set[str] = set()
+        for node in self.pack.nodes.values() if self.pack else ():
+            words = node.name.split()
+            out.update(" ".join(words[i:]) for i in range(len(words) - 1))
+            out.add(node.name)
+        return out
 
     def _rewrite(self, query: str) -> tuple[list[str], str]:
-        """Entities the query names, and the query without their names."""
+        """Entities the query names, and the query without their names.
+
+        Place names are set aside first, so "the hunter's lodge" does not name
+        the hunter.
+        """
         named = []
+        places = sorted(self._place_names(), key=len, reverse=True)
+        masked = query
+        for place in places:
+            masked = re.sub(rf"\b{re.escape(place)}\b", lambda m: "\0" * len(m.group()), masked, flags=re.I)
         rewritten = query
         for entity_id, names in self.entities.items():
             for name in sorted(names, key=len, reverse=True):
                 pattern = rf"\b{re.escape(name)}(?:'s)?\b"
-                if re.search(pattern, rewritten, re.I):
+                for match in re.finditer(pattern, masked, re.I):
                     if entity_id not in named:
                         named.append(entity_id)
-                    rewritten = re.sub(pattern, " ", rewritten, flags=re.I)
+                    start, end = match.span()
+                    rewritten = rewritten[:start] + " " * (end - start) + rewritten[end:]
+                    masked = masked[:start] + "\0" * (end - start) + masked[end:]
         return named, " ".join(rewritten.split())
 
     def _history_items(self, action: str, state: GameState, query_vector: Any) -> list[MemoryItem]:
@@ -520,7 +548,7 @@ class GameMemory:
         return present | set(self._rewrite(action)[0])
 
     # ------------------------------------------------------------- metadata
-    def _episode_meta(self, episode: Episode, importance: int = 40) -> dict[str, Any]:
+    def _episode_meta(self, episode: Episode) -> dict[str, Any]:
         return {
             "session": self.session_id,
             "turn": episode.turn,
@@ -529,7 +557,7 @@ class GameMemory:
             "node": episode.node,
             "when": episode.when,
             "npcs": ",".join(episode.npcs),
-            "importance": importance,
+            "importance": episode.importance,
         }
 
     def _entry_meta(self, entry: BibleEntry) -> dict[str, Any]:
@@ -573,3 +601,25 @@ def _unit_scale(scores: dict[str, float]) -> dict[str, float]:
     low, high = min(scores.values()), max(scores.values())
     span = high - low
     return {i: (v - low) / span if span > 1e-9 else 1.0 for i, v in scores.items()}
+
+
+_TURN_PREFIX = re.compile(r"^Turn \d+(?: at [^:]*)?: ")
+
+
+def _distinct(ranked: list[ScoredMemory], k: int) -> list[ScoredMemory]:
+    """The best ``k`` memories, skipping near-copies of one already taken.
+
+    Games repeat themselves ("look", walking the same path): without this, ten
+    copies of one room description crowd out the one turn that mattered.
+    """
+    seen: set[str] = set()
+    out = []
+    for memory in ranked:
+        signature = " ".join(_TURN_PREFIX.sub("", memory.text).lower().split())[:100]
+        if signature in seen:
+            continue
+        seen.add(signature)
+        out.append(memory)
+        if len(out) == k:
+            break
+    return out

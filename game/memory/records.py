@@ -49,10 +49,11 @@ class Episode(BaseModel):
     turn: int
     action: str
     narration: str
-    node: str
+    node: str = Field(description="Name of the place it happened")
     npcs: list[str] = []
     events: list[str] = []
     when: str = Field("", description="When it happened (in-game clock, or a real date)")
+    importance: int = Field(40, ge=0, le=100, description="Eventless turns 20, turns that changed things 50")
     segment: int = Field(0, description="Stretch of time the episode belongs to; context never crosses segments")
     key: str = Field("", description="Id of a free-standing memory (empty for a played turn)")
 
@@ -63,7 +64,8 @@ class Episode(BaseModel):
     def text(self) -> str:
         if not self.action:
             return self.narration
-        return f"Turn {self.turn}: player: {self.action} | {self.narration}"
+        where = f" at {self.node}" if self.node else ""
+        return f"Turn {self.turn}{where}: player: {self.action} | {self.narration}"
 
 
 class Summary(BaseModel):
