@@ -64,17 +64,17 @@ def test_player_statements_become_facts(mini_pack):
     assert contents["character:player"] == "The player's name is Ren"
     assert contents["character:player-origin"] == "The player comes from the salt marshes"
     results = bible.from_notes(["The player said: I promise to find the lost ferry"], 5, [])
-    (thread, outcome), = results
+    ((thread, outcome),) = results
     assert thread.entry_type == "open_thread" and outcome == "created"
     # a new name supersedes the old one
-    (renamed, outcome), = bible.from_notes(["The player said: call me Kestrel"], 6, [])
+    ((renamed, outcome),) = bible.from_notes(["The player said: call me Kestrel"], 6, [])
     assert outcome == "superseded" and renamed.content == "The player's name is Kestrel"
 
 
 def test_structured_notes_are_accepted(mini_pack):
     bible = make_bible(mini_pack)
     note = {"entry_type": "location", "key": "location:tower", "title": "Far Tower", "content": "The tower is haunted"}
-    (entry, outcome), = bible.from_notes([note], 3, [])
+    ((entry, outcome),) = bible.from_notes([note], 3, [])
     assert outcome == "created" and entry.canonical_key == "location:tower"
 
 

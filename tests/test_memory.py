@@ -44,7 +44,19 @@ def texts(context, *names):
 def test_summary_written_exactly_every_n_turns_to_chroma_and_state(mini_pack, embedder, chroma_store):
     memory = GameMemory(mini_pack, ScriptedNarrator(mini_pack), store=chroma_store, embedder=embedder)
     engine = engine_for(mini_pack, memory)
-    for action in ["look", "take sword", "north", "south", "look", "talk to sage", "look", "rest", "look", "north", "look"]:
+    for action in [
+        "look",
+        "take sword",
+        "north",
+        "south",
+        "look",
+        "talk to sage",
+        "look",
+        "rest",
+        "look",
+        "north",
+        "look",
+    ]:
         engine.play(action)
         memory.flush()
         expected = engine.state.turn // 5
@@ -68,8 +80,13 @@ def test_sessions_are_isolated(mini_pack, embedder, chroma_store):
     ren = GameMemory(mini_pack, narrator, store=chroma_store, embedder=embedder, background=False)
     other = GameMemory(mini_pack, narrator, store=chroma_store, embedder=embedder, background=False)
     for turn in range(1, 7):
-        record(ren, turn, "my name is Ren" if turn == 1 else "look", "You say your name is Ren." if turn == 1 else "Fog.",
-               notes=["The player said: my name is Ren"] if turn == 1 else [])
+        record(
+            ren,
+            turn,
+            "my name is Ren" if turn == 1 else "look",
+            "You say your name is Ren." if turn == 1 else "Fog.",
+            notes=["The player said: my name is Ren"] if turn == 1 else [],
+        )
         record(other, turn, "look", "Fog rolls over the camp.")
     state = new_game(mini_pack)
     state.turn = 6
@@ -208,7 +225,16 @@ def test_recall_format_is_stable_to_dynamic_with_header_first(fantasy):
     names = [b.name for b in result.trace.prompt.blocks]
     memory_names = [b.name for b in result.trace.memory.blocks if b.items]
     assert names.index("memory_header") == names.index(memory_names[0]) - 1
-    order = ["bible_core", "bible_rules", "bible_style", "knowledge", "open_threads", "relevant_memories", "history_recall", "recent_story"]
+    order = [
+        "bible_core",
+        "bible_rules",
+        "bible_style",
+        "knowledge",
+        "open_threads",
+        "relevant_memories",
+        "history_recall",
+        "recent_story",
+    ]
     assert [n for n in order if n in memory_names] == memory_names
     user = result.trace.prompt.user
     assert user.index("Stay consistent") < user.index("## Story Bible: characters")
@@ -263,7 +289,7 @@ def test_threads_lock_protects_concurrent_recall(mini_pack, embedder):
         try:
             for _ in range(30):
                 memory.recall("what about the troll?", state)
-        except BaseException as exc:  # pragma: no cover - reported below
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
             errors.append(exc)
 
     thread = threading.Thread(target=reader)

@@ -7,8 +7,8 @@ import json
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import FIXED_BLOCKS_BEFORE_MEMORY
 from game.llm.scripted import ScriptedNarrator
-from tests.conftest import keyword_memory
 from game.world.state import new_game
+from tests.conftest import keyword_memory
 from tests.fakes import ScriptedAnswers, network_down
 
 

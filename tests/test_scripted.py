@@ -8,10 +8,10 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
-from tests.conftest import keyword_memory
 from game.world.content import content_root, load_pack
 from game.world.parser import parse
 from game.world.state import new_game
+from tests.conftest import keyword_memory
 
 
 def answer(pack, action, memory=None, state=None):
