@@ -299,7 +299,8 @@ class ScriptedNarrator:
     @staticmethod
     def _cue_score(sentence: str, cues: dict[str, float]) -> float:
         lowered = sentence.lower()
-        return sum(w for cue, w in cues.items() if re.search(rf"\b{re.escape(cue)}\b", lowered))
+        found = [w for cue, w in cues.items() if re.search(rf"\b{re.escape(cue)}\b", lowered)]
+        return max(found) + 0.1 * len(found) if found else 0.0  # a list of exits is no better an answer
 
     def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = items_at(state, self.pack, state.node)

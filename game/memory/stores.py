@@ -7,10 +7,13 @@ Filters use Chroma's ``where`` syntax restricted to what both backends support:
 equality (``{"session": "abc"}``) and ``{"turn": {"$lte": 12}}``, combined with
 AND.
 
-The in-process store is brute-force numpy. FAISS (``faiss-cpu``) was measured
-against it at game sizes (``bench/vector_index.py``): with the metadata filter
-every query needs, numpy was as fast or faster up to tens of thousands of
-vectors, without the extra dependency.
+The in-process store is brute-force numpy (a vectorised metadata mask, then
+one matrix product over the allowed rows). FAISS (``faiss-cpu``) was measured
+beside it with the same filter (``bench/vector_index.py``): FAISS answered a
+filtered top-10 query 2.4-3x faster, but at game sizes both take under half a
+millisecond (numpy 0.13 ms at 1,000 vectors, 0.46 ms at 5,000), an order of
+magnitude less than embedding the query. numpy keeps the fallback free of an
+extra native dependency and makes deletes and upserts trivial.
 """
 
 from __future__ import annotations
@@ -84,7 +87,11 @@ def _chroma_where(where: Where | None) -> Where | None:
 
 
 class InProcessVectorStore:
-    """Brute-force cosine search over numpy arrays, one per collection."""
+    """Brute-force inner-product search over numpy arrays, one per collection.
+
+    Metadata is kept column-wise as numpy arrays too, so a filtered query is a
+    vectorised mask followed by one matrix product over the allowed rows.
+    """
 
     backend = "inprocess"
 
@@ -92,6 +99,7 @@ class InProcessVectorStore:
         self._ids: dict[str, list[str]] = {}
         self._vectors: dict[str, Vectors] = {}
         self._meta: dict[str, list[dict[str, Any]]] = {}
+        self._columns: dict[str, dict[str, np.ndarray]] = {}
         self._lock = threading.Lock()
 
     def upsert(self, collection: str, ids: list[str], vectors: Vectors, metadatas: list[dict[str, Any]]) -> None:
@@ -104,25 +112,55 @@ class InProcessVectorStore:
             self._vectors[collection] = new if old is None or not len(old) else np.vstack([old, new])
             self._ids.setdefault(collection, []).extend(ids)
             self._meta.setdefault(collection, []).extend(dict(m) for m in metadatas)
+            self._columns.pop(collection, None)
+
+    def _column(self, collection: str, key: str) -> np.ndarray:
+        columns = self._columns.setdefault(collection, {})
+        if key not in columns:
+            columns[key] = np.array([m.get(key) for m in self._meta[collection]], dtype=object)
+        return columns[key]
+
+    def _mask(self, collection: str, where: Where | None) -> np.ndarray:
+        rows = len(self._ids[collection])
+        mask = np.ones(rows, dtype=bool)
+        if not where:
+            return mask
+        clauses = where["$and"] if "$and" in where else [{k: v} for k, v in where.items()]
+        for clause in clauses:
+            for key, expected in clause.items():
+                column = self._column(collection, key)
+                if isinstance(expected, dict):
+                    if "$lte" in expected:
+                        present = np.array([v is not None for v in column], dtype=bool)
+                        values = np.where(present, column, expected["$lte"] + 1)
+                        mask &= present & (values <= expected["$lte"])
+                    if "$eq" in expected:
+                        mask &= column == expected["$eq"]
+                else:
+                    mask &= column == expected
+        return mask
 
     def query(self, collection: str, vector: Vectors, k: int, where: Where | None = None) -> list[VectorHit]:
         with self._lock:
             matrix = self._vectors.get(collection)
             if matrix is None or not len(matrix):
                 return []
-            ids, metas = self._ids[collection], self._meta[collection]
-            keep = np.array([matches_where(m, where) for m in metas], dtype=bool)
-            if not keep.any():
+            rows = np.flatnonzero(self._mask(collection, where))
+            if not len(rows):
                 return []
-            sims = matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
-            sims = np.where(keep, sims, -np.inf)
-            top = np.argsort(-sims)[: min(k, int(keep.sum()))]
-            return [VectorHit(ids[i], float(sims[i]), dict(metas[i])) for i in top]
+            sims = matrix[rows] @ np.asarray(vector, dtype=np.float32).reshape(-1)
+            count = min(k, len(rows))
+            top = np.argpartition(-sims, count - 1)[:count] if count < len(rows) else np.arange(len(rows))
+            top = top[np.argsort(-sims[top], kind="stable")]
+            ids, metas = self._ids[collection], self._meta[collection]
+            return [VectorHit(ids[rows[i]], float(sims[i]), dict(metas[rows[i]])) for i in top]
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
-            pairs = zip(self._ids.get(collection, []), self._meta.get(collection, []), strict=True)
-            return {i: dict(m) for i, m in pairs if matches_where(m, where)}
+            if collection not in self._ids:
+                return {}
+            mask = self._mask(collection, where)
+            return {self._ids[collection][i]: dict(self._meta[collection][i]) for i in np.flatnonzero(mask)}
 
     def delete(self, collection: str, ids: list[str]) -> None:
         with self._lock:
@@ -138,6 +176,7 @@ class InProcessVectorStore:
         self._ids[collection] = [self._ids[collection][i] for i in keep]
         self._meta[collection] = [self._meta[collection][i] for i in keep]
         self._vectors[collection] = self._vectors[collection][keep]
+        self._columns.pop(collection, None)
 
     def count(self, collection: str) -> int:
         return len(self._ids.get(collection, []))

@@ -1,0 +1,92 @@
+"""The benchmarks run end to end (small inputs; the real figures are in the README)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def conversation() -> dict:
+    """A tiny conversation in LoCoMo's format, made up for this test."""
+    return {
+        "speaker_a": "Maya",
+        "speaker_b": "Tom",
+        "session_1_date_time": "1:00 pm on 3 May, 2023",
+        "session_1": [
+            {"speaker": "Maya", "dia_id": "D1:1", "text": "I adopted a grey cat called Pixel last week."},
+            {"speaker": "Tom", "dia_id": "D1:2", "text": "Nice! I started learning the cello."},
+            {"speaker": "Maya", "dia_id": "D1:3", "text": "Pixel already sleeps on my keyboard."},
+        ],
+        "session_2_date_time": "9:00 am on 10 June, 2023",
+        "session_2": [
+            {"speaker": "Tom", "dia_id": "D2:1", "text": "My cello teacher moved to Lisbon."},
+            {
+                "speaker": "Maya",
+                "dia_id": "D2:2",
+                "text": "I ran my first half marathon on Sunday.",
+                "blip_caption": "a woman holding a medal",
+            },
+            {"speaker": "Tom", "dia_id": "D2:3", "text": "Congratulations, that is a big step."},
+        ],
+        "qa": [
+            {"question": "What is the name of Maya's cat?", "answer": "Pixel", "evidence": ["D1:1"], "category": 4},
+            {
+                "question": "Where did Tom's cello teacher move?",
+                "answer": "Lisbon",
+                "evidence": ["D2:1"],
+                "category": 4,
+            },
+            {
+                "question": "When did Maya run a half marathon?",
+                "answer": "June 2023",
+                "evidence": ["D2:2"],
+                "category": 2,
+            },
+            {"question": "Adversarial", "answer": "", "evidence": ["D1:2"], "category": 5},
+        ],
+    }
+
+
+def test_locomo_recall_runs_on_any_folder(tmp_path):
+    data = tmp_path / "conversations"
+    data.mkdir()
+    (data / "tiny.json").write_text(json.dumps(conversation()))
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "locomo_recall.py"), "--data", str(data), "--k", "1", "3", "--json",
+         "--store", "inprocess", "--out", str(tmp_path / "result.json")],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert set(result) == {"ours", "dense", "bm25"}
+    assert set(result["ours"]) == {"1", "3"}
+    assert result["ours"]["3"] == 1.0  # three questions (category 5 skipped), each found in the top 3
+    assert json.loads((tmp_path / "result.json").read_text())["questions"] == 3
+
+
+def test_game_memory_benchmark_runs(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "game_memory.py"), "--filler", "20", "--json",
+         "--out", str(tmp_path / "result.json")],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["probes"] == 12 and result["turns_played"] >= 38
+    assert result["hit_rate"]["ours"] >= result["hit_rate"]["l1_window"]
+    assert result["hit_rate"]["ours"] >= 0.9
+
+
+def test_vector_index_benchmark_runs(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "vector_index.py"), "--sizes", "500", "--queries", "5", "--json",
+         "--out", str(tmp_path / "result.json")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)
+    assert row["size"] == 500 and row["numpy_ms"] > 0 and row["faiss_ms"] > 0

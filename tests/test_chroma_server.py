@@ -1,0 +1,82 @@
+"""Integration: memory against a real `chroma run` server on loopback, started here."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+from game.config import load_settings
+from game.engine.pipeline import TurnPipeline
+from game.llm.scripted import ScriptedNarrator
+from game.world.content import content_root, load_pack
+from game.world.state import new_game
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    chroma = shutil.which("chroma")
+    assert chroma, "the chroma CLI comes with the chromadb package"
+    port = free_port()
+    log = open(tmp_path / "chroma.log", "w")  # noqa: SIM115 - closed below
+    server = subprocess.Popen(
+        [chroma, "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((tmp_path / "chroma.log").read_text()) from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def test_memory_over_a_chroma_server(chroma_server, tmp_path):
+    import chromadb
+
+    from game.cli import make_memory
+    from game.memory.stores import chroma_settings
+
+    pack = load_pack(content_root() / "fantasy_001")
+    settings = load_settings(data_dir=tmp_path / "data", chroma_url=chroma_server)
+    narrator = ScriptedNarrator(pack)
+    memory = make_memory(settings, pack, narrator)
+    assert memory.store is not None and memory.store.backend == "chroma-http"
+    engine = TurnPipeline(pack, new_game(pack), narrator, memory)
+    for action in ["go east", "ask garrick about hal", "my name is Ren", "go west", "look", "go north"]:
+        assert engine.play(action).ok
+    memory.flush()
+    reply = engine.play("where is Hal?")
+    assert reply.trace.memory.retrieval_meta["strategy"] == "hybrid:chroma-http"
+    assert "Shadow Swamp" in reply.narration
+    memory.close()
+
+    # what the server holds, seen by another client
+    port = int(chroma_server.rsplit(":", 1)[1])
+    client = chromadb.HttpClient(host="127.0.0.1", port=port, settings=chroma_settings())
+    names = {c.name for c in client.list_collections()}
+    assert {"storyecho_knowledge", "storyecho_memories", "storyecho_history"} <= names
+    history = client.get_collection("storyecho_history")
+    assert history.count() == 1  # one summary after 5 turns
+    assert history.get(include=["metadatas"])["metadatas"][0]["session"] == memory.session_id
+    assert not (tmp_path / "data" / ".index").exists()  # nothing was written locally

@@ -1,0 +1,56 @@
+"""Both vector stores answer alike: filters, scores, deletes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from game.memory.stores import InProcessVectorStore, StoreUnavailable, open_chroma
+
+
+@pytest.fixture(params=["chroma", "inprocess"])
+def store(request, tmp_path):
+    return open_chroma(tmp_path / "index") if request.param == "chroma" else InProcessVectorStore()
+
+
+def vectors(n: int) -> np.ndarray:
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=(n, 384)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_filtered_query_scores_and_metadata(store):
+    v = vectors(6)
+    metas = [{"session": "a" if i < 4 else "b", "turn": i} for i in range(6)]
+    store.upsert("mem", [f"m{i}" for i in range(6)], v, metas)
+    hits = store.query("mem", v[2], 3, {"session": "a", "turn": {"$lte": 2}})
+    assert [h.id for h in hits][0] == "m2"
+    assert {h.id for h in hits} <= {"m0", "m1", "m2"}
+    assert hits[0].similarity == pytest.approx(1.0, abs=1e-5)
+    assert [h.similarity for h in hits] == sorted((h.similarity for h in hits), reverse=True)
+    assert set(store.metadata("mem", {"session": "b"})) == {"m4", "m5"}
+    assert store.count("mem") == 6
+
+
+def test_inner_product_keeps_mean_vectors_unnormalised(store):
+    v = vectors(2)
+    mean = (v[0] + v[1]) / 2  # an item stored with context
+    store.upsert("mem", ["x"], mean.reshape(1, -1), [{"session": "a"}])
+    (hit,) = store.query("mem", v[0], 1)
+    assert hit.similarity == pytest.approx(float(v[0] @ mean), abs=1e-4)
+
+
+def test_upsert_replaces_and_delete_removes(store):
+    v = vectors(3)
+    store.upsert("mem", ["a", "b"], v[:2], [{"n": 1}, {"n": 2}])
+    store.upsert("mem", ["a"], v[2:3], [{"n": 3}])
+    assert store.count("mem") == 2
+    assert store.metadata("mem")["a"] == {"n": 3}
+    store.delete("mem", ["a"])
+    assert set(store.metadata("mem")) == {"b"}
+    assert store.query("mem", v[0], 5, {"n": 99}) == []
+
+
+def test_unreachable_server_is_reported():
+    with pytest.raises(StoreUnavailable):
+        open_chroma(url="http://127.0.0.1:9")
