@@ -17,16 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from game.memory.stores import InProcessVectorStore  # noqa: E402
+from game.memory.stores import InProcessVectorStore
 
 DIM = 384
 SESSIONS = 10

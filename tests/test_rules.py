@@ -335,3 +335,19 @@ def test_ordered_quest_needs_each_event_after_the_previous_step(mini_pack):
     assert state.quests["find_sword"].objectives_done == ["scout"]
     apply(rules, state, talk_to="sage")
     assert state.quests["find_sword"].status == "completed"
+
+
+def test_item_usable_only_at_its_place_is_not_wasted(mini_pack):
+    from game.world.content import UseEffect
+    from game.world.state import new_game
+
+    stone = mini_pack.items["stone"].model_copy(update={"consumable": True, "use": UseEffect(only_at=["bridge"])})
+    pack = mini_pack.model_copy(update={"items": {**mini_pack.items, "stone": stone}})
+    rules, state = Rules(pack), new_game(pack)
+    state.inventory.append("stone")
+    out = apply(rules, state, use_item="stone")
+    assert "of no use here (only at Troll Bridge)" in rejected(out, "use_item")[0]
+    assert "stone" in state.inventory
+    state.node = "bridge"
+    apply(rules, state, use_item="stone")
+    assert "stone" not in state.inventory and state.has_flag("used:stone@bridge")

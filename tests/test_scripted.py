@@ -104,3 +104,22 @@ def test_extractive_summary_is_bounded_and_from_the_text():
     assert 0 < len(summary.split()) <= 25
     assert all(sentence.strip() in text for sentence in summary.split(". ") if sentence.strip())
     assert "Hal" in summary
+
+
+def test_locked_exit_is_narrated_as_locked_and_shown_to_llms(mini_pack):
+    from game.world.content import Condition, ExitLock
+
+    woods = mini_pack.nodes["woods"].model_copy(
+        update={
+            "locked_exits": {
+                "east": ExitLock(condition=Condition(has_items=["crown"]), message="A troll bars the way.")
+            }
+        }
+    )
+    pack = mini_pack.model_copy(update={"nodes": {**mini_pack.nodes, "woods": woods}})
+    state = new_game(pack)
+    state.node = "woods"
+    turn = answer(pack, "go east", state=state)
+    assert turn["narration"] == "A troll bars the way."
+    bundle = compose("look", parse("look"), state, pack, MemoryContext())
+    assert "LOCKED - A troll bars the way." in bundle.user

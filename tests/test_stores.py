@@ -24,7 +24,7 @@ def test_filtered_query_scores_and_metadata(store):
     metas = [{"session": "a" if i < 4 else "b", "turn": i} for i in range(6)]
     store.upsert("mem", [f"m{i}" for i in range(6)], v, metas)
     hits = store.query("mem", v[2], 3, {"session": "a", "turn": {"$lte": 2}})
-    assert [h.id for h in hits][0] == "m2"
+    assert hits[0].id == "m2"
     assert {h.id for h in hits} <= {"m0", "m1", "m2"}
     assert hits[0].similarity == pytest.approx(1.0, abs=1e-5)
     assert [h.similarity for h in hits] == sorted((h.similarity for h in hits), reverse=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from game.llm.base import PromptBlock, PromptBundle
 from game.llm.tokens import estimate_tokens
 from game.memory.base import MemoryContext
-from game.world.conditions import enemies_at, items_at, npcs_at
+from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import objective_lines, status_text
 from game.world.parser import Command
@@ -60,6 +60,14 @@ def _ids(label: str, pairs: list[tuple[str, str]]) -> str:
     return f"{label}: " + (", ".join(f"{i} ({name})" for i, name in pairs) or "none")
 
 
+def _exit_label(state: GameState, pack: ContentPack, direction: str, target: str) -> str:
+    label = f"{direction}: {pack.nodes[target].name}"
+    lock = pack.nodes[state.node].locked_exits.get(direction)
+    if lock and not holds(lock.condition, state):
+        label += f", LOCKED - {lock.message}"
+    return label
+
+
 def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[PromptBlock]:
     node = pack.nodes[state.node]
     region = pack.region(node.region)
@@ -91,7 +99,7 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
         blocks.append(_block("side_quests", "## Active side quests\n" + "\n".join(lines)))
     node_lines = [
         f"## Node info\n{node.name} ({node.id}): {node.description}",
-        _ids("Exits (move_to)", [(t, f"{d}: {pack.nodes[t].name}") for d, t in node.exits.items()]),
+        _ids("Exits (move_to)", [(t, _exit_label(state, pack, d, t)) for d, t in node.exits.items()]),
         _ids("NPCs here (talk_to)", [(n, pack.npcs[n].name) for n in npcs_at(pack, state.node)]),
         _ids("Items here (items_gained)", [(i, pack.items[i].name) for i in items_at(state, pack, state.node)]),
         _ids("Enemies here (start_combat)", [(e, pack.enemies[e].name) for e in enemies_at(state, pack, state.node)]),

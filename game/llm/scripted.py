@@ -154,6 +154,10 @@ class ScriptedNarrator:
         if node_id is None:
             return f"You cannot go '{command.target}' from here. Exits lead {', '.join(exits)}."
         effects["move_to"] = node_id
+        here = self.pack.nodes[state.node]
+        for direction, lock in here.locked_exits.items():
+            if here.exits[direction] == node_id and not holds(lock.condition, state):
+                return lock.message  # the rules will refuse the move too
         node = self.pack.nodes[node_id]
         return f"You make your way to {node.name}. {node.description}"
 

@@ -170,6 +170,9 @@ class UseEffect(_Model):
     max_hp: int = 0
     text: str = Field("", description="Told when used; no numbers (the rules print those)")
     node_texts: dict[Identifier, str] = Field(default_factory=dict, description="node id -> text when used there")
+    only_at: list[Identifier] = Field(
+        default_factory=list, description="Nodes where it can be used; elsewhere using it is refused and costs nothing"
+    )
 
 
 class Item(_Model):
@@ -549,8 +552,8 @@ def check_references(pack: ContentPack) -> list[str]:
     for item_model in pack.items.values():
         if item_model.use:
             p += [
-                f"items.json: [{item_model.id}].use.node_texts: unknown node {n!r}"
-                for n in item_model.use.node_texts
+                f"items.json: [{item_model.id}].use: unknown node {n!r}"
+                for n in [*item_model.use.node_texts, *item_model.use.only_at]
                 if n not in pack.nodes
             ]
     for enemy in pack.enemies.values():

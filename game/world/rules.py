@@ -240,6 +240,10 @@ class Rules:
         if item is None or item_id not in state.inventory:
             out.reject("use_item", item_id, f"you do not carry {item_id}")
             return
+        if item.use and item.use.only_at and state.node not in item.use.only_at:
+            places = " or ".join(self.pack.nodes[n].name for n in item.use.only_at)
+            out.reject("use_item", item_id, f"the {item.name} is of no use here (only at {places})")
+            return
         lines: list[str] = []
         if item.use:
             text = item.use.node_texts.get(state.node, item.use.text)
