@@ -36,7 +36,7 @@ from game.llm.tokens import estimate_tokens
 from game.memory.embedders import SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig
 from game.memory.stores import open_chroma
-from game.world.content import content_root, load_pack
+from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 
 PLANT = [
@@ -48,7 +48,7 @@ PLANT = [
     "tell garrick my secret is that I cannot swim",
     "take the tonic",
     "go west",
-    "say I buried my father's ring under the mossy milestone",
+    "say I buried my father's ring under the crooked willow",
     "go north",
     "take the healing herb",
     "go north",
@@ -77,7 +77,7 @@ PROBES = [
     ("where is Hal?", "Shadow Swamp"),
     ("what did I promise Garrick?", "first snow"),
     ("what is my secret?", "cannot swim"),
-    ("where did I bury my father's ring?", "mossy milestone"),
+    ("where did I bury my father's ring?", "crooked willow"),
     ("what happened to Alicia's mother?", "Shadow War"),
     ("who is waiting for me in Westhold?", "Mira"),
     ("how much do I owe the ferryman?", "twelve"),

@@ -27,7 +27,8 @@ from game.llm.scripted import ScriptedNarrator
 from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig, Summarizer
 from game.memory.stores import InProcessVectorStore, StoreUnavailable, VectorStore, open_chroma
-from game.world.content import ContentError, ContentPack, available_stories, content_root, load_pack
+from game.world.content import ContentError, ContentPack
+from game.world.loader import available_stories, content_root, load_pack
 from game.world.state import new_game
 
 log = logging.getLogger("storyecho.cli")

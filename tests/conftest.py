@@ -6,7 +6,8 @@ import pytest
 
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory, MemoryConfig
-from game.world.content import ContentPack, load_pack
+from game.world.content import ContentPack
+from game.world.loader import load_pack
 from game.world.rules import Rules
 from game.world.state import GameState, new_game
 

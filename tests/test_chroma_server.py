@@ -12,7 +12,7 @@ import pytest
 from game.config import load_settings
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
-from game.world.content import content_root, load_pack
+from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from game.world.content import ContentError, available_stories, content_root, load_pack
+from game.world.content import ContentError
+from game.world.loader import available_stories, content_root, load_pack
 from tests.conftest import DATA
 
 STORIES = ["fantasy_001", "scifi_001"]

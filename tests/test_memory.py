@@ -15,7 +15,7 @@ from game.memory.knowledge import KnowledgeBase
 from game.memory.manager import GameMemory, MemoryConfig
 from game.memory.recall import Budgets
 from game.memory.stores import InProcessVectorStore
-from game.world.content import content_root, load_pack
+from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import DATA
 from tests.fakes import FlakyEmbedder, FlakySummarizer, GatedSummarizer

@@ -8,7 +8,7 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
-from game.world.content import content_root, load_pack
+from game.world.loader import content_root, load_pack
 from game.world.parser import parse
 from game.world.state import new_game
 from tests.conftest import keyword_memory

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from game.world.content import content_root, load_pack
+from game.world.loader import content_root, load_pack
 
 WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
 STORIES = ["fantasy_001", "scifi_001"]

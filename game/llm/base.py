@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from game.memory.base import MemoryContext
@@ -42,7 +42,6 @@ class PromptBundle:
     repair_error: str | None = None
     previous_output: str | None = None
     token_source: str = "estimate"
-    extras: dict[str, str] = field(default_factory=dict)
 
 
 class NarratorError(Exception):

@@ -20,7 +20,7 @@ not repeated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from game.llm.tokens import estimate_tokens
 from game.memory.base import MemoryBlock, MemoryItem
@@ -46,10 +46,6 @@ class Budgets:
     relevant_memories: int = 320
     history_recall: int = 260
     recent_story: int = 160
-    extra: dict[str, int] = field(default_factory=dict)
-
-    def of(self, name: str) -> int:
-        return self.extra.get(name, getattr(self, name, 200))
 
 
 TITLES = {
