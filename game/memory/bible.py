@@ -326,7 +326,7 @@ class StoryBible:
                         "item",
                         f"item:{item.id}",
                         item.name,
-                        f"The player took the {item.name}{at}: {item.description}",
+                        f"The player took the {item.name}{at}",
                         importance={"quest": 70, "key": 70, "weapon": 50, "armor": 50}.get(item.kind, 40),
                         turn=turn,
                         source="effect",

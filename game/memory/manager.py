@@ -198,7 +198,7 @@ class GameMemory:
             action=record.action,
             narration=record.narration,
             node=place,
-            npcs=record.npcs,
+            npcs=self._involved(record),
             events=record.events,
             when=state.clock_text(),
             importance=60 if record.notes else 50 if any(e not in QUIET_EFFECTS for e, _ in record.applied) else 20,
@@ -209,13 +209,25 @@ class GameMemory:
             self.state.window.append({"role": "assistant", "content": record.narration[:MESSAGE_CHARS]})
             del self.state.window[: max(0, len(self.state.window) - self.config.window_messages)]
             if self.bible is not None:
-                results = self.bible.from_notes(record.notes, record.turn, record.npcs)
+                results = self.bible.from_notes(record.notes, record.turn, episode.npcs)
                 results += self.bible.from_effects(record.applied, record.turn, place)
                 self._index_bible_changes([entry for entry, _ in results])
             due = record.turn % self.config.summary_interval_turns == 0
         self._submit(self._embed_all)
         if due:
             self._submit(lambda: self.consolidate(record.turn))
+
+    def _involved(self, record: TurnRecord) -> list[str]:
+        """Characters the turn was about: spoken to, given to, or named (merely present does not count)."""
+        involved = set(self._rewrite(record.action)[0])
+        for effect, detail in record.applied:
+            if effect == "talk_to":
+                involved.add(detail)
+            elif effect == "give_item":
+                involved.add(detail.partition("->")[2])
+            elif effect == "affinity_threshold":
+                involved.add(detail.partition(":")[0])
+        return sorted(involved)
 
     def remember(
         self,
@@ -444,6 +456,7 @@ class GameMemory:
         focus = set(focus or ())
         exclude = exclude or set()
         named, rewritten = self._rewrite(query)
+        places, rewritten = self._places_in(rewritten)
         focus |= set(named)
         with self._lock:
             entries = {e.id for e in self.state.bible if e.status == "active"}
@@ -461,9 +474,14 @@ class GameMemory:
         def involves(doc_id: str, npcs: set[str]) -> bool:
             return bool(set(str(items[doc_id].metadata.get("npcs", "")).split(",")) & npcs)
 
-        prior = {}
+        prior: dict[str, float] = {}
         if len(named) == 1:
             prior = {i: ENTITY_PRIOR for i in items if involves(i, set(named))}
+        if len(places) == 1:  # "what did I find at the lodge?": what happened there, not what mentions lodges
+            place = places[0].lower()
+            for doc_id, item in items.items():
+                if str(item.metadata.get("node", "")).lower() == place or place in item.text.lower():
+                    prior[doc_id] = prior.get(doc_id, 0.0) + ENTITY_PRIOR
         where = {"session": self.session_id, "turn": {"$lte": state.turn}}
         hits = self.memories.search(rewritten or query, None, where, keep, prior=prior)
         semantic = _unit_scale({h.id: h.score for h in hits})
@@ -490,14 +508,27 @@ class GameMemory:
         scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
         return _distinct(scored, k)
 
-    def _place_names(self) -> set[str]:
-        """Place names and their tails of two or more words ("Hunter's Lodge")."""
-        out: set[str] = set()
+    def _place_table(self) -> dict[str, str]:
+        """Lower-case place names and their tails of two or more words ("hunter's lodge") -> full name."""
+        table: dict[str, str] = {}
         for node in self.pack.nodes.values() if self.pack else ():
             words = node.name.split()
-            out.update(" ".join(words[i:]) for i in range(len(words) - 1))
-            out.add(node.name)
-        return out
+            for i in range(len(words) - 1):
+                table.setdefault(" ".join(words[i:]).lower(), node.name)
+            table[node.name.lower()] = node.name
+        return table
+
+    def _places_in(self, query: str) -> tuple[list[str], str]:
+        """Places (full names) the query names, and the query without them."""
+        table = self._place_table()
+        found: list[str] = []
+        for name in sorted(table, key=len, reverse=True):
+            pattern = rf"\b{re.escape(name)}\b"
+            if re.search(pattern, query, re.I):
+                if table[name] not in found:
+                    found.append(table[name])
+                query = re.sub(pattern, " ", query, flags=re.I)
+        return found, " ".join(query.split())
 
     def _rewrite(self, query: str) -> tuple[list[str], str]:
         """Entities the query names, and the query without their names.
@@ -506,7 +537,7 @@ class GameMemory:
         the hunter.
         """
         named = []
-        places = sorted(self._place_names(), key=len, reverse=True)
+        places = sorted(self._place_table(), key=len, reverse=True)
         masked = query
         for place in places:
             masked = re.sub(rf"\b{re.escape(place)}\b", lambda m: "\0" * len(m.group()), masked, flags=re.I)
