@@ -28,6 +28,7 @@ from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedd
 from game.memory.manager import GameMemory, MemoryConfig, Summarizer
 from game.memory.stores import InProcessVectorStore, StoreUnavailable, VectorStore, open_chroma
 from game.world.content import ContentError, ContentPack
+from game.world.describe import node_text
 from game.world.loader import available_stories, content_root, load_pack
 from game.world.state import new_game
 
@@ -87,8 +88,8 @@ def read_actions(lines: Iterable[str]) -> Iterator[str]:
             yield text
 
 
-def _print_turn(result: TurnResult, out: TextIO) -> None:
-    out.write(f"\n> {result.action}\n{result.narration}\n")
+def _print_turn(result: TurnResult, out: TextIO, *, echo: bool = True) -> None:
+    out.write((f"\n> {result.action}\n" if echo else "") + f"{result.narration}\n")
     for reason in result.rejected:
         out.write(f"  (refused: {reason.effect} - {reason.reason})\n")
     if result.choices:
@@ -120,7 +121,7 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     if region:
         print(region.banner)
     print(f"{pack.story.title}\n\n{pack.story.intro}\n")
-    print(engine.play("look").narration)
+    print(node_text(engine.state, pack))
     print("(Headless mode: the terminal UI is coming. Type 'help' for commands, 'quit' to leave.)")
     while not engine.state.ending:
         try:
@@ -134,7 +135,7 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
         if result.meta in ("save", "load"):
             print("Saving and loading arrive with the save-slot system.")
             continue
-        _print_turn(result, sys.stdout)
+        _print_turn(result, sys.stdout, echo=False)
     engine.memory.close()
     return 0
 

@@ -62,6 +62,26 @@ def best_match(text: str, candidates: Iterable[tuple[str, list[str]]]) -> str | 
     return best[1] if best else None
 
 
+def _second_person(text: str) -> str:
+    """Memory speaks of 'the player'; the narrator speaks to 'you'."""
+
+    def verb(match: re.Match[str]) -> str:
+        word = match.group(1)
+        base = (
+            word[:-3] + "y"
+            if word.endswith("ies")
+            else word[:-2]
+            if word.endswith("es") and word[-3] in "sxz"
+            else word[:-1]
+        )
+        return f"you {base}"
+
+    text = re.sub(r"\b[Tt]he player's\b", "your", text)
+    text = re.sub(r"\b[Tt]he player (\w+s)\b", verb, text)
+    text = re.sub(r"\b[Tt]he player\b", "you", text)
+    return re.sub(r"(^|[.:!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+
+
 class ScriptedNarrator:
     """Deterministic narrator over one content pack."""
 
@@ -287,7 +307,7 @@ class ScriptedNarrator:
         if not self._cue_score(answer, cues):
             answer = subject
         parts = [subject] if answer == subject else [subject, answer]
-        return "You recall: " + " ".join(parts)
+        return "You recall: " + _second_person(" ".join(parts))
 
     def _cues(self, question: str) -> dict[str, float]:
         """Words that mark an answer to this kind of question, with their weight."""

@@ -31,7 +31,13 @@ CORE_IMPORTANCE = 90
 Outcome = Literal["created", "skipped", "superseded", "rejected", "disputed"]
 
 _PLAYER_FACTS: list[tuple[re.Pattern[str], EntryType, str, str, int]] = [
-    (re.compile(r"\b(?:my name is|call me)\s+(?P<v>[\w' -]+)", re.I), "character", "character:player", "name", 85),
+    (
+        re.compile(r"\b(?:my name is|my name's|call me|i am called|i'm called)\s+(?P<v>[\w' -]+)", re.I),
+        "character",
+        "character:player",
+        "name",
+        85,
+    ),
     (re.compile(r"\bi (?:come|came) from\s+(?P<v>.+)", re.I), "character", "character:player-origin", "origin", 80),
     (re.compile(r"\bi was born (?:in|at|on)\s+(?P<v>.+)", re.I), "character", "character:player-origin", "origin", 80),
     (

@@ -607,7 +607,9 @@ class GameMemory:
 
 
 def _entry_text(entry: BibleEntry) -> str:
-    return f"{entry.title}: {entry.content}" if entry.title and entry.title not in entry.content else entry.content
+    if not entry.title or entry.title in entry.content or entry.content.startswith("The player"):
+        return entry.content
+    return f"{entry.title}: {entry.content}"
 
 
 def _entry_item(entry: BibleEntry, score: float) -> MemoryItem:

@@ -59,7 +59,7 @@ _QUESTION_WORDS = (
     "have ",
 )
 _SELF_STATEMENT = re.compile(
-    r"^(my name is|call me|i am|i'm|im|i come from|i came from|i was born|i promise|i swear|i vow"
+    r"^(my name is|my name's|call me|i am|i'm|im|i come from|i came from|i was born|i promise|i swear|i vow"
     r"|my secret|i have a secret|remember that|i love|i hate|i fear)\b"
 )
 
