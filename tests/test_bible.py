@@ -105,3 +105,16 @@ def test_seeded_core_settings(mini_pack):
     keys = {e.canonical_key for e in bible.active()}
     assert {"character:sage", "character:troll_npc", "style:narration", "safety:rules"} <= keys
     assert bible.by_key("safety:rules").importance == 100
+
+
+def test_query_rewriter_separates_characters_and_places():
+    from game.memory.query import QueryRewriter
+    from game.world.loader import content_root, load_pack
+
+    rewriter = QueryRewriter(load_pack(content_root() / "fantasy_001"))
+    named, rest = rewriter.characters("What did Garrick's son say to Alicia?")
+    assert set(named) == {"old_hunter", "alicia"} and "Garrick" not in rest and "Alicia" not in rest
+    named, rest = rewriter.characters("what did I pick up at the hunter's lodge?")
+    assert named == [] and "lodge" in rest  # a place, not the hunter
+    places, rest = rewriter.places(rest)
+    assert places == ["Old Hunter's Lodge"] and rest == "what did I pick up at the ?"

@@ -19,7 +19,6 @@ after the current one), so one save's memories never reach another's prompt.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 import uuid
@@ -34,7 +33,17 @@ from game.memory.embedders import Embedder
 from game.memory.hybrid import HybridIndex, IndexItem
 from game.memory.keyword import keywords
 from game.memory.knowledge import KnowledgeBase, snippet
-from game.memory.recall import MEMORY_HEADER, Budgets, hybrid_score, make_block, recency
+from game.memory.query import QueryRewriter
+from game.memory.recall import (
+    MEMORY_HEADER,
+    Budgets,
+    ScoredMemory,
+    distinct,
+    hybrid_score,
+    make_block,
+    recency,
+    unit_scale,
+)
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
 from game.memory.stores import VectorStore
 from game.world.content import ContentPack
@@ -86,16 +95,6 @@ class MemoryConfig:
             )
 
 
-@dataclass
-class ScoredMemory:
-    id: str
-    text: str
-    score: float
-    semantic: float
-    turn: int
-    kind: str
-
-
 class GameMemory:
     """Memory for one play session of one story.
 
@@ -134,10 +133,7 @@ class GameMemory:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory") if background else None
         self._futures: list[Future[Any]] = []
         self._prepared = False
-        self.entities: dict[str, list[str]] = {}
-        if pack is not None:
-            for npc in pack.npcs.values():
-                self.register_entity(npc.id, [npc.name, *npc.aliases, npc.id.replace("_", " ")])
+        self.query = QueryRewriter(pack)
         self.consolidations = 0
         self.failures: list[str] = []
 
@@ -219,7 +215,7 @@ class GameMemory:
 
     def _involved(self, record: TurnRecord) -> list[str]:
         """Characters the turn was about: spoken to, given to, or named (merely present does not count)."""
-        involved = set(self._rewrite(record.action)[0])
+        involved = set(self.query.characters(record.action)[0])
         for effect, detail in record.applied:
             if effect == "talk_to":
                 involved.add(detail)
@@ -262,7 +258,7 @@ class GameMemory:
 
     def register_entity(self, entity_id: str, names: Iterable[str]) -> None:
         """Names by which queries may mention an entity (NPCs are registered from the pack)."""
-        self.entities[entity_id] = [n for n in names if n]
+        self.query.register(entity_id, names)
 
     def _append_episode(self, episode: Episode) -> None:
         """Log an episode and (re)index it and the neighbours whose context it changes."""
@@ -455,8 +451,8 @@ class GameMemory:
         """
         focus = set(focus or ())
         exclude = exclude or set()
-        named, rewritten = self._rewrite(query)
-        places, rewritten = self._places_in(rewritten)
+        named, rewritten = self.query.characters(query)
+        places, rewritten = self.query.places(rewritten)
         focus |= set(named)
         with self._lock:
             entries = {e.id for e in self.state.bible if e.status == "active"}
@@ -484,7 +480,7 @@ class GameMemory:
                     prior[doc_id] = prior.get(doc_id, 0.0) + ENTITY_PRIOR
         where = {"session": self.session_id, "turn": {"$lte": state.turn}}
         hits = self.memories.search(rewritten or query, None, where, keep, prior=prior)
-        semantic = _unit_scale({h.id: h.score for h in hits})
+        semantic = unit_scale({h.id: h.score for h in hits})
         for doc_id in items:  # characters present pull in what involves them, even with no word in common
             if doc_id not in semantic and focus and involves(doc_id, focus) and keep(doc_id):
                 meta = items[doc_id].metadata
@@ -506,52 +502,7 @@ class GameMemory:
             turn = int(meta.get("turn", 0))
             scored.append(ScoredMemory(doc_id, items[doc_id].text, score, sem, turn, str(meta.get("kind"))))
         scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
-        return _distinct(scored, k)
-
-    def _place_table(self) -> dict[str, str]:
-        """Lower-case place names and their tails of two or more words ("hunter's lodge") -> full name."""
-        table: dict[str, str] = {}
-        for node in self.pack.nodes.values() if self.pack else ():
-            words = node.name.split()
-            for i in range(len(words) - 1):
-                table.setdefault(" ".join(words[i:]).lower(), node.name)
-            table[node.name.lower()] = node.name
-        return table
-
-    def _places_in(self, query: str) -> tuple[list[str], str]:
-        """Places (full names) the query names, and the query without them."""
-        table = self._place_table()
-        found: list[str] = []
-        for name in sorted(table, key=len, reverse=True):
-            pattern = rf"\b{re.escape(name)}\b"
-            if re.search(pattern, query, re.I):
-                if table[name] not in found:
-                    found.append(table[name])
-                query = re.sub(pattern, " ", query, flags=re.I)
-        return found, " ".join(query.split())
-
-    def _rewrite(self, query: str) -> tuple[list[str], str]:
-        """Entities the query names, and the query without their names.
-
-        Place names are set aside first, so "the hunter's lodge" does not name
-        the hunter.
-        """
-        named = []
-        places = sorted(self._place_table(), key=len, reverse=True)
-        masked = query
-        for place in places:
-            masked = re.sub(rf"\b{re.escape(place)}\b", lambda m: "\0" * len(m.group()), masked, flags=re.I)
-        rewritten = query
-        for entity_id, names in self.entities.items():
-            for name in sorted(names, key=len, reverse=True):
-                pattern = rf"\b{re.escape(name)}(?:'s)?\b"
-                for match in re.finditer(pattern, masked, re.I):
-                    if entity_id not in named:
-                        named.append(entity_id)
-                    start, end = match.span()
-                    rewritten = rewritten[:start] + " " * (end - start) + rewritten[end:]
-                    masked = masked[:start] + "\0" * (end - start) + masked[end:]
-        return named, " ".join(rewritten.split())
+        return distinct(scored, k)
 
     def _history_items(self, action: str, state: GameState, query_vector: Any) -> list[MemoryItem]:
         with self._lock:
@@ -576,7 +527,7 @@ class GameMemory:
     def _focus_npcs(self, action: str, state: GameState) -> set[str]:
         """NPCs present at the player's place or named in the action."""
         present = set(self.pack.nodes[state.node].npcs) if self.pack and state.node in self.pack.nodes else set()
-        return present | set(self._rewrite(action)[0])
+        return present | set(self.query.characters(action)[0])
 
     # ------------------------------------------------------------- metadata
     def _episode_meta(self, episode: Episode) -> dict[str, Any]:
@@ -625,34 +576,3 @@ def _logged(job: Callable[[], object]) -> Callable[[], object]:
             return None
 
     return run
-
-
-def _unit_scale(scores: dict[str, float]) -> dict[str, float]:
-    """Min-max scale fused scores to [0, 1] so they can be weighed against importance and recency."""
-    if not scores:
-        return {}
-    low, high = min(scores.values()), max(scores.values())
-    span = high - low
-    return {i: (v - low) / span if span > 1e-9 else 1.0 for i, v in scores.items()}
-
-
-_TURN_PREFIX = re.compile(r"^Turn \d+(?: at [^:]*)?: ")
-
-
-def _distinct(ranked: list[ScoredMemory], k: int) -> list[ScoredMemory]:
-    """The best ``k`` memories, skipping near-copies of one already taken.
-
-    Games repeat themselves ("look", walking the same path): without this, ten
-    copies of one room description crowd out the one turn that mattered.
-    """
-    seen: set[str] = set()
-    out = []
-    for memory in ranked:
-        signature = " ".join(_TURN_PREFIX.sub("", memory.text).lower().split())[:100]
-        if signature in seen:
-            continue
-        seen.add(signature)
-        out.append(memory)
-        if len(out) == k:
-            break
-    return out

@@ -20,6 +20,7 @@ not repeated.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from game.llm.tokens import estimate_tokens
@@ -104,3 +105,44 @@ def make_block(name: str, items: list[MemoryItem], budget: int) -> MemoryBlock:
         used += cost
     block.tokens = estimate_tokens(block.render()) if block.items else 0
     return block
+
+
+@dataclass
+class ScoredMemory:
+    id: str
+    text: str
+    score: float
+    semantic: float
+    turn: int
+    kind: str
+
+
+def unit_scale(scores: dict[str, float]) -> dict[str, float]:
+    """Min-max scale fused scores to [0, 1] so they can be weighed against importance and recency."""
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    return {i: (v - low) / span if span > 1e-9 else 1.0 for i, v in scores.items()}
+
+
+_TURN_PREFIX = re.compile(r"^Turn \d+(?: at [^:]*)?: ")
+
+
+def distinct(ranked: list[ScoredMemory], k: int) -> list[ScoredMemory]:
+    """The best ``k`` memories, skipping near-copies of one already taken.
+
+    Games repeat themselves ("look", walking the same path): without this, ten
+    copies of one room description crowd out the one turn that mattered.
+    """
+    seen: set[str] = set()
+    out = []
+    for memory in ranked:
+        signature = " ".join(_TURN_PREFIX.sub("", memory.text).lower().split())[:100]
+        if signature in seen:
+            continue
+        seen.add(signature)
+        out.append(memory)
+        if len(out) == k:
+            break
+    return out
