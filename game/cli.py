@@ -47,7 +47,7 @@ def make_memory(settings: Settings, pack: ContentPack, summarizer: Summarizer) -
     """Memory with the best parts that start here: embeddings + Chroma, else fallbacks."""
     embedder: SentenceTransformerEmbedder | None = None
     store: VectorStore | None = None
-    if settings.embeddings:
+    if settings.memory.embeddings:
         embedder = SentenceTransformerEmbedder()
         try:
             embedder.load()
@@ -55,17 +55,17 @@ def make_memory(settings: Settings, pack: ContentPack, summarizer: Summarizer) -
             log.warning("embeddings unavailable, using keyword recall: %s", exc)
             embedder = None
     if embedder is not None:
-        if settings.vector_store == "chroma" or settings.chroma_url:
+        if settings.memory.vector_store == "chroma" or settings.memory.chroma_url:
             try:
-                store = open_chroma(settings.data_dir / ".index", settings.chroma_url)
+                store = open_chroma(settings.data_dir / ".index", settings.memory.chroma_url)
             except StoreUnavailable as exc:
                 log.warning("%s; using the in-process vector index", exc)
         if store is None:
             store = InProcessVectorStore()
     config = MemoryConfig(
-        window_messages=settings.window_messages,
-        summary_interval_turns=settings.summary_interval_turns,
-        recency_half_life_turns=settings.recency_half_life_turns,
+        window_messages=settings.memory.window_messages,
+        summary_interval_turns=settings.memory.summary_interval_turns,
+        recency_half_life_turns=settings.memory.recency_half_life_turns,
     )
     memory = GameMemory(pack, summarizer, store=store, embedder=embedder, config=config)
     memory.prepare()
@@ -186,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="keyword recall only (fast start, no torch)",
         )
         p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
+        p.add_argument("--config", type=Path, default=None, help="TOML settings file (default: ./storyecho.toml)")
 
     play = sub.add_parser("play", help="play interactively")
     play.add_argument("--story", default=None)
@@ -207,12 +208,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
+        memory_flags = {
+            "embeddings": getattr(args, "embeddings", None),
+            "chroma_url": getattr(args, "chroma_url", None),
+        }
         settings = load_settings(
+            getattr(args, "config", None),
             llm=getattr(args, "llm", None),
             seed=getattr(args, "seed", None),
             data_dir=getattr(args, "data_dir", None),
-            embeddings=getattr(args, "embeddings", None),
-            chroma_url=getattr(args, "chroma_url", None),
+            memory={k: v for k, v in memory_flags.items() if v is not None},
         )
         if args.command == "content":
             return cmd_validate(args, settings)

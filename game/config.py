@@ -1,29 +1,40 @@
-"""Settings from defaults, environment (``STORYECHO_*``) and command-line flags.
+"""Settings from flags, environment, a TOML file and defaults, in that order.
 
-Flags override the environment, which overrides defaults. A bad value stops the
-program with a message naming the setting, before any game state exists.
+- flags: ``--llm``, ``--seed``, ``--data-dir``, ``--no-embeddings``,
+  ``--chroma-url``, ``--config FILE``;
+- environment: ``STORYECHO_LLM``, ``STORYECHO_MEMORY__CHROMA_URL`` (nested
+  settings use ``__``), ``STORYECHO_CONFIG`` for the file;
+- file: ``storyecho.toml`` in the working folder when present, e.g.::
+
+      llm = "scripted"
+      [memory]
+      chroma_url = "http://127.0.0.1:8000"
+
+A bad value stops the program with a message naming the setting (and the file),
+before any game state exists.
 """
 
 from __future__ import annotations
 
+import os
+import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+DEFAULT_CONFIG_FILE = Path("storyecho.toml")
 
 
 class ConfigError(Exception):
     """A setting has a bad value; the message names it."""
 
 
-class Settings(BaseSettings):
-    """StoryEcho settings.
+class MemorySettings(BaseModel):
+    """Memory settings.
 
     Attributes:
-        llm: which narrator plays the story.
-        data_dir: where save slots and the rebuildable vector index live.
-        seed: seed of the game's dice (combat, loot).
         window_messages: L1 working window size in messages (2 per turn).
         summary_interval_turns: consolidate memory every this many turns; may
             not exceed the turns the window holds, so no turn leaves the window
@@ -36,11 +47,8 @@ class Settings(BaseSettings):
             this many game turns (0: no decay).
     """
 
-    model_config = SettingsConfigDict(env_prefix="STORYECHO_", extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
-    llm: Literal["scripted"] = "scripted"
-    data_dir: Path = Path("saves")
-    seed: int = 0
     window_messages: int = Field(10, ge=2, le=200)
     summary_interval_turns: int = Field(5, ge=1)
     embeddings: bool = True
@@ -49,7 +57,7 @@ class Settings(BaseSettings):
     recency_half_life_turns: float = Field(50.0, ge=0)
 
     @model_validator(mode="after")
-    def _interval_fits_window(self) -> Settings:
+    def _interval_fits_window(self) -> MemorySettings:
         if self.summary_interval_turns > self.window_messages // 2:
             raise ValueError(
                 f"summary_interval_turns ({self.summary_interval_turns}) exceeds the turns the "
@@ -58,11 +66,60 @@ class Settings(BaseSettings):
         return self
 
 
-def load_settings(**overrides: object) -> Settings:
-    """Build settings; flags given as ``overrides`` (None means 'not given')."""
-    given = {k: v for k, v in overrides.items() if v is not None}
+class Settings(BaseSettings):
+    """StoryEcho settings.
+
+    Attributes:
+        llm: which narrator plays the story.
+        data_dir: where save slots and the rebuildable vector index live.
+        seed: seed of the game's dice (combat, loot).
+        memory: see :class:`MemorySettings`.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="STORYECHO_", env_nested_delimiter="__", extra="ignore")
+
+    llm: Literal["scripted"] = "scripted"
+    data_dir: Path = Path("saves")
+    seed: int = 0
+    memory: MemorySettings = MemorySettings()
+
+
+def _with_file(config_file: Path | None) -> type[Settings]:
+    """Settings whose lowest-priority source (above defaults) is ``config_file``."""
+
+    class FileSettings(Settings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+            if config_file is not None:
+                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config_file))
+            return tuple(sources)
+
+    return FileSettings
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build settings; flags given as ``overrides`` (None means 'not given').
+
+    Nested settings are given as dicts (``memory={"embeddings": False}``).
+    """
+    named = config_file or (Path(os.environ["STORYECHO_CONFIG"]) if os.environ.get("STORYECHO_CONFIG") else None)
+    if named is not None and not named.is_file():
+        raise ConfigError(f"config file not found: {named}")
+    path = named or (DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.is_file() else None)
+    given = {k: v for k, v in overrides.items() if v is not None and v != {}}
+    where = f" (from flags, environment or {path})" if path else ""
     try:
-        return Settings(**given)  # type: ignore[arg-type]
+        return _with_file(path)(**given)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except ValidationError as exc:
         lines = [f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors()]
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
+        raise ConfigError(f"invalid configuration{where}:\n  " + "\n  ".join(lines)) from None

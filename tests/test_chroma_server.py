@@ -58,7 +58,7 @@ def test_memory_over_a_chroma_server(chroma_server, tmp_path):
     from game.memory.stores import chroma_settings
 
     pack = load_pack(content_root() / "fantasy_001")
-    settings = load_settings(data_dir=tmp_path / "data", chroma_url=chroma_server)
+    settings = load_settings(data_dir=tmp_path / "data", memory={"chroma_url": chroma_server})
     narrator = ScriptedNarrator(pack)
     memory = make_memory(settings, pack, narrator)
     assert memory.store is not None and memory.store.backend == "chroma-http"

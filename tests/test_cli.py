@@ -108,12 +108,12 @@ def test_seed_changes_nothing_but_dice(tmp_path):
 
 
 def test_bad_config_value_is_a_clear_error(monkeypatch, capsys):
-    monkeypatch.setenv("STORYECHO_WINDOW_MESSAGES", "4")
-    monkeypatch.setenv("STORYECHO_SUMMARY_INTERVAL_TURNS", "5")
+    monkeypatch.setenv("STORYECHO_MEMORY__WINDOW_MESSAGES", "4")
+    monkeypatch.setenv("STORYECHO_MEMORY__SUMMARY_INTERVAL_TURNS", "5")
     assert main(["run", "--story", "fantasy_001", "--actions", "-"]) == 2
     err = capsys.readouterr().err
     assert "summary_interval_turns (5) exceeds" in err
-    monkeypatch.setenv("STORYECHO_WINDOW_MESSAGES", "many")
+    monkeypatch.setenv("STORYECHO_MEMORY__WINDOW_MESSAGES", "many")
     assert main(["run", "--story", "fantasy_001", "--actions", "-"]) == 2
     assert "window_messages" in capsys.readouterr().err
 
@@ -126,3 +126,33 @@ def test_unknown_story_is_a_clear_error(capsys):
 def test_missing_actions_file_is_a_clear_error(capsys, tmp_path):
     assert main(["run", "--story", "fantasy_001", "--actions", str(tmp_path / "none.txt")]) == 2
     assert "No such file" in capsys.readouterr().err
+
+
+def test_settings_file_env_and_flags_in_order(tmp_path, monkeypatch):
+    from game.config import load_settings
+
+    config = tmp_path / "storyecho.toml"
+    config.write_text('seed = 3\n[memory]\nrecency_half_life_turns = 80\nchroma_url = "http://127.0.0.1:8000"\n')
+    settings = load_settings(config)
+    assert settings.seed == 3 and settings.memory.recency_half_life_turns == 80
+    assert settings.memory.chroma_url == "http://127.0.0.1:8000" and settings.memory.window_messages == 10
+    monkeypatch.setenv("STORYECHO_SEED", "4")
+    monkeypatch.setenv("STORYECHO_MEMORY__RECENCY_HALF_LIFE_TURNS", "90")
+    settings = load_settings(config)
+    assert settings.seed == 4 and settings.memory.recency_half_life_turns == 90  # env beats the file
+    settings = load_settings(config, seed=5, memory={"embeddings": False})
+    assert settings.seed == 5 and settings.memory.embeddings is False  # flags beat both
+    assert settings.memory.chroma_url == "http://127.0.0.1:8000"  # and the rest of [memory] stays
+
+
+def test_bad_settings_file_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[memory]\nvector_store = 'postgres'\n")
+    assert main(["run", "--story", "fantasy_001", "--config", str(bad), "--actions", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "memory.vector_store" in err and str(bad) in err
+    bad.write_text("seed = = 3")
+    assert main(["run", "--story", "fantasy_001", "--config", str(bad), "--actions", "-"]) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+    assert main(["run", "--story", "fantasy_001", "--config", str(tmp_path / "none.toml"), "--actions", "-"]) == 2
+    assert "config file not found" in capsys.readouterr().err

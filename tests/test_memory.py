@@ -131,7 +131,9 @@ def test_knowledge_hits_are_story_filtered_and_trimmed(fantasy, embedder, chroma
 def test_chroma_unavailable_falls_back_to_in_process_index(fantasy, tmp_path):
     from game.cli import make_memory
 
-    settings = load_settings(data_dir=tmp_path, chroma_url="http://127.0.0.1:9")  # nothing listens on port 9
+    settings = load_settings(
+        data_dir=tmp_path, memory={"chroma_url": "http://127.0.0.1:9"}
+    )  # nothing listens on port 9
     memory = make_memory(settings, fantasy, ScriptedNarrator(fantasy))
     state = new_game(fantasy)
     context = memory.recall("Tell me about the Moonlight Harp", state)
