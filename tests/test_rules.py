@@ -351,3 +351,27 @@ def test_item_usable_only_at_its_place_is_not_wasted(mini_pack):
     state.node = "bridge"
     apply(rules, state, use_item="stone")
     assert "stone" not in state.inventory and state.has_flag("used:stone@bridge")
+
+
+def test_a_failed_attribute_check_is_retried_by_acting_again(rules, state):
+    apply(rules, state, items_gained=["sword"])
+    apply(rules, state, talk_to="sage")  # starts the riddle (needs intelligence 12)
+    state.inventory += ["stone", "stone"]
+    out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
+    assert any("needs intelligence 8 < 12" in m for m in out.messages)
+    state.intelligence = 12
+    out = apply(rules, state, exp_delta=1)  # getting cleverer elsewhere does not finish it by itself
+    assert "bring_stone" not in state.quests["riddle"].objectives_done
+    out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
+    assert state.quests["riddle"].status == "completed"
+
+
+def test_failed_check_is_reported_each_attempt(rules, state):
+    apply(rules, state, items_gained=["sword"])
+    apply(rules, state, talk_to="sage")
+    state.inventory += ["stone", "stone"]
+    for _ in range(2):
+        out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
+        assert any(m.startswith("Not yet: Give the sage a smooth stone needs") for m in out.messages)
+    out = apply(rules, state, rest=True)
+    assert not any(m.startswith("Not yet") for m in out.messages)

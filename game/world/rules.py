@@ -498,13 +498,16 @@ class Rules:
                         break
                     continue
                 failures = objective_check_failures(objective, state)
+                acted_now = objective.kind == "obtain" or objective.event_flag() in out.events
                 if failures:
-                    flag = f"check_failed:{quest_id}:{objective.id}"
-                    if state.add_flag(flag):
+                    first_time = state.add_flag(f"check_failed:{quest_id}:{objective.id}")
+                    if acted_now or first_time:
                         out.messages.append(
                             f"Not yet: {objective.description.rstrip('.')} needs {', '.join(failures)}."
                         )
                     continue
+                if objective.requires and state.has_flag(f"check_failed:{quest_id}:{objective.id}") and not acted_now:
+                    continue  # a failed attempt must be made again once the player is able
                 self._complete_objective(state, quest, objective.id, out)
                 changed = True
             if len(progress.objectives_done) == len(quest.objectives):
