@@ -375,3 +375,13 @@ def test_failed_check_is_reported_each_attempt(rules, state):
         assert any(m.startswith("Not yet: Give the sage a smooth stone needs") for m in out.messages)
     out = apply(rules, state, rest=True)
     assert not any(m.startswith("Not yet") for m in out.messages)
+
+
+def test_using_an_item_in_a_fight_gives_the_enemy_its_turn(rules, state):
+    state.node = "bridge"
+    apply(rules, state, start_combat="troll")
+    state.hp = 20
+    out = apply(rules, state, use_item="bread", combat_action="defend")
+    assert any(a.effect == "combat_action" and a.detail == "defend" for a in out.applied)
+    assert any("Bridge Troll hits you" in m or "dodge" in m for m in out.messages)
+    assert state.combat is not None and state.combat.enemy_hp == 40  # no blow struck
