@@ -12,10 +12,10 @@ from game.world.rules import Rules
 from game.world.state import new_game
 
 PACK = load_pack(content_root() / "fantasy_001")
-NODES = sorted(PACK.nodes) + ["narnia"]
-ITEMS = sorted(PACK.items) + ["excalibur"]
-NPCS = sorted(PACK.npcs) + ["ghost"]
-ENEMIES = sorted(PACK.enemies) + ["dragon"]
+NODES = [*sorted(PACK.nodes), "narnia"]
+ITEMS = [*sorted(PACK.items), "excalibur"]
+NPCS = [*sorted(PACK.npcs), "ghost"]
+ENEMIES = [*sorted(PACK.enemies), "dragon"]
 QUESTS = [q.id for q in PACK.all_quests()]
 
 effects = st.builds(
