@@ -303,3 +303,11 @@ def test_threads_lock_protects_concurrent_recall(mini_pack, embedder):
     assert not errors
     assert [s.turn for s in memory.state.summaries] == [5, 10, 15, 20]
     memory.close()
+
+
+def test_hidden_endings_keep_their_conditions_out_of_the_knowledge_base(fantasy):
+    from game.memory.knowledge import build_documents
+
+    endings = {d.id.rsplit(":", 1)[1]: d.text for d in build_documents(fantasy) if d.category == "ending"}
+    assert "Requires:" not in endings["peace"] and "negotiate" not in endings["peace"]
+    assert "Requires:" in endings["victory"]

@@ -82,13 +82,14 @@ def build_documents(pack: ContentPack) -> list[KnowledgeDoc]:
                 )
             )
     for ending in pack.endings:
+        # a hidden ending's conditions are the player's to discover, not the narrator's to hint at
+        requires = "Its conditions are secret." if ending.hidden else f"Requires: {_condition(ending.condition)}."
         docs.append(
             KnowledgeDoc(
                 f"{sid}:ending:{ending.id}",
                 "ending",
                 ending.title,
-                f"{ending.title}{' (hidden ending)' if ending.hidden else ''}: {ending.description} "
-                f"Requires: {_condition(ending.condition)}.",
+                f"{ending.title}{' (hidden ending)' if ending.hidden else ''}: {ending.description} {requires}",
             )
         )
     for enemy in pack.enemies.values():
