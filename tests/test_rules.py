@@ -385,3 +385,37 @@ def test_using_an_item_in_a_fight_gives_the_enemy_its_turn(rules, state):
     assert any(a.effect == "combat_action" and a.detail == "defend" for a in out.applied)
     assert any("Bridge Troll hits you" in m or "dodge" in m for m in out.messages)
     assert state.combat is not None and state.combat.enemy_hp == 40  # no blow struck
+
+
+def test_a_consumable_is_not_used_up_by_a_failing_quest_check(mini_pack):
+    from game.world.content import Quest, UseEffect
+    from game.world.state import QuestProgress, new_game
+
+    tome = mini_pack.items["tome"].model_copy(update={"use": UseEffect(only_at=["tower"])})
+    quest = Quest.model_validate(
+        {
+            "id": "find_sword",
+            "title": "Read at the tower",
+            "description": "Read the tome at the far tower.",
+            "objectives": [
+                {"id": "read", "description": "Read the tome at the tower", "kind": "use", "target": "tome",
+                 "at_node": "tower", "requires": {"intelligence": 12}}
+            ],
+        }
+    )  # fmt: skip
+    pack = mini_pack.model_copy(
+        update={
+            "items": {**mini_pack.items, "tome": tome},
+            "quests": mini_pack.quests.model_copy(update={"main": [quest, mini_pack.quests.main[1]]}),
+        }
+    )
+    rules, state = Rules(pack), new_game(pack)
+    state.quests = {"find_sword": QuestProgress()}
+    state.inventory.append("tome")
+    state.node = "tower"
+    out = apply(rules, state, use_item="tome")
+    assert "not ready to use the Old Tome here: needs intelligence 8 < 12" in rejected(out, "use_item")[0]
+    assert "tome" in state.inventory
+    state.intelligence = 12
+    apply(rules, state, use_item="tome")
+    assert "tome" not in state.inventory and state.quests["find_sword"].status == "completed"

@@ -244,6 +244,10 @@ class Rules:
             places = " or ".join(self.pack.nodes[n].name for n in item.use.only_at)
             out.reject("use_item", item_id, f"the {item.name} is of no use here (only at {places})")
             return
+        if item.consumable and (failures := self._use_check_failures(state, item_id)):
+            # using it up now would leave the quest step impossible to retry
+            out.reject("use_item", item_id, f"you are not ready to use the {item.name} here: needs {failures}")
+            return
         lines: list[str] = []
         if item.use:
             text = item.use.node_texts.get(state.node, item.use.text)
@@ -263,6 +267,18 @@ class Rules:
         self._event(state, out, f"used:{item_id}")
         self._event(state, out, f"used:{item_id}@{state.node}")
         out.ok("use_item", item_id, " ".join(lines) or None)
+
+    def _use_check_failures(self, state: GameState, item_id: str) -> str:
+        """Failed attribute checks of an active quest step that uses this item here."""
+        for quest_id in state.active_quests():
+            quest = self.pack.quest(quest_id)
+            for objective in quest.objectives if quest else ():
+                here = objective.at_node in (None, state.node)
+                if objective.kind == "use" and objective.target == item_id and here:
+                    failures = objective_check_failures(objective, state)
+                    if failures and objective.id not in state.quests[quest_id].objectives_done:
+                        return ", ".join(failures)
+        return ""
 
     def _give(self, state: GameState, item_id: str, npc_id: str, out: Outcome) -> None:
         npc = self.pack.npcs.get(npc_id)
