@@ -29,7 +29,7 @@ from typing import Any, Protocol, TypeVar
 
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem, TurnRecord
 from game.memory.bible import StoryBible
-from game.memory.embedders import Embedder
+from game.memory.embedders import Embedder, Vectors
 from game.memory.hybrid import HybridIndex, IndexItem
 from game.memory.keyword import keywords
 from game.memory.knowledge import KnowledgeBase, snippet
@@ -392,7 +392,9 @@ class GameMemory:
         )
         shown |= {e.id for e in threads}
         history = self._history_items(action, state, query_vector)
-        relevant = self.search_memories(action, state, self.config.relevant_k * 2, focus=focus, exclude=shown)
+        relevant = self.search_memories(
+            action, state, self.config.relevant_k * 2, focus=focus, exclude=shown, query_vector=query_vector
+        )
         items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id) for m in relevant]
         blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
         blocks.append(make_block("history_recall", history, budgets.history_recall))
@@ -441,8 +443,12 @@ class GameMemory:
         *,
         focus: set[str] | None = None,
         exclude: set[str] | None = None,
+        query_vector: Vectors | None = None,
     ) -> list[ScoredMemory]:
         """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path).
+
+        ``query_vector`` is the embedding of ``query`` if the caller has it;
+        it is reused when the rewrite leaves the query unchanged.
 
         The query is rewritten first: characters it names are taken out of the
         text (their names match everything they ever said, which drowns the
@@ -479,7 +485,8 @@ class GameMemory:
                 if str(item.metadata.get("node", "")).lower() == place or place in item.text.lower():
                     prior[doc_id] = prior.get(doc_id, 0.0) + ENTITY_PRIOR
         where = {"session": self.session_id, "turn": {"$lte": state.turn}}
-        hits = self.memories.search(rewritten or query, None, where, keep, prior=prior)
+        vector = query_vector if rewritten == query else None
+        hits = self.memories.search(rewritten or query, None, where, keep, query_vector=vector, prior=prior)
         semantic = unit_scale({h.id: h.score for h in hits})
         for doc_id in items:  # characters present pull in what involves them, even with no word in common
             if doc_id not in semantic and focus and involves(doc_id, focus) and keep(doc_id):
