@@ -24,6 +24,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from game.memory.base import check_window
+
 DEFAULT_CONFIG_FILE = Path("storyecho.toml")
 
 
@@ -58,11 +60,7 @@ class MemorySettings(BaseModel):
 
     @model_validator(mode="after")
     def _interval_fits_window(self) -> MemorySettings:
-        if self.summary_interval_turns > self.window_messages // 2:
-            raise ValueError(
-                f"summary_interval_turns ({self.summary_interval_turns}) exceeds the turns the "
-                f"working window holds ({self.window_messages // 2}); raise window_messages or lower the interval"
-            )
+        check_window(self.window_messages, self.summary_interval_turns)
         return self
 
 

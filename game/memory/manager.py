@@ -27,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from game.memory.base import MemoryBlock, MemoryContext, MemoryItem, TurnRecord
+from game.memory.base import MemoryBlock, MemoryContext, MemoryItem, TurnRecord, check_window
 from game.memory.bible import StoryBible
 from game.memory.embedders import Embedder, Vectors
 from game.memory.hybrid import HybridIndex, IndexItem
@@ -86,13 +86,7 @@ class MemoryConfig:
     budgets: Budgets = field(default_factory=Budgets)
 
     def __post_init__(self) -> None:
-        if self.window_messages < 2:
-            raise ValueError("window_messages must be at least 2")
-        if self.summary_interval_turns > self.window_messages // 2:
-            raise ValueError(
-                f"summary_interval_turns ({self.summary_interval_turns}) exceeds the turns the working window "
-                f"holds ({self.window_messages // 2})"
-            )
+        check_window(self.window_messages, self.summary_interval_turns)
 
 
 class GameMemory:

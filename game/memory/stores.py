@@ -38,7 +38,6 @@ COLLECTION_PREFIX = "storyecho_"
 class VectorHit:
     id: str
     similarity: float
-    metadata: dict[str, Any]
 
 
 class StoreUnavailable(RuntimeError):
@@ -152,8 +151,8 @@ class InProcessVectorStore:
             count = min(k, len(rows))
             top = np.argpartition(-sims, count - 1)[:count] if count < len(rows) else np.arange(len(rows))
             top = top[np.argsort(-sims[top], kind="stable")]
-            ids, metas = self._ids[collection], self._meta[collection]
-            return [VectorHit(ids[rows[i]], float(sims[i]), dict(metas[rows[i]])) for i in top]
+            ids = self._ids[collection]
+            return [VectorHit(ids[rows[i]], float(sims[i])) for i in top]
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
@@ -221,12 +220,11 @@ class ChromaVectorStore:
             query_embeddings=[np.asarray(vector, dtype=np.float32).reshape(-1).tolist()],
             n_results=k,
             where=_chroma_where(where),
-            include=["metadatas", "distances"],
+            include=["distances"],
         )
         ids = result["ids"][0]
         distances = result["distances"][0] if result.get("distances") else [1.0] * len(ids)
-        metas = result["metadatas"][0] if result.get("metadatas") else [{}] * len(ids)
-        return [VectorHit(i, 1.0 - float(d), dict(m or {})) for i, d, m in zip(ids, distances, metas, strict=True)]
+        return [VectorHit(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         result = self._collection(collection).get(where=_chroma_where(where), include=["metadatas"])
