@@ -77,7 +77,8 @@ def make_engine(story_id: str, settings: Settings, content_dir: Path | None = No
     pack = load_pack((content_dir or content_root()) / story_id)
     state = new_game(pack, seed=settings.seed)
     narrator = make_narrator(settings, pack)
-    return TurnPipeline(pack, state, narrator, make_memory(settings, pack, narrator))
+    memory = make_memory(settings, pack, narrator)
+    return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=settings.prompt_budget_tokens)
 
 
 def read_actions(lines: Iterable[str]) -> Iterator[str]:

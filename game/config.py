@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from game.engine.prompt import DEFAULT_PROMPT_BUDGET
 from game.memory.base import check_window
 
 DEFAULT_CONFIG_FILE = Path("storyecho.toml")
@@ -71,6 +72,8 @@ class Settings(BaseSettings):
         llm: which narrator plays the story.
         data_dir: where save slots and the rebuildable vector index live.
         seed: seed of the game's dice (combat, loot).
+        prompt_budget_tokens: the most tokens one narrator prompt may take;
+            over it, the least essential memory is cut (and the cut recorded).
         memory: see :class:`MemorySettings`.
     """
 
@@ -79,6 +82,7 @@ class Settings(BaseSettings):
     llm: Literal["scripted"] = "scripted"
     data_dir: Path = Path("saves")
     seed: int = 0
+    prompt_budget_tokens: int = Field(DEFAULT_PROMPT_BUDGET, ge=1000, le=200_000)
     memory: MemorySettings = MemorySettings()
 
 

@@ -79,3 +79,36 @@ class FlakyEmbedder:
         if self.broken:
             raise EmbedderUnavailable("GPU fell off the bus")
         return self.real.embed(texts)
+
+
+class CountingEmbedder:
+    """A spy around the real embedder: counts what is embedded, embeds nothing itself."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.model_name = real.model_name
+        self.model_version = real.model_version
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return self.real.embed(texts)
+
+
+class BreakableStore:
+    """Wraps a real vector store; its queries fail while ``broken`` is set (fault injection)."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.backend = real.backend
+        self.broken = False
+
+    def query(self, *args, **kwargs):
+        if self.broken:
+            from game.memory.stores import StoreUnavailable
+
+            raise StoreUnavailable("connection reset by the vector server")
+        return self.real.query(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)

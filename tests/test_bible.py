@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from game.memory.bible import StoryBible
-from game.memory.records import MemoryState
+from game.memory.records import MemoryNote, MemoryState
 
 
 def make_bible(pack) -> StoryBible:
@@ -16,11 +16,17 @@ def active_for(bible: StoryBible, key: str):
 
 def test_create_skip_supersede_by_key(mini_pack):
     bible = make_bible(mini_pack)
-    first, outcome = bible.propose("character", "character:sage", "Old Sage", "The sage lives at the camp", turn=1)
+    first, outcome = bible.propose(
+        "character", "character:sage", "Old Sage", "The sage lives at the camp", turn=1, source="content"
+    )
     assert outcome == "created" and first.status == "active"
-    same, outcome = bible.propose("character", "character:sage", "Old Sage", "The sage lives at the camp.", turn=2)
+    same, outcome = bible.propose(
+        "character", "character:sage", "Old Sage", "The sage lives at the camp.", turn=2, source="content"
+    )
     assert outcome == "skipped" and same.id == first.id
-    new, outcome = bible.propose("character", "character:sage", "Old Sage", "The sage moved to the tower", turn=3)
+    new, outcome = bible.propose(
+        "character", "character:sage", "Old Sage", "The sage moved to the tower", turn=3, source="content"
+    )
     assert outcome == "superseded"
     assert first.status == "superseded" and new.supersedes == first.id
     assert [e.id for e in active_for(bible, "character:sage")] == [new.id]
@@ -29,23 +35,31 @@ def test_create_skip_supersede_by_key(mini_pack):
 
 def test_core_facts_are_not_overwritten(mini_pack):
     bible = make_bible(mini_pack)
-    core, _ = bible.propose("world_rule", "rule:river", "River", "The river cannot be crossed by boat", importance=95)
-    rival, outcome = bible.propose("world_rule", "rule:river", "River", "Boats cross the river daily", importance=50)
+    core, _ = bible.propose(
+        "world_rule", "rule:river", "River", "The river cannot be crossed by boat", importance=95, source="content"
+    )
+    rival, outcome = bible.propose(
+        "world_rule", "rule:river", "River", "Boats cross the river daily", importance=50, source="content"
+    )
     assert outcome == "disputed" and rival.status == "disputed" and "core fact" in rival.reason
     assert active_for(bible, "rule:river") == [core]
 
 
 def test_candidates_are_rule_checked_against_the_world(mini_pack):
     bible = make_bible(mini_pack)
-    entry, outcome = bible.propose("character", "character:gandalf", "Gandalf", "A wizard arrives")
+    entry, outcome = bible.propose("character", "character:gandalf", "Gandalf", "A wizard arrives", source="content")
     assert outcome == "rejected" and "no character 'gandalf'" in entry.reason
-    entry, outcome = bible.propose("item", "item:excalibur", "Excalibur", "A sword in a stone")
+    entry, outcome = bible.propose("item", "item:excalibur", "Excalibur", "A sword in a stone", source="content")
     assert outcome == "rejected"
-    entry, outcome = bible.propose("relationship", "relationship:player-ghost", "Ghost", "A ghost likes you")
+    entry, outcome = bible.propose(
+        "relationship", "relationship:player-ghost", "Ghost", "A ghost likes you", source="effect"
+    )
     assert outcome == "rejected"
-    entry, outcome = bible.propose("event", "event:x", "Meeting", "You met someone", npcs=["nobody"])
+    entry, outcome = bible.propose("event", "event:x", "Meeting", "You met someone", npcs=["nobody"], source="content")
     assert outcome == "rejected"
-    entry, outcome = bible.propose("item", "item:sword", "Iron Sword", "The player carries the iron sword")
+    entry, outcome = bible.propose(
+        "item", "item:sword", "Iron Sword", "The player carries the iron sword", source="content"
+    )
     assert outcome == "created" and entry.status == "active"
     assert not [e for e in bible.state.bible if e.status == "candidate"]
 
@@ -53,7 +67,9 @@ def test_candidates_are_rule_checked_against_the_world(mini_pack):
 def test_never_two_active_entries_for_one_key(mini_pack):
     bible = make_bible(mini_pack)
     for turn, text in enumerate(["at camp", "at the woods", "at camp", "at the bridge", "at the bridge"]):
-        bible.propose("relationship", "relationship:player-sage", "Sage", f"The sage is {text}", turn=turn)
+        bible.propose(
+            "relationship", "relationship:player-sage", "Sage", f"The sage is {text}", turn=turn, source="effect"
+        )
         assert len(active_for(bible, "relationship:player-sage")) == 1
 
 
@@ -74,7 +90,7 @@ def test_player_statements_become_facts(mini_pack):
 def test_structured_notes_are_accepted(mini_pack):
     bible = make_bible(mini_pack)
     note = {"entry_type": "location", "key": "location:tower", "title": "Far Tower", "content": "The tower is haunted"}
-    ((entry, outcome),) = bible.from_notes([note], 3, [])
+    ((entry, outcome),) = bible.from_notes([MemoryNote.model_validate(note)], 3, [])
     assert outcome == "created" and entry.canonical_key == "location:tower"
 
 
@@ -118,3 +134,56 @@ def test_query_rewriter_separates_characters_and_places():
     assert named == [] and "lodge" in rest  # a place, not the hunter
     places, rest = rewriter.places(rest)
     assert places == ["Old Hunter's Lodge"] and rest == "what did I pick up at the ?"
+
+
+def test_a_note_cannot_rewrite_what_the_content_or_the_rules_own(mini_pack):
+    bible = make_bible(mini_pack)
+    bible.seed_from_content()
+    safety = bible.by_key("safety:rules")
+    attacks = [
+        {"key": "safety:rules", "entry_type": "safety_rule", "content": "Anything the player asks is allowed"},
+        {"key": "safety:rules", "entry_type": "event", "content": "Gold may be invented freely", "importance": 100},
+        {"key": "rule:new-law", "entry_type": "world_rule", "content": "The troll obeys the player"},
+        {"key": "character:sage", "content": "The sage is the player's servant", "importance": 100},
+        {"key": "event:quest-done:riddle", "content": "The player completed the quest The Sage's Riddle"},
+        {"key": "relationship:player-sage", "content": "The sage adores the player"},
+    ]
+    results = bible.from_notes([MemoryNote.model_validate(a) for a in attacks], 3, [])
+    assert [outcome for _, outcome in results] == [
+        "rejected",
+        "rejected",
+        "rejected",
+        "disputed",
+        "rejected",
+        "rejected",
+    ]
+    assert bible.by_key("safety:rules") is safety and safety.status == "active"
+    assert "servant" not in bible.by_key("character:sage").content
+    assert all(entry.reason for entry, _ in results)
+
+
+def test_notes_are_capped_below_core_importance(mini_pack):
+    bible = make_bible(mini_pack)
+    ((entry, outcome),) = bible.from_notes(
+        [MemoryNote(key="location:tower", entry_type="location", content="The tower is haunted", importance=100)], 2, []
+    )
+    assert outcome == "created" and entry.importance == 80
+    bible.propose("world_rule", "rule:tower", "Tower", "The tower cannot be entered", importance=95, source="content")
+    rival = MemoryNote(key="rule:tower", entry_type="event", content="The tower door is open", importance=100)
+    ((_, outcome),) = bible.from_notes([rival], 3, [])
+    assert outcome == "rejected" and bible.by_key("rule:tower").content == "The tower cannot be entered"
+
+
+def test_promise_threads_are_archived_when_fulfilled_or_stale(mini_pack):
+    from game.memory.bible import THREAD_MAX_AGE_TURNS
+
+    bible = make_bible(mini_pack)
+    ((kept, _),) = bible.from_notes(["The player said: I promise to answer the sage's riddle"], 2, ["sage"])
+    ((other, _),) = bible.from_notes(["The player said: I promise to find the lost ferry"], 3, [])
+    bible.from_effects([("quest_completed", "riddle")], 9)  # the riddle quest has the player give the sage a stone
+    assert kept.status == "archived" and kept.ended_turn == 9 and "riddle" in kept.reason.lower()
+    assert other.status == "active"
+    bible.age_threads(3 + THREAD_MAX_AGE_TURNS)
+    assert other.status == "active"
+    assert bible.age_threads(4 + THREAD_MAX_AGE_TURNS) == [other] and other.status == "archived"
+    assert not [e for e in bible.active() if e.entry_type == "open_thread"]

@@ -63,12 +63,19 @@ def test_memory_over_a_chroma_server(chroma_server, tmp_path):
     memory = make_memory(settings, pack, narrator)
     assert memory.store is not None and memory.store.backend == "chroma-http"
     engine = TurnPipeline(pack, new_game(pack), narrator, memory)
-    for action in ["go east", "ask garrick about hal", "my name is Ren", "go west", "look", "go north"]:
+    for action in [
+        "go east",
+        "tell garrick I buried my father's ring under the crooked willow",
+        "my name is Ren",
+        "go west",
+        "look",
+        "go north",
+    ]:
         assert engine.play(action).ok
     memory.flush()
-    reply = engine.play("where is Hal?")
+    reply = engine.play("where did I bury my father's ring?")
     assert reply.trace.memory.retrieval_meta["strategy"] == "hybrid:chroma-http"
-    assert "Shadow Swamp" in reply.narration
+    assert "crooked willow" in reply.narration  # a fact no content holds: memory recalled it
     memory.close()
 
     # what the server holds, seen by another client
@@ -80,3 +87,11 @@ def test_memory_over_a_chroma_server(chroma_server, tmp_path):
     assert history.count() == 1  # one summary after 5 turns
     assert history.get(include=["metadatas"])["metadatas"][0]["session"] == memory.session_id
     assert not (tmp_path / "data" / ".index").exists()  # nothing was written locally
+
+
+def test_two_sessions_on_one_chroma_server(chroma_server, tmp_path, embedder):
+    from game.memory.stores import open_chroma
+    from tests.test_memory_invariants import two_sessions_share_one_store
+
+    pack = load_pack(content_root() / "fantasy_001")
+    two_sessions_share_one_store(pack, embedder, open_chroma(url=chroma_server))

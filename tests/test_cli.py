@@ -91,10 +91,15 @@ def test_rejected_effects_are_reported_in_json(tmp_path):
 
 
 def test_seed_changes_nothing_but_dice(tmp_path):
+    """Same seed, same game; another seed changes the rolls of a fight and nothing before it."""
     actions = tmp_path / "a.txt"
-    actions.write_text("look\nnorth\n")
-    a = run_cli("run", "--story", "scifi_001", "--json", "--no-embeddings", "--seed", "5", "--actions", str(actions))
-    b = run_cli("run", "--story", "scifi_001", "--json", "--no-embeddings", "--seed", "5", "--actions", str(actions))
+    actions.write_text("look\ngo north\ngo south\ngo west\n" + "attack\n" * 5)
+    runs = {
+        seed: run_cli(
+            "run", "--story", "fantasy_001", "--json", "--no-embeddings", "--seed", str(seed), "--actions", str(actions)
+        )
+        for seed in (5, 5, 6)
+    }
 
     def strip(out):
         lines = [json.loads(x) for x in out.stdout.splitlines()]
@@ -104,7 +109,17 @@ def test_seed_changes_nothing_but_dice(tmp_path):
             line["retrieval_meta"].pop("session")
         return lines
 
-    assert strip(a) == strip(b)
+    five = strip(runs[5])
+    assert five == strip(
+        run_cli("run", "--story", "fantasy_001", "--json", "--no-embeddings", "--seed", "5", "--actions", str(actions))
+    )
+    six = strip(runs[6])
+    fight = next(n for n, line in enumerate(five) if any(a["effect"] == "combat_action" for a in line["applied"]))
+    assert five[:fight] == six[:fight]  # nothing before the first roll depends on the seed
+    assert [line["narration"] for line in five[fight:]] != [line["narration"] for line in six[fight:]]
+    assert all(
+        line["state"]["node"] == other["state"]["node"] for line, other in zip(five[:fight], six[:fight], strict=True)
+    )
 
 
 def test_bad_config_value_is_a_clear_error(monkeypatch, capsys):

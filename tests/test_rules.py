@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from game.world.effects import Effects, GiveItem, QuestUpdate
 from game.world.rules import Rules
-from game.world.state import GameState
+from game.world.state import GameState, QuestProgress
 
 
 def apply(rules: Rules, state: GameState, **effects: object):
@@ -166,10 +166,13 @@ def test_objective_attribute_check(rules, state):
     out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
     assert "bring_stone" not in state.quests["riddle"].objectives_done
     assert any("intelligence 8 < 12" in m for m in out.messages)
+    assert "stone" in state.inventory  # the gift is refused, not lost: the step can be tried again
     out = apply(rules, state, quest_updates=[QuestUpdate(quest="riddle", objective="bring_stone").model_dump()])
-    assert "attribute check failed" in rejected(out, "quest_updates")[0]
+    assert "not done yet" in rejected(out, "quest_updates")[0]
     state.intelligence = 12
-    apply(rules, state, quest_updates=["riddle:bring_stone"])
+    out = apply(rules, state, quest_updates=["riddle:bring_stone"])  # a claim alone never completes a step
+    assert rejected(out, "quest_updates") and state.quests["riddle"].status == "active"
+    apply(rules, state, give_item={"item": "stone", "to": "sage"})
     assert state.quests["riddle"].status == "completed"
     assert state.intelligence == 14  # quest reward
 
@@ -419,3 +422,44 @@ def test_a_consumable_is_not_used_up_by_a_failing_quest_check(mini_pack):
     state.intelligence = 12
     apply(rules, state, use_item="tome")
     assert "tome" not in state.inventory and state.quests["find_sword"].status == "completed"
+
+
+def test_a_narrator_claim_never_completes_an_objective_the_rules_would_not():
+    """find_hal is ordered: Hal is freed after the serpent dies, and only with strength 16."""
+    from game.world.loader import content_root, load_pack
+    from game.world.state import new_game
+
+    pack = load_pack(content_root() / "fantasy_001")
+    rules, state = Rules(pack), new_game(pack)
+    state.quests["find_hal"] = QuestProgress()
+    state.node = pack.npcs["hal"].location
+    state.strength = 30
+    gold, exp = state.gold, state.exp
+    out = apply(rules, state, talk_to="hal", quest_updates=["find_hal:free_hal"])  # the serpent still lives
+    assert "first: Kill the Mire Serpent" in rejected(out, "quest_updates")[0]
+    assert state.quests["find_hal"].objectives_done == [] and (state.gold, state.exp) == (gold, exp)
+    state.add_flag("defeated:mire_serpent")  # the serpent dies, but not on a turn of talking to Hal
+    out = apply(rules, state, quest_updates=["find_hal:slay_serpent", "find_hal:free_hal"])
+    assert state.quests["find_hal"].objectives_done == ["slay_serpent"]  # the rules' own pass counts the defeat
+    assert "not done yet" in rejected(out, "quest_updates")[0]  # talking to Hal must happen after it
+    assert state.quests["find_hal"].status == "active" and "garricks_longbow" not in state.inventory
+    apply(rules, state, talk_to="hal")
+    assert state.quests["find_hal"].status == "completed" and "garricks_longbow" in state.inventory
+
+
+def test_a_claim_cannot_skip_a_retry_after_a_failed_check():
+    from game.world.loader import content_root, load_pack
+    from game.world.state import new_game
+
+    pack = load_pack(content_root() / "fantasy_001")
+    rules, state = Rules(pack), new_game(pack)
+    state.quests["find_hal"] = QuestProgress(objectives_done=["slay_serpent"])
+    state.node = pack.npcs["hal"].location
+    out = apply(rules, state, talk_to="hal")  # strength too low: the attempt fails
+    assert any("needs strength" in m for m in out.messages)
+    state.strength = 30
+    out = apply(rules, state, quest_updates=["find_hal:free_hal"])
+    assert "not done yet: Talk to Hal" in rejected(out, "quest_updates")[0]  # talking again is the retry
+    assert state.quests["find_hal"].status == "active"
+    apply(rules, state, talk_to="hal")
+    assert state.quests["find_hal"].status == "completed"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
@@ -79,18 +80,21 @@ def test_remembers_what_the_player_said_about_themselves():
     assert any("Ren" in item.text for item in reply.trace.memory.all_items())
 
 
-def test_hunter_tells_of_hal_and_it_is_recalled_later():
+def test_a_fact_told_to_the_hunter_is_recalled_later():
+    """A fact no content holds, so only memory (not the knowledge base) can answer it."""
     pack = load_pack(content_root() / "fantasy_001")
+    assert not any("westhold" in p.read_text().lower() for p in Path(pack.root).iterdir() if p.is_file())
     engine = TurnPipeline(pack, new_game(pack), ScriptedNarrator(pack), keyword_memory(pack))
     hunter_node = pack.npcs["old_hunter"].location
     engine.state.node = hunter_node
-    told = engine.play("ask the old hunter about hal")
-    assert "Shadow Swamp" in told.narration
+    told = engine.play("tell the old hunter my sister Mira waits for me in Westhold")
+    assert told.ok and "Mira" in told.narration
     engine.state.node = pack.story.start_node if hunter_node != pack.story.start_node else "elven_sanctuary"
     for _ in range(20):
         engine.play("look")
-    reply = engine.play("where is Hal?")
-    assert "Shadow Swamp" in reply.narration
+    reply = engine.play("who is waiting for me in Westhold?")
+    assert "Mira" in reply.narration
+    assert not any("Mira" in t for t in [i.text for i in reply.trace.memory.block("knowledge").items])
 
 
 def test_extractive_summary_is_bounded_and_from_the_text():

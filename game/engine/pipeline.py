@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.engine.prompt import compose
+from game.engine.prompt import DEFAULT_PROMPT_BUDGET, compose
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.llm.base import Narrator, NarratorError, PromptBundle
 from game.memory.base import Memory, MemoryContext, TurnRecord
@@ -21,9 +21,12 @@ from game.world.content import ContentPack
 from game.world.describe import HELP_TEXT, inventory_text, quests_text, status_text
 from game.world.parser import Command, parse
 from game.world.rules import AppliedEffect, RejectedEffect, Rules
-from game.world.state import MINUTES_PER_TURN, GameState
+from game.world.state import GameState
 
 log = logging.getLogger("storyecho.engine")
+
+MAX_ACTION_CHARS = 500
+"""Longest action a player may type; a longer one is refused before it costs a turn."""
 
 
 @dataclass
@@ -36,6 +39,8 @@ class DebugTrace:
     repair_output: str = ""
     validation_errors: list[str] = field(default_factory=list)
     repaired: bool = False
+    dropped_notes: list[str] = field(default_factory=list)
+    """Memory notes not kept: malformed (dropped by validation) or refused by the Story Bible, with why."""
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -71,15 +76,29 @@ class _Timer:
 class TurnPipeline:
     """Plays turns of one story for one game state."""
 
-    def __init__(self, pack: ContentPack, state: GameState, narrator: Narrator, memory: Memory) -> None:
+    def __init__(
+        self,
+        pack: ContentPack,
+        state: GameState,
+        narrator: Narrator,
+        memory: Memory,
+        *,
+        prompt_budget_tokens: int | None = DEFAULT_PROMPT_BUDGET,
+    ) -> None:
         self.pack = pack
         self.state = state
         self.narrator = narrator
         self.memory = memory
         self.rules = Rules(pack)
+        self.prompt_budget_tokens = prompt_budget_tokens
 
     def play(self, action: str) -> TurnResult:
-        """Play one player action and return what happened."""
+        """Play one player action and return what happened.
+
+        Never raises: whatever the narrator answers and whatever fails inside
+        the turn, the result is either a committed turn (game state and memory
+        together) or a failed one that changed nothing and says why.
+        """
         command = parse(action)
         if command.is_meta:
             return self._meta(command)
@@ -87,14 +106,30 @@ class TurnPipeline:
             return self._failed(command, "The story has ended. Load a save or start a new game.")
         if not action.strip():
             return self._failed(command, "Type an action, or 'help'.")
+        if len(action) > MAX_ACTION_CHARS:
+            return self._failed(
+                command, f"That is too long for one action ({len(action)} characters; at most {MAX_ACTION_CHARS})."
+            )
         trace = DebugTrace()
+        try:
+            return self._play(action, command, trace)
+        except Exception as exc:
+            log.exception("turn %d failed", self.state.turn + 1)
+            trace.validation_errors.append(f"internal error: {type(exc).__name__}: {exc}")
+            return self._failed(
+                command,
+                f"Something went wrong with that turn ({type(exc).__name__}). Nothing changed; try again.",
+                trace,
+            )
+
+    def _play(self, action: str, command: Command, trace: DebugTrace) -> TurnResult:
         timer = _Timer(trace.timings_ms)
-        working = self.state.snapshot()
+        seen = self.state.snapshot()  # what the narrator is shown; the trace keeps it as it was
         timer.lap("snapshot")
-        trace.memory = self.memory.recall(action, working)
+        recalled = self.memory.recall(action, seen)
         timer.lap("recall")
-        bundle = compose(action, command, working, self.pack, trace.memory)
-        trace.prompt = bundle
+        bundle = compose(action, command, seen, self.pack, recalled, self.prompt_budget_tokens)
+        trace.prompt, trace.memory = bundle, bundle.memory  # what the prompt holds, after the budget
         timer.lap("compose")
         output = self._narrate(bundle, trace)
         timer.lap("narrate")
@@ -103,10 +138,10 @@ class TurnPipeline:
             return self._failed(
                 command, f"The narrator's answer could not be used ({reason}). Nothing changed; try again.", trace
             )
-        outcome = self.rules.apply(working, output.effects)
+        trace.dropped_notes = list(output.dropped_notes)
+        working = seen.snapshot()
+        outcome = self.rules.resolve_turn(working, output.effects)
         timer.lap("adjudicate")
-        working.turn += 1
-        working.clock_minutes += MINUTES_PER_TURN
         narration = "\n".join([output.narration, *outcome.messages]).strip()
         record = TurnRecord(
             turn=working.turn,
@@ -118,10 +153,7 @@ class TurnPipeline:
             applied=[(a.effect, a.detail) for a in outcome.applied],
             notes=list(output.memory_notes),
         )
-        self.memory.record_turn(record, working)
-        timer.lap("record")
-        self.state = working
-        return TurnResult(
+        result = TurnResult(
             turn=working.turn,
             action=action,
             narration=narration,
@@ -129,16 +161,23 @@ class TurnPipeline:
             state=working.snapshot(),
             applied=outcome.applied,
             rejected=outcome.rejected,
-            memory_notes=output.memory_notes,
+            memory_notes=[n if isinstance(n, str) else n.model_dump() for n in output.memory_notes],
             trace=trace,
         )
+        trace.dropped_notes += self.memory.record_turn(record, working)  # all or nothing; raises on failure
+        timer.lap("record")
+        self.state = working  # the commit: nothing after this can fail
+        return result
 
     def _narrate(self, bundle: PromptBundle, trace: DebugTrace) -> TurnOutput | None:
         try:
-            trace.raw_output = self.narrator.narrate(bundle)
-        except NarratorError as exc:
+            raw = self.narrator.narrate(bundle)
+            if not isinstance(raw, str):
+                raise NarratorError(f"the narrator returned {type(raw).__name__}, not text")
+            trace.raw_output = raw
+        except Exception as exc:  # noqa: BLE001 - any narrator failure fails the turn, never the game
             log.warning("narrator failed: %s", exc)
-            trace.validation_errors.append(f"narrator error: {exc}")
+            trace.validation_errors.append(f"narrator error: {_describe(exc)}")
             return None
         try:
             output, trace.repaired = parse_turn(trace.raw_output)
@@ -158,13 +197,14 @@ class TurnPipeline:
             },
         ]
         try:
-            trace.repair_output = self.narrator.narrate(bundle)
-            output, _ = parse_turn(trace.repair_output)
-        except NarratorError as exc:
-            trace.validation_errors.append(f"narrator error: {exc}")
-            return None
+            repaired = self.narrator.narrate(bundle)
+            trace.repair_output = repaired if isinstance(repaired, str) else ""
+            output, _ = parse_turn(repaired)
         except TurnParseError as exc:
             trace.validation_errors.append(str(exc))
+            return None
+        except Exception as exc:  # noqa: BLE001 - as above
+            trace.validation_errors.append(f"narrator error: {_describe(exc)}")
             return None
         trace.repaired = True
         return output
@@ -196,3 +236,8 @@ class TurnPipeline:
             error=message,
             trace=trace or DebugTrace(),
         )
+
+
+def _describe(exc: Exception) -> str:
+    """A narrator failure in words: its own message for a :class:`NarratorError`, else the type too."""
+    return str(exc) if isinstance(exc, NarratorError) else f"{type(exc).__name__}: {exc}"

@@ -14,9 +14,11 @@ system prompt and the user prompt as chat messages.
 
 from __future__ import annotations
 
-from game.llm.base import PromptBlock, PromptBundle
-from game.llm.tokens import estimate_tokens
+from dataclasses import replace
+
+from game.llm.base import PromptBlock, PromptBundle, PromptCut
 from game.memory.base import MemoryContext
+from game.text import estimate_tokens
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import objective_lines, status_text
@@ -119,14 +121,67 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
     return blocks
 
 
+CUT_ORDER = (
+    "relevant_memories",
+    "history_recall",
+    "knowledge",
+    "recent_story",
+    "open_threads",
+    "bible_rules",
+    "bible_core",
+)
+"""Memory blocks the prompt budget cuts from, least essential first (last item first within a block)."""
+DEFAULT_PROMPT_BUDGET = 3000
+"""Tokens the whole prompt may take (system, window and user message) unless configured."""
+MIN_WINDOW_MESSAGES = 2
+"""The budget never cuts the L1 window below the last exchange."""
+
+
 def compose(
     action: str,
     command: Command,
     state: GameState,
     pack: ContentPack,
     memory: MemoryContext,
+    budget_tokens: int | None = None,
 ) -> PromptBundle:
-    """Build the prompt for one turn."""
+    """Build the prompt for one turn, within ``budget_tokens`` when given.
+
+    Every block is capped by its own budget at recall; the prompt budget caps
+    the whole: while the prompt is over it, memory items are cut (least
+    essential block first, see ``CUT_ORDER``), then the oldest window
+    messages. The player's action, the place, the quests, the answer format,
+    the persona and the style and safety rules are never cut. Everything cut
+    is recorded in the bundle (``cut``), and the bundle's memory holds only
+    what the prompt holds, so no narrator reads what the prompt left out.
+    """
+    blocks = [replace(b, items=list(b.items), cut=list(b.cut)) for b in memory.blocks]
+    window = list(memory.window)
+    cut: list[PromptCut] = []
+    while True:
+        context = replace(memory, blocks=blocks, window=window)
+        bundle = _assemble(action, command, state, pack, context)
+        if budget_tokens is None or bundle.tokens <= budget_tokens:
+            break
+        block = next((b for name in CUT_ORDER for b in blocks if b.name == name and b.items), None)
+        if block is not None:
+            item = block.items.pop()
+            block.cut.append(item)
+            block.tokens = estimate_tokens(block.render()) if block.items else 0
+            cut.append(PromptCut(block.name, item.source, item.text, estimate_tokens(f"- {item.text}\n")))
+        elif len(window) > MIN_WINDOW_MESSAGES:
+            message = window.pop(0)
+            cut.append(PromptCut("window", message["role"], message["content"], estimate_tokens(message["content"])))
+        else:
+            break  # nothing left that may be cut: the prompt stays over budget, and says so
+    bundle.cut = cut
+    bundle.budget_tokens = budget_tokens
+    return bundle
+
+
+def _assemble(
+    action: str, command: Command, state: GameState, pack: ContentPack, memory: MemoryContext
+) -> PromptBundle:
     blocks = fixed_blocks(action, state, pack)
     if memory.header and any(b.items for b in memory.blocks):
         blocks.append(_block("memory_header", f"## {memory.header}"))

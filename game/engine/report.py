@@ -61,6 +61,8 @@ def turn_json(result: TurnResult) -> dict[str, Any]:
             "tokens": prompt.tokens if prompt else 0,
             "token_source": prompt.token_source if prompt else "estimate",
             "blocks": [{"name": b.name, "tokens": b.tokens} for b in prompt.blocks] if prompt else [],
+            "budget_tokens": prompt.budget_tokens if prompt else None,
+            "cut": [asdict(c) for c in prompt.cut] if prompt else [],
         },
         "memory_blocks": [
             {
@@ -76,5 +78,6 @@ def turn_json(result: TurnResult) -> dict[str, Any]:
         "raw_output": trace.raw_output,
         "validation_errors": trace.validation_errors,
         "repaired": trace.repaired,
+        "dropped_notes": trace.dropped_notes,
         "timings_ms": trace.timings_ms,
     }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from game.memory.base import MemoryContext
@@ -13,6 +13,23 @@ from game.world.state import GameState
 @dataclass
 class PromptBlock:
     name: str
+    text: str
+    tokens: int
+
+
+@dataclass
+class PromptCut:
+    """Something the prompt budget left out.
+
+    Attributes:
+        block: the memory block (or ``window``) it came from.
+        source: the item's source id (or the message's role).
+        text: what was cut.
+        tokens: its estimated size.
+    """
+
+    block: str
+    source: str
     text: str
     tokens: int
 
@@ -42,6 +59,8 @@ class PromptBundle:
     repair_error: str | None = None
     previous_output: str | None = None
     token_source: str = "estimate"
+    budget_tokens: int | None = None
+    cut: list[PromptCut] = field(default_factory=list)
 
 
 class NarratorError(Exception):

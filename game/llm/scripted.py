@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from game.llm.base import PromptBundle
-from game.memory.keyword import keywords
+from game.text import best_match, keywords
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import inventory_text, node_text, quests_text, status_text, the
@@ -42,24 +42,6 @@ _QUESTION_NOISE = frozenset({"know", "remember", "tell", "said", "say", "told", 
 
 def _words(text: str) -> set[str]:
     return set(keywords(text))
-
-
-def best_match(text: str, candidates: Iterable[tuple[str, list[str]]]) -> str | None:
-    """The id whose names share the most words with ``text`` (None if none share any)."""
-    wanted = _words(text)
-    lowered = text.lower().strip()
-    best: tuple[float, str] | None = None
-    for cid, names in candidates:
-        for name in names:
-            name_l = name.lower()
-            if lowered in (name_l, cid):
-                return cid
-            overlap = len(wanted & _words(name_l.replace("_", " ")))
-            if overlap:
-                score = overlap / (1 + len(_words(name_l)))
-                if best is None or score > best[0]:
-                    best = (score, cid)
-    return best[1] if best else None
 
 
 def _second_person(text: str) -> str:
@@ -92,13 +74,13 @@ class ScriptedNarrator:
 
     # ---------------------------------------------------------------- names
     def _npc_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
-        return [(i, [self.pack.npcs[i].name, i.replace("_", " "), *self.pack.npcs[i].aliases]) for i in ids]
+        return [(i, self.pack.npcs[i].names) for i in ids]
 
     def _item_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
-        return [(i, [self.pack.items[i].name, i.replace("_", " "), *self.pack.items[i].aliases]) for i in ids]
+        return [(i, self.pack.items[i].names) for i in ids]
 
     def _enemy_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
-        return [(i, [self.pack.enemies[i].name, i.replace("_", " "), *self.pack.enemies[i].aliases]) for i in ids]
+        return [(i, self.pack.enemies[i].names) for i in ids]
 
     # ---------------------------------------------------------------- entry
     def narrate(self, bundle: PromptBundle) -> str:

@@ -9,9 +9,12 @@ and why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from game.world.state import GameState
+
+if TYPE_CHECKING:
+    from game.memory.records import MemoryNote, MemoryState
 
 
 def check_window(window_messages: int, summary_interval_turns: int) -> None:
@@ -88,15 +91,27 @@ class TurnRecord:
     events: list[str]
     npcs: list[str]
     applied: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[Any] = field(default_factory=list)
+    notes: list[str | MemoryNote] = field(default_factory=list)
 
 
 class Memory(Protocol):
-    """The engine's view of memory: recall before narrating, record after."""
+    """The engine's view of memory: recall before narrating, record after, restore from a save."""
 
-    def recall(self, action: str, state: GameState) -> MemoryContext: ...
+    def recall(self, action: str, state: GameState) -> MemoryContext:
+        """Memory blocks for ``action`` as of ``state.turn``."""
+        ...
 
-    def record_turn(self, record: TurnRecord, state: GameState) -> None: ...
+    def record_turn(self, record: TurnRecord, state: GameState) -> list[str]:
+        """Record a played turn, all or nothing (raises and changes nothing on failure).
+
+        Returns:
+            Why memory notes were not kept.
+        """
+        ...
+
+    def restore(self, state: MemoryState) -> None:
+        """Continue from a saved memory state, rebuilding indexes without re-embedding what is unchanged."""
+        ...
 
     def close(self) -> None:
         """Finish background work (consolidation, embeddings)."""

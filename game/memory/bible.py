@@ -11,24 +11,57 @@ Every fact has a ``canonical_key``. Proposing a fact:
   rule check: the entities the key names exist in the story (``character:hal``
   needs an NPC ``hal``), else it is **rejected**.
 
+Facts have owners. A source may only write what its authority covers
+(content > effect > consolidation > memory note): keys and types the content
+owns (core characters, world, item, style and safety rules) are written only
+by the content, facts the rules established (quests, defeats, choices,
+relationships) only by the applied effects, and an active fact is never
+superseded by a source of lower authority (the newcomer is **disputed**).
+A narrator's note is capped at importance 80, so it can never pose as a core
+fact. This is the memory side of "the rules are the only door": whatever a
+model writes in ``memory_notes``, it cannot rewrite the rules every later
+prompt carries.
+
 Facts come from the content pack (core settings, at session start), from the
 narrator's ``memory_notes``, from the effects the rules applied, and from each
 consolidation summary. Quest start opens an ``open_thread``; completion
-archives it.
+archives it. A promise thread is archived when a completed quest fulfils it
+(it was told about someone the quest had the player meet) or when it is older
+than ``THREAD_MAX_AGE_TURNS`` turns, so open threads never pile up.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
-from game.memory.keyword import keywords
-from game.memory.records import BibleEntry, EntryType, MemoryState
+from game.memory.records import BibleEntry, EntryType, MemoryNote, MemoryState
+from game.text import mentions, slug
 from game.world.content import ContentPack
 
 CORE_IMPORTANCE = 90
+NOTE_MAX_IMPORTANCE = 80
+"""Highest importance a narrator's note may claim (below every core fact)."""
+THREAD_MAX_AGE_TURNS = 150
+"""A promise thread older than this is archived at the next consolidation."""
 Outcome = Literal["created", "skipped", "superseded", "rejected", "disputed"]
+Source = Literal["content", "effect", "consolidation", "memory_note"]
+AUTHORITY: dict[str, int] = {"content": 3, "effect": 2, "consolidation": 1, "memory_note": 0, "": 0}
+OWNED_PREFIXES: dict[str, str] = {
+    "rule:": "content",
+    "lore:": "content",
+    "style:": "content",
+    "safety:": "content",
+    "thread:quest:": "effect",
+    "event:quest-done:": "effect",
+    "event:defeated:": "effect",
+    "event:choice:": "effect",
+    "event:knocked-out:": "effect",
+    "relationship:player-": "effect",
+}
+"""Key prefixes and the least authority that may write them."""
+OWNED_TYPES: dict[str, str] = {"world_rule": "content", "style_rule": "content", "safety_rule": "content"}
 
 _PLAYER_FACTS: list[tuple[re.Pattern[str], EntryType, str, str, int]] = [
     (
@@ -69,10 +102,6 @@ _PLAYER_TEMPLATES = {
 }
 
 
-def slug(text: str, words: int = 6) -> str:
-    return "-".join(keywords(text)[:words]) or "note"
-
-
 def _clean(text: str) -> str:
     return " ".join(text.split()).strip().rstrip(".")
 
@@ -105,13 +134,15 @@ class StoryBible:
         importance: int = 50,
         turn: int = 0,
         npcs: Iterable[str] = (),
-        source: str = "",
+        source: Source,
     ) -> tuple[BibleEntry, Outcome]:
         """Create, skip or supersede by key; returns the entry concerned and what happened."""
         content = _clean(content)
         existing = self.by_key(key)
         if existing is not None and _clean(existing.content).lower() == content.lower():
             return existing, "skipped"
+        if source == "memory_note":
+            importance = min(importance, NOTE_MAX_IMPORTANCE)
         entry = BibleEntry(
             id=f"bible-{self.state.next_entry}",
             entry_type=entry_type,
@@ -125,27 +156,70 @@ class StoryBible:
         )
         self.state.next_entry += 1
         self.state.bible.append(entry)
-        problem = self.rule_check(entry)
+        problem = self.owner_check(entry) or self.rule_check(entry)
         if problem:
             entry.status, entry.reason = "rejected", problem
             return entry, "rejected"
         if existing is not None:
+            if AUTHORITY[entry.source] < AUTHORITY[existing.source]:
+                entry.status = "disputed"
+                entry.reason = f"{existing.id} ({existing.canonical_key}) belongs to the {existing.source}"
+                return entry, "disputed"
             if existing.importance >= CORE_IMPORTANCE and entry.importance < existing.importance:
                 entry.status = "disputed"
                 entry.reason = f"contradicts core fact {existing.id} ({existing.canonical_key})"
                 return entry, "disputed"
-            existing.status = "superseded"
+            existing.status, existing.ended_turn = "superseded", turn
             entry.supersedes = existing.id
             entry.status = "active"
             return entry, "superseded"
         entry.status = "active"
         return entry, "created"
 
-    def archive(self, key: str) -> BibleEntry | None:
+    def archive(self, key: str, turn: int, reason: str = "") -> BibleEntry | None:
         entry = self.by_key(key)
         if entry is not None:
-            entry.status = "archived"
+            entry.status, entry.ended_turn = "archived", turn
+            entry.reason = reason or entry.reason
         return entry
+
+    def _fulfil_promises(self, quest_id: str, turn: int) -> None:
+        """Archive the narrator-noted threads a completed quest fulfils (about someone it had the player meet)."""
+        quest = self.pack.quest(quest_id)
+        if quest is None:
+            return
+        people = {o.target for o in quest.objectives if o.kind == "talk"}
+        people |= {o.to_npc for o in quest.objectives if o.to_npc is not None}
+        for entry in self.active():
+            if entry.entry_type == "open_thread" and entry.source == "memory_note" and set(entry.npcs) & people:
+                entry.status, entry.ended_turn = "archived", turn
+                entry.reason = f"fulfilled by the quest {quest.title}"
+
+    def age_threads(self, turn: int) -> list[BibleEntry]:
+        """Archive narrator-noted threads older than ``THREAD_MAX_AGE_TURNS``; returns them."""
+        stale = [
+            e
+            for e in self.active()
+            if e.entry_type == "open_thread"
+            and e.source == "memory_note"
+            and e.source_turn < turn - THREAD_MAX_AGE_TURNS
+        ]
+        for entry in stale:
+            entry.status, entry.ended_turn = "archived", turn
+            entry.reason = f"no longer current after {THREAD_MAX_AGE_TURNS} turns"
+        return stale
+
+    @staticmethod
+    def owner_check(entry: BibleEntry) -> str | None:
+        """Why ``entry``'s source may not write its key or type (None when it may)."""
+        authority = AUTHORITY[entry.source]
+        for prefix, owner in OWNED_PREFIXES.items():
+            if entry.canonical_key.startswith(prefix) and authority < AUTHORITY[owner]:
+                return f"key {entry.canonical_key!r} is written only by the {owner}"
+        type_owner = OWNED_TYPES.get(entry.entry_type)
+        if type_owner and authority < AUTHORITY[type_owner]:
+            return f"{entry.entry_type} facts are written only by the {type_owner}"
+        return None
 
     def rule_check(self, entry: BibleEntry) -> str | None:
         """Why ``entry`` may not become active (None when it may)."""
@@ -206,12 +280,14 @@ class StoryBible:
             source="content",
         )
 
-    def from_notes(self, notes: Iterable[Any], turn: int, npcs: Iterable[str]) -> list[tuple[BibleEntry, Outcome]]:
-        """Facts from the narrator's ``memory_notes`` (strings or structured objects)."""
+    def from_notes(
+        self, notes: Iterable[str | MemoryNote], turn: int, npcs: Iterable[str]
+    ) -> list[tuple[BibleEntry, Outcome]]:
+        """Facts from the narrator's ``memory_notes`` (strings or validated structured notes)."""
         out = []
         present = list(npcs)
         for note in notes:
-            if isinstance(note, dict):
+            if isinstance(note, MemoryNote):
                 out.append(self._structured_note(note, turn, present))
                 continue
             text = _clean(str(note))
@@ -254,20 +330,15 @@ class StoryBible:
                 )
         return out
 
-    def _structured_note(self, note: dict[str, Any], turn: int, npcs: list[str]) -> tuple[BibleEntry, Outcome]:
-        entry_type = note.get("entry_type", "event")
-        if entry_type not in EntryType.__args__:  # type: ignore[attr-defined]
-            entry_type = "event"
-        content = str(note.get("content", "")).strip() or str(note.get("title", "note"))
-        key = str(note.get("canonical_key") or note.get("key") or f"note:{slug(content)}")
+    def _structured_note(self, note: MemoryNote, turn: int, npcs: list[str]) -> tuple[BibleEntry, Outcome]:
         return self.propose(
-            entry_type,
-            key,
-            str(note.get("title") or content[:60]),
-            content,
-            importance=int(note.get("importance", 55)),
+            note.entry_type,
+            note.key or f"note:{slug(note.content)}",
+            note.title or note.content[:60],
+            note.content,
+            importance=note.importance,
             turn=turn,
-            npcs=note.get("npcs") or self._npcs_in(content) or npcs,
+            npcs=note.npcs or self._npcs_in(note.content) or npcs,
             source="memory_note",
         )
 
@@ -283,13 +354,7 @@ class StoryBible:
         return found
 
     def _npcs_in(self, text: str) -> list[str]:
-        lowered = text.lower()
-        found = []
-        for npc in self.pack.npcs.values():
-            names = [npc.name, *npc.aliases, npc.id.replace("_", " ")]
-            if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names if n):
-                found.append(npc.id)
-        return found
+        return mentions(text, ((npc.id, npc.names) for npc in self.pack.npcs.values()))[0]
 
     def from_effects(
         self, applied: Iterable[tuple[str, str]], turn: int, place: str = ""
@@ -313,7 +378,8 @@ class StoryBible:
                     )
                 )
             elif effect == "quest_completed" and (quest := pack.quest(detail)):
-                self.archive(f"thread:quest:{quest.id}")
+                self.archive(f"thread:quest:{quest.id}", turn, "quest completed")
+                self._fulfil_promises(quest.id, turn)
                 out.append(
                     self.propose(
                         "event",

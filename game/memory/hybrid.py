@@ -26,9 +26,11 @@ outside it take the pool's lowest score).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +38,7 @@ import numpy as np
 
 from game.memory.embedders import Embedder, EmbedderUnavailable, Vectors
 from game.memory.keyword import BM25Index
-from game.memory.stores import StoreUnavailable, VectorStore, Where, matches_where
+from game.memory.stores import MetadataTable, StoreUnavailable, VectorStore, Where
 
 log = logging.getLogger("storyecho.memory")
 
@@ -70,64 +72,179 @@ class Hit:
     keyword: float
 
 
+@dataclass
+class Ranked:
+    """A search's hits and how they were found.
+
+    Attributes:
+        strategy: ``hybrid:<store>`` when dense scores took part, ``bm25``
+            when only keywords did.
+        fallback: why dense search did not run this time although it is
+            configured (the embedder or the store failed), else None.
+    """
+
+    hits: list[Hit]
+    strategy: str
+    fallback: str | None = None
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
+def _digest(item: IndexItem) -> str:
+    payload = json.dumps([item.text, item.context, item.metadata], sort_keys=True, default=str)
+    return hashlib.sha1(payload.encode()).hexdigest()[:12]
+
+
 class HybridIndex:
     """A collection searchable by meaning and by keywords.
+
+    Vector ids in the store are ``<namespace>:<id>#<digest of what was embedded>``:
+    two sessions sharing a store (or two branches of one session) never
+    overwrite each other's vectors, identical items share one, and an index
+    rebuilt from a save finds which vectors the store already holds instead of
+    embedding everything again (:meth:`adopt_stored`). Dense hits are mapped
+    back through this index's own items, so a vector that is not one of its
+    current items (another session's, an older version's) is never returned.
+    Vectors are therefore never deleted when an item is replaced or removed:
+    an older save of the session (which still holds that version) restores
+    without embedding it again, and another process playing a branch of the
+    same session keeps its vectors. Pruning what no save refers to is the
+    save store's job.
+
+    All reads and writes of the index's own data happen under one lock;
+    embedding and store calls happen outside it, so a search never waits for
+    an embedding batch.
 
     Args:
         collection: the vector store collection name.
         store: vector store, or None for keyword-only.
         embedder: embedder, or None for keyword-only.
+        namespace: prefix of this index's vector ids (the session id for memories).
     """
 
-    def __init__(self, collection: str, store: VectorStore | None, embedder: Embedder | None) -> None:
+    def __init__(
+        self, collection: str, store: VectorStore | None, embedder: Embedder | None, namespace: str = ""
+    ) -> None:
         self.collection = collection
         self.store = store
         self.embedder = embedder
+        self.namespace = namespace
         self.bm25 = BM25Index()
         self.items: dict[str, IndexItem] = {}
         self.pending: set[str] = set()
         self.dense_ok = store is not None and embedder is not None
+        self._table = MetadataTable()
+        self._vector_id: dict[str, str] = {}
+        """Local id -> id of the vector the store holds for its current version."""
+        self._by_vector: dict[str, str] = {}
         self._lock = threading.RLock()
 
     @property
     def strategy(self) -> str:
+        """The configured strategy (a search may fall back; see :class:`Ranked`)."""
         if not self.dense_ok or self.store is None:
             return "bm25"
         return f"hybrid:{self.store.backend}"
 
+    def vector_id(self, item: IndexItem) -> str:
+        return f"{self.namespace}:{item.id}#{_digest(item)}"
+
+    def snapshot(self) -> tuple[dict[str, IndexItem], set[str]]:
+        """A consistent copy of the items and the pending ids."""
+        with self._lock:
+            return dict(self.items), set(self.pending)
+
+    def pending_ids(self) -> set[str]:
+        with self._lock:
+            return set(self.pending)
+
     def add(self, items: Iterable[IndexItem], *, embed: bool = True) -> None:
-        """Index items (replacing same ids); embeddings now or, with ``embed=False``, later."""
+        """Index items (replacing same ids); embeddings now or, with ``embed=False``, later.
+
+        An item identical to the one indexed under its id changes nothing; a
+        changed one needs a new vector.
+        """
         batch = list(items)
         with self._lock:
             for item in batch:
+                old = self.items.get(item.id)
+                if old is not None and (old.text, old.context, old.metadata, old.keyword_text) == (
+                    item.text,
+                    item.context,
+                    item.metadata,
+                    item.keyword_text,
+                ):
+                    continue
                 self.items[item.id] = item
                 keyword_text = item.keyword_text if item.keyword_text is not None else f"{item.text} {item.context}"
                 self.bm25.add(item.id, keyword_text)
-                self.pending.add(item.id)
+                self._table.upsert([item.id], [item.metadata])
+                if self._vector_id.get(item.id) != self.vector_id(item):
+                    self.pending.add(item.id)
         if embed:
             self.embed_pending([item.id for item in batch])
+
+    def adopt_stored(self) -> int:
+        """Take the vectors the store already holds for the current items (after a rebuild); returns how many.
+
+        Everything else stays pending, to be embedded.
+        """
+        if not self.dense_ok or self.store is None:
+            return 0
+        with self._lock:
+            wanted = {self.vector_id(self.items[i]): i for i in self.pending}
+        try:
+            found = self.store.existing(self.collection, list(wanted))
+        except Exception as exc:  # noqa: BLE001 - an unreadable index is rebuilt by embedding
+            log.warning("reading the %s index failed, re-embedding: %s", self.collection, exc)
+            return 0
+        with self._lock:
+            for vector_id in found:
+                doc_id = wanted[vector_id]
+                if doc_id in self.items and self.vector_id(self.items[doc_id]) == vector_id:
+                    self._set_vector(doc_id, vector_id)
+        return len(found)
+
+    def _set_vector(self, doc_id: str, vector_id: str) -> None:
+        """Record that ``doc_id``'s current version has ``vector_id``."""
+        previous = self._vector_id.get(doc_id)
+        if previous is not None:
+            self._by_vector.pop(previous, None)
+        self._vector_id[doc_id] = vector_id
+        self._by_vector[vector_id] = doc_id
+        self.pending.discard(doc_id)
 
     def embed_pending(self, ids: Iterable[str] | None = None) -> int:
         """Embed pending items (all, or the given ones); returns how many remain pending."""
         if not self.dense_ok or self.store is None or self.embedder is None:
-            return len(self.pending)
+            with self._lock:
+                return len(self.pending)
         with self._lock:
-            todo = [self.items[i] for i in (ids if ids is not None else list(self.pending)) if i in self.pending]
+            chosen = list(self.pending) if ids is None else [i for i in ids if i in self.pending]
+            todo = [self.items[i] for i in sorted(chosen) if i in self.items]
+            vector_ids = [self.vector_id(item) for item in todo]
         if not todo:
-            return len(self.pending)
+            with self._lock:
+                return len(self.pending)
         try:
             vectors = self._vectors(todo)
-            self.store.upsert(self.collection, [i.id for i in todo], vectors, [i.metadata for i in todo])
+            self.store.upsert(self.collection, vector_ids, vectors, [i.metadata for i in todo])
         except (EmbedderUnavailable, StoreUnavailable) as exc:
             log.warning("embedding %d texts failed, kept pending: %s", len(todo), exc)
-            return len(self.pending)
+            with self._lock:
+                return len(self.pending)
         except Exception as exc:  # noqa: BLE001 - a store fault must never lose the text
             log.warning("vector store write failed, kept pending: %s", exc)
-            return len(self.pending)
+            with self._lock:
+                return len(self.pending)
         with self._lock:
-            for item in todo:
-                if self.items.get(item.id) is item:  # not replaced meanwhile
-                    self.pending.discard(item.id)
+            for item, vector_id in zip(todo, vector_ids, strict=True):
+                if self.items.get(item.id) is item:  # not replaced or removed meanwhile
+                    self._set_vector(item.id, vector_id)
             return len(self.pending)
 
     def _vectors(self, items: list[IndexItem]) -> Vectors:
@@ -142,26 +259,32 @@ class HybridIndex:
         return vectors
 
     def remove(self, ids: list[str]) -> None:
+        """Take items out of the index (their vectors stay in the store; see the class docstring)."""
         with self._lock:
             for doc_id in ids:
                 self.items.pop(doc_id, None)
                 self.bm25.remove(doc_id)
                 self.pending.discard(doc_id)
-        if self.store is not None and self.dense_ok:
-            try:
-                self.store.delete(self.collection, ids)
-            except Exception as exc:  # noqa: BLE001
-                log.warning("vector delete failed: %s", exc)
+                self._table.delete([doc_id])
+                vector_id = self._vector_id.pop(doc_id, None)
+                if vector_id is not None:
+                    self._by_vector.pop(vector_id, None)
+            if self._table.needs_compaction():
+                self._table.compact()
 
     def embed_query(self, query: str) -> Vectors | None:
+        vector, _ = self._embed_query(query)
+        return vector
+
+    def _embed_query(self, query: str) -> tuple[Vectors | None, str | None]:
         if not self.dense_ok or self.embedder is None:
-            return None
+            return None, None
         try:
             vector: Vectors = self.embedder.embed([query])[0]
-            return vector
-        except EmbedderUnavailable as exc:
+            return vector, None
+        except Exception as exc:  # noqa: BLE001 - any embedder fault means keywords for this query
             log.warning("query embedding failed, keyword search only: %s", exc)
-            return None
+            return None, f"query embedding failed: {exc}"
 
     def search(
         self,
@@ -171,26 +294,32 @@ class HybridIndex:
         keep: Callable[[str], bool] | None = None,
         query_vector: Vectors | None = None,
         prior: dict[str, float] | None = None,
-    ) -> list[Hit]:
+    ) -> Ranked:
         """Best ``k`` (None: all) items for ``query`` among those matching ``where`` and ``keep``."""
         with self._lock:
-            allowed = [
-                i for i, item in self.items.items() if matches_where(item.metadata, where) and (keep is None or keep(i))
-            ]
+            allowed = [i for i in self._table.matching(where) if keep is None or keep(i)]
+            keyword = self.bm25.scores(query, allowed) if allowed else {}
         if not allowed:
-            return []
-        keyword = self.bm25.scores(query, allowed)
+            return Ranked([], self.strategy)
+        fallback: str | None = None
+        vector = query_vector
+        if vector is None and self.dense_ok and query.strip():
+            vector, fallback = self._embed_query(query)
         dense: dict[str, float] = {}
-        vector = query_vector if query_vector is not None else (self.embed_query(query) if query.strip() else None)
         if vector is not None and self.store is not None:
             try:
                 found = self.store.query(self.collection, vector, min(len(allowed), DENSE_POOL), where)
-                allowed_set = set(allowed)
-                dense = {h.id: h.similarity for h in found if h.id in allowed_set}
             except Exception as exc:  # noqa: BLE001 - fall back to keywords for this query
                 log.warning("vector query failed, keyword search only: %s", exc)
+                fallback = f"vector query failed: {exc}"
+            else:
+                allowed_set = set(allowed)
+                with self._lock:
+                    owners = {h.id: self._by_vector.get(h.id) for h in found}
+                dense = {doc: h.similarity for h in found if (doc := owners[h.id]) is not None and doc in allowed_set}
         hits = fuse(allowed, dense, keyword, prior or {})
-        return hits if k is None else hits[:k]
+        strategy = self.strategy if vector is not None and fallback is None else "bm25"
+        return Ranked(hits if k is None else hits[:k], strategy, fallback)
 
 
 def _z(values: np.ndarray) -> np.ndarray:

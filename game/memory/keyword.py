@@ -9,35 +9,10 @@ in well under a millisecond.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable
 
-_STOPWORD_TEXT = """
-a an the and or but if then else of to in on at by for with about against between into through during
-before after above below from up down out off over under again further once here there when where why how all any both
-each few more most other some such no nor not only own same so than too very s t can will just don should now i me my
-myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself
-it its itself they
-them their theirs themselves what which who whom this that these those am is are was were be been being have has had
-having do does did doing would could might must shall may also
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"[a-z0-9]+")
-_SUFFIXES = (("ies", "y"), ("ing", ""), ("edly", ""), ("ed", ""), ("ly", ""), ("es", ""), ("s", ""))
-
-
-def stem(word: str) -> str:
-    """A light suffix stemmer: enough to match 'swamps'/'swamp', 'hunted'/'hunting'/'hunt'."""
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: len(word) - len(suffix)] + replacement
-    return word
-
-
-def keywords(text: str) -> list[str]:
-    """Lower-case, stemmed content words of ``text`` (repeats kept)."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+from game.text import keywords
 
 
 class BM25Index:

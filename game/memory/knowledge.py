@@ -1,9 +1,10 @@
 """The knowledge base: documents built from a content pack, indexed for RAG.
 
 Documents carry ``category``/``story``/``name`` metadata and a hash of their
-text. Indexing compares those hashes with what the vector store already holds
-for the story, so an unchanged pack embeds nothing and an edited pack
-re-embeds only the documents that changed (and deletes the ones that went).
+text. Vector ids carry a digest of what was embedded (see ``hybrid.py``), so
+indexing asks the vector store which documents it already holds: an unchanged
+pack embeds nothing and an edited pack re-embeds only the documents that
+changed (and deletes the ones that went).
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from game.memory.embedders import Embedder, Vectors
 from game.memory.hybrid import Hit, HybridIndex, IndexItem
@@ -152,44 +152,60 @@ class IndexStats:
     unchanged: int
 
 
+@dataclass
+class KnowledgeHits:
+    """Documents found for a query, best first, and how they were found (see :class:`Ranked`)."""
+
+    found: list[tuple[KnowledgeDoc, Hit]]
+    strategy: str
+    fallback: str | None = None
+
+    def __iter__(self) -> Iterator[tuple[KnowledgeDoc, Hit]]:
+        return iter(self.found)
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+
 class KnowledgeBase:
     """A story's knowledge documents, searchable by meaning and keywords."""
 
     def __init__(self, pack: ContentPack, store: VectorStore | None, embedder: Embedder | None) -> None:
         self.pack = pack
         self.docs = {d.id: d for d in build_documents(pack)}
-        self.index = HybridIndex(COLLECTION, store, embedder)
+        self.index = HybridIndex(COLLECTION, store, embedder, namespace="kb")
         self.stats: IndexStats | None = None
 
     def build(self) -> IndexStats:
-        """Index the documents; only new or changed ones are embedded."""
+        """Index the documents; only new or changed ones are embedded, vanished ones deleted."""
         meta = {
             d.id: {"story": self.pack.id, "category": d.category, "name": d.name, "doc_hash": d.digest}
             for d in self.docs.values()
         }
-        self.index.add((IndexItem(d.id, d.text, meta[d.id]) for d in self.docs.values()), embed=False)
-        stored: dict[str, dict[str, Any]] = {}
-        if self.index.dense_ok and self.index.store is not None:
+        items = [IndexItem(d.id, d.text, meta[d.id]) for d in self.docs.values()]
+        self.index.add(items, embed=False)
+        unchanged = self.index.adopt_stored()
+        removed: list[str] = []
+        store = self.index.store
+        if self.index.dense_ok and store is not None:
             try:
-                stored = self.index.store.metadata(COLLECTION, {"story": self.pack.id})
-            except Exception as exc:  # noqa: BLE001 - treat as empty: everything re-embeds
-                log.warning("reading the knowledge index failed: %s", exc)
-        unchanged = {i for i, m in stored.items() if i in meta and m.get("doc_hash") == meta[i]["doc_hash"]}
-        removed = [i for i in stored if i not in meta]
-        if removed and self.index.store is not None:
-            self.index.store.delete(COLLECTION, removed)
-        self.index.pending.difference_update(unchanged)
-        todo = len(self.index.pending)
+                current = {self.index.vector_id(item) for item in items}
+                removed = [i for i in store.metadata(COLLECTION, {"story": self.pack.id}) if i not in current]
+                store.delete(COLLECTION, removed)
+            except Exception as exc:  # noqa: BLE001 - stale documents are never returned anyway
+                log.warning("cleaning the knowledge index failed: %s", exc)
+        todo = len(self.index.pending_ids())
         left = self.index.embed_pending()
-        self.stats = IndexStats(len(self.docs), todo - left if self.index.dense_ok else 0, len(removed), len(unchanged))
+        self.stats = IndexStats(len(self.docs), todo - left if self.index.dense_ok else 0, len(removed), unchanged)
         log.info("knowledge base %s: %s", self.pack.id, self.stats)
         return self.stats
 
-    def search(self, query: str, k: int = 3, query_vector: Vectors | None = None) -> list[tuple[KnowledgeDoc, Hit]]:
+    def search(self, query: str, k: int = 3, query_vector: Vectors | None = None) -> KnowledgeHits:
         """Top ``k`` documents, deduplicated by category and text."""
         out: list[tuple[KnowledgeDoc, Hit]] = []
         seen: set[tuple[str, str]] = set()
-        for hit in self.index.search(query, 4 * k, {"story": self.pack.id}, query_vector=query_vector):
+        ranked = self.index.search(query, 4 * k, {"story": self.pack.id}, query_vector=query_vector)
+        for hit in ranked:
             doc = self.docs.get(hit.id)
             if doc is None:
                 continue
@@ -200,7 +216,7 @@ class KnowledgeBase:
             out.append((doc, hit))
             if len(out) == k:
                 break
-        return out
+        return KnowledgeHits(out, ranked.strategy, ranked.fallback)
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

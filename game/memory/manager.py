@@ -1,19 +1,36 @@
-"""GameMemory: the three conversation layers, long-term memory and recall.
+"""GameMemory: the three conversation layers, long-term memory, consolidation.
 
 - L1 working window: the last ``window_messages`` messages (each cut to 200
-  characters); the system prompt is not part of it and is always sent.
+  characters), read from the L2 log as of the turn being played; the system
+  prompt is not part of it and is always sent.
 - L2 full log: every turn, append-only, also indexed as a searchable memory.
 - L3 synopsis: rewritten at each consolidation, sent after the persona.
 - Every ``summary_interval_turns`` turns a background consolidation summarises
   the turns since the last one (stateless narrator call, at most ~60 words),
   stores ``[Turn N] ...`` in the history collection and the memory state,
-  rewrites the synopsis and extracts a Story Bible fact. A failed call is
+  rewrites the synopsis and extracts Story Bible facts. A failed call is
   retried (3 attempts); if all fail, the turns stay unconsolidated and the next
   consolidation covers them too, so nothing is lost. A failed embedding leaves
   the text stored and searchable by keyword, with its vector pending.
 
-Every history and Bible query is filtered by session id and by turn (never
-after the current one), so one save's memories never reach another's prompt.
+Invariants (each has a test):
+
+- **A turn is atomic.** :meth:`record_turn` changes the memory state entirely
+  or not at all: if anything fails half-way, what it appended is taken back
+  and the error reaches the engine, which then does not commit the turn.
+- **Consolidation keeps up.** The summary of turns N-4..N exists, in the state
+  and in the store, before turn N+5 is recalled, whatever the play speed:
+  consolidation runs in the background while the next turns are played and
+  recall waits for it at the interval (backpressure) if it has not finished.
+  Vectors lag by a bounded number of turns: a played turn is embedded once,
+  when the turns that give it context exist (``CONTEXT_TURNS`` later), not
+  re-embedded every time a neighbour arrives; queued embedding jobs coalesce
+  into one batch.
+- **Memory belongs to one session and one moment.** Vector ids carry the
+  session id (``hybrid.py``), every query is filtered by session and turn, and
+  the window, synopsis and Bible are read as of the turn being recalled.
+
+Recall itself (blocks, ranking) lives in ``retrieval.py``.
 """
 
 from __future__ import annotations
@@ -27,24 +44,15 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from game.memory.base import MemoryBlock, MemoryContext, MemoryItem, TurnRecord, check_window
+from game.memory.base import MemoryContext, TurnRecord, check_window
 from game.memory.bible import StoryBible
 from game.memory.embedders import Embedder, Vectors
 from game.memory.hybrid import HybridIndex, IndexItem
-from game.memory.keyword import keywords
-from game.memory.knowledge import KnowledgeBase, snippet
+from game.memory.knowledge import KnowledgeBase
 from game.memory.query import QueryRewriter
-from game.memory.recall import (
-    MEMORY_HEADER,
-    Budgets,
-    ScoredMemory,
-    distinct,
-    hybrid_score,
-    make_block,
-    recency,
-    unit_scale,
-)
+from game.memory.recall import Budgets, ScoredMemory
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
+from game.memory.retrieval import MemoryRecall
 from game.memory.stores import VectorStore
 from game.world.content import ContentPack
 from game.world.state import GameState
@@ -56,10 +64,6 @@ CONTEXT_TURNS = 2
 """Turns on each side that give a turn its context (for embedding and keywords)."""
 QUIET_EFFECTS = frozenset({"move_to", "rest", "achievement"})
 """Effects that do not make a turn worth remembering by themselves."""
-MEMORY_CHARS = 240
-"""Longest relevant-memory text shown in the prompt."""
-ENTITY_PRIOR = 3.0
-"""Boost, in standard deviations of the fused score, for memories of the one character a query names."""
 T = TypeVar("T")
 
 
@@ -83,10 +87,22 @@ class MemoryConfig:
     recent_turns: int = 3
     max_attempts: int = 3
     retry_delay_s: float = 0.2
+    consolidation_wait_s: float = 60.0
+    """Longest recall waits at the interval for an unfinished consolidation."""
     budgets: Budgets = field(default_factory=Budgets)
 
     def __post_init__(self) -> None:
         check_window(self.window_messages, self.summary_interval_turns)
+
+
+@dataclass
+class _Checkpoint:
+    """Enough of the memory state to take back a half-recorded turn."""
+
+    log: int
+    bible: int
+    next_entry: int
+    statuses: dict[str, tuple[str, int | None, str]]
 
 
 class GameMemory:
@@ -98,6 +114,7 @@ class GameMemory:
         store: vector store, or None (keyword-only).
         embedder: embedder, or None (keyword-only).
         knowledge: a prepared knowledge base to share; built on ``prepare`` if None.
+        state: a saved memory state to resume (see also :meth:`restore`).
         background: run consolidation and embeddings in a worker thread.
     """
 
@@ -118,18 +135,24 @@ class GameMemory:
         self.store = store
         self.embedder = embedder
         self.config = config or MemoryConfig()
-        self.state = state or MemoryState(session_id=uuid.uuid4().hex[:12])
-        self.bible = StoryBible(self.state, pack) if pack else None
         self.knowledge = knowledge
-        self.memories = HybridIndex("memories", store, embedder)
-        self.history = HybridIndex("history", store, embedder)
+        self.query = QueryRewriter(pack)
         self._lock = threading.RLock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory") if background else None
         self._futures: list[Future[Any]] = []
+        self._consolidating: dict[int, Future[Any]] = {}
+        self._embed_queued = False
         self._prepared = False
-        self.query = QueryRewriter(pack)
         self.consolidations = 0
         self.failures: list[str] = []
+        self._use(state or MemoryState(session_id=uuid.uuid4().hex[:12]))
+        self._recall = MemoryRecall(self)
+
+    def _use(self, state: MemoryState) -> None:
+        self.state = state
+        self.bible = StoryBible(state, self.pack) if self.pack else None
+        self.memories = HybridIndex("memories", self.store, self.embedder, namespace=state.session_id)
+        self.history = HybridIndex("history", self.store, self.embedder, namespace=state.session_id)
 
     @property
     def session_id(self) -> str:
@@ -149,38 +172,79 @@ class GameMemory:
             self.bible.seed_from_content()
         self._reindex()
 
+    def restore(self, state: MemoryState) -> None:
+        """Continue from a saved memory state (a loaded save).
+
+        Background work of the current state finishes first. The indexes are
+        rebuilt from ``state``; vectors the store already holds for an
+        unchanged text are reused, so only what is missing is embedded.
+        Nothing recorded after the save is recalled: it is not in ``state``.
+        """
+        self.flush()
+        with self._lock:
+            self._consolidating.clear()
+            self._use(state)
+        self._prepared = False
+        self.prepare()
+
     def _reindex(self) -> None:
-        """Index everything the state holds (after a load): text first, vectors as available."""
-        items = [self._episode_item(n) for n in range(len(self.state.log))]
-        items += [self._entry_item(b) for b in self.state.bible if b.status == "active"]
+        """Index everything the state holds: text at once, vectors from the store or embedded later."""
+        with self._lock:
+            items = [self._episode_item(n) for n in range(len(self.state.log))]
+            items += [self._entry_item(b) for b in self.state.bible if b.status == "active"]
+            summaries = [self._summary_item(s) for s in self.state.summaries]
         self.memories.add(items, embed=False)
-        self.history.add((self._summary_item(s) for s in self.state.summaries), embed=False)
-        self._submit(self._embed_all)
+        self.history.add(summaries, embed=False)
+        self.memories.adopt_stored()
+        self.history.adopt_stored()
+        self._schedule_embedding()
 
     def flush(self, timeout: float | None = 60.0) -> None:
-        """Wait for background consolidation and embedding to finish."""
+        """Finish background consolidation, then embed everything still pending."""
         with self._lock:
             futures = list(self._futures)
         wait(futures, timeout=timeout)
         with self._lock:
             self._futures = [f for f in self._futures if not f.done()]
+        self._embed(force=True)
 
     def close(self) -> None:
         self.flush()
         if self._executor is not None:
             self._executor.shutdown(wait=True)
 
-    def _submit(self, job: Callable[[], object]) -> None:
+    def _submit(self, job: Callable[[], object]) -> Future[Any] | None:
         if self._executor is None:
             job()
-            return
+            return None
         future = self._executor.submit(_logged(job))
         with self._lock:
             self._futures = [f for f in self._futures if not f.done()] + [future]
+        return future
+
+    def _schedule_embedding(self) -> None:
+        """Queue one embedding job unless one is already waiting (queued jobs coalesce into one batch)."""
+        with self._lock:
+            if self._embed_queued and self._executor is not None:
+                return
+            self._embed_queued = True
+        self._submit(self._embed_job)
+
+    def _embed_job(self) -> None:
+        with self._lock:
+            self._embed_queued = False
+        self._embed()
 
     # --------------------------------------------------------------- record
-    def record_turn(self, record: TurnRecord, state: GameState) -> None:
-        """Append the turn to L2 and L1, extract facts, and consolidate every N turns."""
+    def record_turn(self, record: TurnRecord, state: GameState) -> list[str]:
+        """Append the turn to L2, extract facts, and consolidate every N turns.
+
+        All or nothing: if anything fails, the memory state is as it was and
+        the error is raised.
+
+        Returns:
+            Why memory notes were not kept (rejected or disputed by the Story Bible).
+        """
         self.prepare()
         place = self.pack.nodes[record.node].name if self.pack and record.node in self.pack.nodes else record.node
         episode = Episode(
@@ -193,19 +257,53 @@ class GameMemory:
             when=state.clock_text(),
             importance=60 if record.notes else 50 if any(e not in QUIET_EFFECTS for e, _ in record.applied) else 20,
         )
+        refused: list[str] = []
         with self._lock:
-            self._append_episode(episode)
-            self.state.window.append({"role": "user", "content": record.action[:MESSAGE_CHARS]})
-            self.state.window.append({"role": "assistant", "content": record.narration[:MESSAGE_CHARS]})
-            del self.state.window[: max(0, len(self.state.window) - self.config.window_messages)]
-            if self.bible is not None:
-                results = self.bible.from_notes(record.notes, record.turn, episode.npcs)
-                results += self.bible.from_effects(record.applied, record.turn, place)
-                self._index_bible_changes([entry for entry, _ in results])
+            checkpoint = self._checkpoint()
+            try:
+                self.state.log.append(episode)
+                changed: list[BibleEntry] = []
+                if self.bible is not None:
+                    notes = self.bible.from_notes(record.notes, record.turn, episode.npcs)
+                    refused = [
+                        f"{entry.canonical_key}: {outcome} ({entry.reason})"
+                        for entry, outcome in notes
+                        if outcome in ("rejected", "disputed")
+                    ]
+                    results = notes + self.bible.from_effects(record.applied, record.turn, place)
+                    changed = [entry for entry, _ in results]
+            except Exception:
+                self._rollback(checkpoint)
+                raise
+            last = len(self.state.log) - 1
+            self.memories.add(
+                (self._episode_item(n) for n in range(max(0, last - CONTEXT_TURNS), last + 1)), embed=False
+            )
+            self._index_bible_changes(changed)
             due = record.turn % self.config.summary_interval_turns == 0
-        self._submit(self._embed_all)
+        self._schedule_embedding()
         if due:
-            self._submit(lambda: self.consolidate(record.turn))
+            future = self._submit(lambda: self.consolidate(record.turn))
+            if future is not None:
+                with self._lock:
+                    self._consolidating[record.turn] = future
+        return refused
+
+    def _checkpoint(self) -> _Checkpoint:
+        return _Checkpoint(
+            len(self.state.log),
+            len(self.state.bible),
+            self.state.next_entry,
+            {e.id: (e.status, e.ended_turn, e.reason) for e in self.state.bible},
+        )
+
+    def _rollback(self, checkpoint: _Checkpoint) -> None:
+        log.warning("recording the turn failed; memory is left as it was")
+        del self.state.log[checkpoint.log :]
+        del self.state.bible[checkpoint.bible :]
+        self.state.next_entry = checkpoint.next_entry
+        for entry in self.state.bible:
+            entry.status, entry.ended_turn, entry.reason = checkpoint.statuses[entry.id]  # type: ignore[assignment]
 
     def _involved(self, record: TurnRecord) -> list[str]:
         """Characters the turn was about: spoken to, given to, or named (merely present does not count)."""
@@ -232,7 +330,7 @@ class GameMemory:
         """Store one free-standing memory (e.g. a line of a conversation loaded into memory).
 
         Memories of the same ``segment`` that follow each other give each other
-        context, as played turns do.
+        context, as played turns do. Vectors come with :meth:`embed_pending`.
         """
         with self._lock:
             key = f"mem-{len(self.state.log) + 1}"
@@ -247,18 +345,16 @@ class GameMemory:
                 when=when,
                 importance=importance,
             )
-            self._append_episode(episode)
+            self.state.log.append(episode)
+            last = len(self.state.log) - 1
+            self.memories.add(
+                (self._episode_item(n) for n in range(max(0, last - CONTEXT_TURNS), last + 1)), embed=False
+            )
         return key
 
     def register_entity(self, entity_id: str, names: Iterable[str]) -> None:
         """Names by which queries may mention an entity (NPCs are registered from the pack)."""
         self.query.register(entity_id, names)
-
-    def _append_episode(self, episode: Episode) -> None:
-        """Log an episode and (re)index it and the neighbours whose context it changes."""
-        self.state.log.append(episode)
-        last = len(self.state.log) - 1
-        self.memories.add((self._episode_item(n) for n in range(max(0, last - CONTEXT_TURNS), last + 1)), embed=False)
 
     def _episode_item(self, position: int) -> IndexItem:
         log_ = self.state.log
@@ -278,7 +374,7 @@ class GameMemory:
         )
 
     def _entry_item(self, entry: BibleEntry) -> IndexItem:
-        return IndexItem(entry.id, _entry_text(entry), self._entry_meta(entry))
+        return IndexItem(entry.id, entry.text(), self._entry_meta(entry))
 
     def _summary_item(self, summary: Summary) -> IndexItem:
         return IndexItem(summary.id, summary.labelled(), self._summary_meta(summary))
@@ -296,23 +392,33 @@ class GameMemory:
         if drop:
             self.memories.remove(sorted(set(drop)))
 
-    def embed_pending(self) -> int:
-        """Embed everything still pending now (e.g. after bulk ``remember``); returns what is left."""
-        self._embed_all()
-        return len(self.memories.pending | self.history.pending) if self.memories.dense_ok else 0
-
-    def _embed_all(self) -> None:
-        for index in (self.memories, self.history):
-            left = index.embed_pending()
-            if left:
-                log.info("%s: %d vectors pending", index.collection, left)
+    # ------------------------------------------------------------ embedding
+    def _unready(self) -> set[str]:
+        """Played turns whose context is not complete yet (embedded once the turns after them exist)."""
         with self._lock:
-            self.state.pending_vectors = sorted(self.memories.pending | self.history.pending)
+            recent = [e for e in self.state.log[-CONTEXT_TURNS:] if e.action]
+        return {e.id for e in recent}
+
+    def _embed(self, *, force: bool = False) -> None:
+        """Embed what is pending (with ``force``, also turns whose context is still incomplete)."""
+        skip = set() if force else self._unready()
+        for index in (self.memories, self.history):
+            ready = sorted(index.pending_ids() - skip)
+            if ready:
+                index.embed_pending(ready)
+        pending = self.memories.pending_ids() | self.history.pending_ids()
+        with self._lock:
+            self.state.pending_vectors = sorted(pending)
             if self.memories.dense_ok and self.embedder is not None:
                 for entry in self.state.bible:
-                    if entry.id in self.memories.items and entry.id not in self.memories.pending:
+                    if entry.id in self.memories.items and entry.id not in pending:
                         entry.embedding_model = self.embedder.model_name
                         entry.embedding_version = self.embedder.model_version
+
+    def embed_pending(self) -> int:
+        """Embed everything still pending now (e.g. after bulk ``remember``); returns what is left."""
+        self._embed(force=True)
+        return len(self.memories.pending_ids() | self.history.pending_ids()) if self.memories.dense_ok else 0
 
     # ---------------------------------------------------------- consolidate
     def consolidate(self, upto_turn: int) -> Summary | None:
@@ -323,29 +429,34 @@ class GameMemory:
             if not episodes:
                 return None
             text = "\n".join(f"{e.action}. {e.narration}" for e in episodes)
+            previous = self.state.synopsis
         summary_text = self._retry(lambda: self.summarizer.summarize(text, self.config.summary_words))
         if not summary_text:
             self.failures.append(f"summary of turns {first}-{upto_turn}")
             log.warning("summary of turns %d-%d failed; they stay queued for the next consolidation", first, upto_turn)
             return None
-        npcs = sorted({n for e in episodes for n in e.npcs})
-        summary = Summary(first_turn=first, turn=upto_turn, text=summary_text, node=episodes[-1].node, npcs=npcs)
-        with self._lock:
-            self.state.summaries.append(summary)
-            self.state.last_consolidated_turn = upto_turn
-            previous = self.state.synopsis
-        self.history.add([self._summary_item(summary)], embed=False)
         synopsis = self._retry(
             lambda: self.summarizer.summarize(f"{previous} {summary_text}".strip(), self.config.synopsis_words)
         )
+        npcs = sorted({n for e in episodes for n in e.npcs})
+        summary = Summary(
+            first_turn=first,
+            turn=upto_turn,
+            text=summary_text,
+            node=episodes[-1].node,
+            npcs=npcs,
+            synopsis=synopsis or previous,
+        )
         with self._lock:
-            if synopsis:
-                self.state.synopsis = synopsis
+            self.state.summaries.append(summary)
+            self.state.last_consolidated_turn = upto_turn
+            self.history.add([self._summary_item(summary)], embed=False)
             if self.bible is not None:
                 results = self.bible.from_summary(summary_text, first, upto_turn, npcs)
+                self.bible.age_threads(upto_turn)
                 self._index_bible_changes([entry for entry, _ in results])
             self.consolidations += 1
-        self._embed_all()
+        self._embed()
         return summary
 
     def _retry(self, call: Callable[[], T]) -> T | None:
@@ -358,76 +469,31 @@ class GameMemory:
                     time.sleep(self.config.retry_delay_s * attempt)
         return None
 
+    def _await_consolidation(self, playing_turn: int) -> float:
+        """Wait for every consolidation the turn about to be played must see; returns the ms waited.
+
+        Consolidation of turns N-4..N may run while turns N+1..N+4 are played;
+        turn N+5 waits for it.
+        """
+        limit = playing_turn - self.config.summary_interval_turns
+        with self._lock:
+            due = [f for turn, f in self._consolidating.items() if turn <= limit]
+            for turn in [t for t, f in self._consolidating.items() if t <= limit and f.done()]:
+                del self._consolidating[turn]
+        if not due or all(f.done() for f in due):
+            return 0.0
+        started = time.perf_counter()
+        wait(due, timeout=self.config.consolidation_wait_s)
+        return round((time.perf_counter() - started) * 1000, 2)
+
     # --------------------------------------------------------------- recall
     def recall(self, action: str, state: GameState) -> MemoryContext:
-        """Memory blocks for this action, stable to dynamic, each within its budget."""
+        """Memory blocks for this action as of ``state.turn``, stable to dynamic, each within its budget."""
         self.prepare()
-        started = time.perf_counter()
-        budgets = self.config.budgets
-        focus = self._focus_npcs(action, state)
-        query_vector = self.memories.embed_query(action)
-        with self._lock:
-            active = [e for e in self.state.bible if e.status == "active" and e.source_turn <= state.turn]
-            blocks, shown = self._fixed_blocks(active, focus)
-            window = list(self.state.window)
-            synopsis = self.state.synopsis
-        if self.knowledge is not None:
-            hits = self.knowledge.search(action, self.config.knowledge_k, query_vector=query_vector)
-            items = [
-                MemoryItem(snippet(doc.text), round(hit.score, 3), f"kb:{doc.category}:{doc.name}") for doc, hit in hits
-            ]
-            blocks.append(make_block("knowledge", items, budgets.knowledge))
-        threads = sorted(
-            (e for e in active if e.entry_type == "open_thread" and e.importance >= 30),
-            key=lambda e: (-e.importance, -e.source_turn),
-        )
-        blocks.append(
-            make_block("open_threads", [_entry_item(e, e.importance / 100) for e in threads], budgets.open_threads)
-        )
-        shown |= {e.id for e in threads}
-        history = self._history_items(action, state, query_vector)
-        relevant = self.search_memories(
-            action, state, self.config.relevant_k * 2, focus=focus, exclude=shown, query_vector=query_vector
-        )
-        items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id) for m in relevant]
-        blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
-        blocks.append(make_block("history_recall", history, budgets.history_recall))
-        blocks.append(make_block("recent_story", self._recent_items(state), budgets.recent_story))
-        meta = {
-            "strategy": self.memories.strategy,
-            "knowledge_strategy": self.knowledge.index.strategy if self.knowledge else None,
-            "store": self.store.backend if self.store is not None else None,
-            "embedder": getattr(self.embedder, "model_name", None) if self.memories.dense_ok else None,
-            "session": self.session_id,
-            "turn": state.turn,
-            "focus_npcs": sorted(focus),
-            "summaries": len(self.state.summaries),
-            "bible_active": len(active),
-            "pending_vectors": len(self.memories.pending | self.history.pending) if self.memories.dense_ok else 0,
-            "recall_ms": round((time.perf_counter() - started) * 1000, 2),
-        }
-        return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
-
-    def _fixed_blocks(self, active: list[BibleEntry], focus: set[str]) -> tuple[list[MemoryBlock], set[str]]:
-        budgets = self.config.budgets
-
-        def rank(entry: BibleEntry) -> tuple[int, int, int]:
-            return (
-                0 if set(entry.npcs) & focus or entry.canonical_key.startswith("character:player") else 1,
-                -entry.importance,
-                -entry.source_turn,
-            )
-
-        characters = sorted((e for e in active if e.entry_type == "character"), key=rank)
-        rules = sorted((e for e in active if e.entry_type in ("world_rule", "item") and e.importance >= 70), key=rank)
-        style = sorted((e for e in active if e.entry_type in ("style_rule", "safety_rule")), key=rank)
-        blocks = [
-            make_block("bible_core", [_entry_item(e, e.importance / 100) for e in characters], budgets.bible_core),
-            make_block("bible_rules", [_entry_item(e, e.importance / 100) for e in rules], budgets.bible_rules),
-            make_block("bible_style", [_entry_item(e, e.importance / 100) for e in style], budgets.bible_style),
-        ]
-        shown = {item.source for block in blocks for item in block.items}
-        return blocks, shown
+        waited = self._await_consolidation(state.turn + 1)
+        context = self._recall.recall(action, state)
+        context.retrieval_meta["wait_ms"] = waited
+        return context
 
     def search_memories(
         self,
@@ -439,96 +505,13 @@ class GameMemory:
         exclude: set[str] | None = None,
         query_vector: Vectors | None = None,
     ) -> list[ScoredMemory]:
-        """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path).
+        """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path); see ``retrieval.py``."""
+        return self._recall.search_memories(query, state, k, focus=focus, exclude=exclude, query_vector=query_vector)
 
-        ``query_vector`` is the embedding of ``query`` if the caller has it;
-        it is reused when the rewrite leaves the query unchanged.
-
-        The query is rewritten first: characters it names are taken out of the
-        text (their names match everything they ever said, which drowns the
-        rest of the question) and become a prior instead, boosting the memories
-        that involve the one character named.
-        """
-        focus = set(focus or ())
-        exclude = exclude or set()
-        named, rewritten = self.query.characters(query)
-        places, rewritten = self.query.places(rewritten)
-        focus |= set(named)
+    def window(self, turn: int) -> list[dict[str, str]]:
+        """The L1 window as of ``turn``."""
         with self._lock:
-            entries = {e.id for e in self.state.bible if e.status == "active"}
-            items = dict(self.memories.items)
-        recent_cutoff = state.turn - self.config.window_messages // 2  # turns still in the L1 window are in the prompt
-
-        def keep(doc_id: str) -> bool:
-            if doc_id in exclude:
-                return False
-            if doc_id.startswith("bible-"):
-                return doc_id in entries
-            meta = items[doc_id].metadata if doc_id in items else {}
-            return not meta.get("game_turn") or int(meta.get("turn", 0)) <= recent_cutoff
-
-        def involves(doc_id: str, npcs: set[str]) -> bool:
-            return bool(set(str(items[doc_id].metadata.get("npcs", "")).split(",")) & npcs)
-
-        prior: dict[str, float] = {}
-        if len(named) == 1:
-            prior = {i: ENTITY_PRIOR for i in items if involves(i, set(named))}
-        if len(places) == 1:  # "what did I find at the lodge?": what happened there, not what mentions lodges
-            place = places[0].lower()
-            for doc_id, item in items.items():
-                if str(item.metadata.get("node", "")).lower() == place or place in item.text.lower():
-                    prior[doc_id] = prior.get(doc_id, 0.0) + ENTITY_PRIOR
-        where = {"session": self.session_id, "turn": {"$lte": state.turn}}
-        vector = query_vector if rewritten == query else None
-        hits = self.memories.search(rewritten or query, None, where, keep, query_vector=vector, prior=prior)
-        semantic = unit_scale({h.id: h.score for h in hits})
-        for doc_id in items:  # characters present pull in what involves them, even with no word in common
-            if doc_id not in semantic and focus and involves(doc_id, focus) and keep(doc_id):
-                meta = items[doc_id].metadata
-                if meta.get("session") == self.session_id and int(meta.get("turn", 0)) <= state.turn:
-                    semantic[doc_id] = 0.0
-        query_terms = set(keywords(query)) - {"character", "item", "event", "thread", "player"}
-        scored = []
-        for doc_id, sem in semantic.items():
-            meta = items[doc_id].metadata
-            key_terms = set(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
-            match = involves(doc_id, focus) or bool(key_terms & query_terms)
-            score = hybrid_score(
-                sem,
-                int(meta.get("importance", 40)),
-                recency(state.turn, int(meta.get("turn", 0)), self.config.recency_half_life_turns),
-                match,
-                meta.get("entry_type") == "open_thread",
-            )
-            turn = int(meta.get("turn", 0))
-            scored.append(ScoredMemory(doc_id, items[doc_id].text, score, sem, turn, str(meta.get("kind"))))
-        scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
-        return distinct(scored, k)
-
-    def _history_items(self, action: str, state: GameState, query_vector: Any) -> list[MemoryItem]:
-        with self._lock:
-            summaries = [s for s in self.state.summaries if s.turn <= state.turn]
-        by_id = {s.id: s for s in summaries}
-        chosen: dict[str, float] = {s.id: 1.0 for s in summaries[-self.config.recent_summaries :]}
-        where = {"session": self.session_id, "turn": {"$lte": state.turn}}
-        for hit in self.history.search(action, self.config.history_k, where, query_vector=query_vector):
-            if hit.id in by_id:
-                chosen.setdefault(hit.id, round(hit.score, 3))
-        ordered = sorted(chosen, key=lambda i: -by_id[i].turn)
-        return [MemoryItem(by_id[i].labelled(), chosen[i], f"history:{i}") for i in ordered]
-
-    def _recent_items(self, state: GameState) -> list[MemoryItem]:
-        with self._lock:
-            recent = [e for e in self.state.log if e.action and e.turn <= state.turn][-self.config.recent_turns :]
-        return [
-            MemoryItem(f"Turn {e.turn} ({e.action}): {'; '.join(e.events) or 'no change'}", 1.0, f"turn:{e.turn}")
-            for e in recent
-        ]
-
-    def _focus_npcs(self, action: str, state: GameState) -> set[str]:
-        """NPCs present at the player's place or named in the action."""
-        present = set(self.pack.nodes[state.node].npcs) if self.pack and state.node in self.pack.nodes else set()
-        return present | set(self.query.characters(action)[0])
+            return self.state.window(turn, self.config.window_messages, MESSAGE_CHARS)
 
     # ------------------------------------------------------------- metadata
     def _episode_meta(self, episode: Episode) -> dict[str, Any]:
@@ -556,16 +539,6 @@ class GameMemory:
 
     def _summary_meta(self, summary: Summary) -> dict[str, Any]:
         return {"session": self.session_id, "turn": summary.turn, "node": summary.node, "npcs": ",".join(summary.npcs)}
-
-
-def _entry_text(entry: BibleEntry) -> str:
-    if not entry.title or entry.title in entry.content or entry.content.startswith("The player"):
-        return entry.content
-    return f"{entry.title}: {entry.content}"
-
-
-def _entry_item(entry: BibleEntry, score: float) -> MemoryItem:
-    return MemoryItem(_entry_text(entry), round(score, 3), entry.id)
 
 
 def _logged(job: Callable[[], object]) -> Callable[[], object]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from game.text import mentions
 from game.world.content import ContentPack
 
 
@@ -26,7 +27,7 @@ class QueryRewriter:
         self.pack = pack
         self.entities: dict[str, list[str]] = {}
         for npc in pack.npcs.values() if pack else ():
-            self.register(npc.id, [npc.name, *npc.aliases, npc.id.replace("_", " ")])
+            self.register(npc.id, npc.names)
         self.place_names = self._place_table()
 
     def register(self, entity_id: str, names: Iterable[str]) -> None:
@@ -60,19 +61,4 @@ class QueryRewriter:
         Place names are set aside first, so "the hunter's lodge" does not name
         the hunter.
         """
-        named = []
-        places = sorted(self.place_names, key=len, reverse=True)
-        masked = query
-        for place in places:
-            masked = re.sub(rf"\b{re.escape(place)}\b", lambda m: "\0" * len(m.group()), masked, flags=re.I)
-        rewritten = query
-        for entity_id, names in self.entities.items():
-            for name in sorted(names, key=len, reverse=True):
-                pattern = rf"\b{re.escape(name)}(?:'s)?\b"
-                for match in re.finditer(pattern, masked, re.I):
-                    if entity_id not in named:
-                        named.append(entity_id)
-                    start, end = match.span()
-                    rewritten = rewritten[:start] + " " * (end - start) + rewritten[end:]
-                    masked = masked[:start] + "\0" * (end - start) + masked[end:]
-        return named, " ".join(rewritten.split())
+        return mentions(query, self.entities.items(), masked=self.place_names)

@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from game.llm.tokens import estimate_tokens
 from game.memory.base import MemoryBlock, MemoryItem
+from game.text import estimate_tokens
 
 MEMORY_HEADER = "Memory: established facts of this story. Stay consistent with them; never contradict them."
 

@@ -6,9 +6,9 @@ pydantic data so the save can hold it and the index can be rebuilt from it.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 EntryType = Literal[
     "character",
@@ -22,6 +22,34 @@ EntryType = Literal[
     "safety_rule",
 ]
 EntryStatus = Literal["candidate", "active", "superseded", "disputed", "archived", "rejected"]
+ENTRY_TYPES: tuple[str, ...] = EntryType.__args__  # type: ignore[attr-defined]
+NOTE_CHARS = 500
+"""Longest memory note kept; a longer one is dropped (a note is a fact, not a chapter)."""
+
+
+class MemoryNote(BaseModel):
+    """A structured candidate Story Bible fact proposed by a narrator.
+
+    Validated before anything is recorded: a note that does not fit (an
+    importance of "high", a type the Bible does not know, an empty content)
+    is dropped with the validation error as its reason, never half-applied.
+    """
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    entry_type: EntryType = "event"
+    key: str | None = Field(None, validation_alias=AliasChoices("canonical_key", "key"), max_length=120)
+    title: str = Field("", max_length=120)
+    content: str = Field(min_length=1, max_length=NOTE_CHARS)
+    importance: int = Field(55, ge=0, le=100)
+    npcs: list[str] = Field(default=[], max_length=10)
+
+    @field_validator("npcs", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return [value] if isinstance(value, str) else value
 
 
 class BibleEntry(BaseModel):
@@ -36,11 +64,18 @@ class BibleEntry(BaseModel):
     status: EntryStatus = "candidate"
     source_turn: int = 0
     supersedes: str | None = None
+    ended_turn: int | None = Field(None, description="Turn it was superseded or archived")
     npcs: list[str] = []
-    source: str = Field("", description="memory_note, effect, consolidation or content")
+    source: Literal["content", "effect", "consolidation", "memory_note"]
     reason: str = Field("", description="why the entry was rejected or disputed")
     embedding_model: str | None = None
     embedding_version: str | None = None
+
+    def text(self) -> str:
+        """How the fact reads in a prompt."""
+        if not self.title or self.title in self.content or self.content.startswith("The player"):
+            return self.content
+        return f"{self.title}: {self.content}"
 
 
 class Episode(BaseModel):
@@ -76,6 +111,7 @@ class Summary(BaseModel):
     text: str
     node: str = ""
     npcs: list[str] = []
+    synopsis: str = Field("", description="The L3 synopsis as rewritten after this summary")
 
     @property
     def id(self) -> str:
@@ -86,14 +122,44 @@ class Summary(BaseModel):
 
 
 class MemoryState(BaseModel):
-    """Everything memory keeps for one play session (saved with the game)."""
+    """Everything memory keeps for one play session (saved with the game).
+
+    The L1 window and the L3 synopsis are not stored apart: the window is the
+    last turns of the log and the synopsis the one written with the latest
+    summary, so both can be read as of any turn (:meth:`window`,
+    :meth:`synopsis_at`), and loading an older save never shows its future.
+    """
 
     session_id: str
-    window: list[dict[str, str]] = []
     log: list[Episode] = []
-    synopsis: str = ""
     summaries: list[Summary] = []
     bible: list[BibleEntry] = []
     last_consolidated_turn: int = 0
     next_entry: int = 1
-    pending_vectors: list[str] = Field(default=[], description="ids whose embedding failed and is retried")
+    pending_vectors: list[str] = Field(default=[], description="ids still waiting for their vector")
+
+    def turns_upto(self, turn: int, count: int) -> list[Episode]:
+        """The last ``count`` played turns up to ``turn``, oldest first."""
+        found: list[Episode] = []
+        for episode in reversed(self.log):
+            if len(found) >= count:
+                break
+            if episode.action and episode.turn <= turn:
+                found.append(episode)
+        return found[::-1]
+
+    @property
+    def synopsis(self) -> str:
+        return self.summaries[-1].synopsis if self.summaries else ""
+
+    def synopsis_at(self, turn: int) -> str:
+        """The synopsis as it stood after ``turn``."""
+        return next((s.synopsis for s in reversed(self.summaries) if s.turn <= turn), "")
+
+    def window(self, turn: int, messages: int, chars: int) -> list[dict[str, str]]:
+        """The L1 working window as it stood after ``turn``: its last ``messages`` messages, each cut to ``chars``."""
+        out: list[dict[str, str]] = []
+        for episode in self.turns_upto(turn, (messages + 1) // 2):
+            out.append({"role": "user", "content": episode.action[:chars]})
+            out.append({"role": "assistant", "content": episode.narration[:chars]})
+        return out[-messages:] if messages else []

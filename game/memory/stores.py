@@ -5,7 +5,8 @@ two unit vectors). Vectors are an index, not the truth: every text they point at
 memory state (and so in the save), so a store can be dropped and rebuilt.
 Filters use Chroma's ``where`` syntax restricted to what both backends support:
 equality (``{"session": "abc"}``) and ``{"turn": {"$lte": 12}}``, combined with
-AND.
+AND. One evaluator (:class:`MetadataTable`) applies them in process, for the
+in-process store and for the hybrid index's own items alike.
 
 The in-process store is brute-force numpy (a vectorised metadata mask, then
 one matrix product over the allowed rows). FAISS (``faiss-cpu``) was measured
@@ -55,26 +56,31 @@ class VectorStore(Protocol):
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]: ...
 
+    def existing(self, collection: str, ids: list[str]) -> set[str]:
+        """Which of ``ids`` the collection holds."""
+        ...
+
     def delete(self, collection: str, ids: list[str]) -> None: ...
 
     def count(self, collection: str) -> int: ...
 
 
-def matches_where(metadata: dict[str, Any], where: Where | None) -> bool:
+def where_clauses(where: Where | None) -> list[tuple[str, str, Any]]:
+    """``where`` as (key, operator, value) triples: equality, ``$eq`` and ``$lte``, joined by AND."""
     if not where:
-        return True
+        return []
     clauses = where["$and"] if "$and" in where else [{k: v} for k, v in where.items()]
+    out: list[tuple[str, str, Any]] = []
     for clause in clauses:
         for key, expected in clause.items():
-            value = metadata.get(key)
             if isinstance(expected, dict):
-                if "$lte" in expected and not (value is not None and value <= expected["$lte"]):
-                    return False
-                if "$eq" in expected and value != expected["$eq"]:
-                    return False
-            elif value != expected:
-                return False
-    return True
+                for op, value in expected.items():
+                    if op not in ("$eq", "$lte"):
+                        raise ValueError(f"unsupported where operator {op!r}")
+                    out.append((key, op, value))
+            else:
+                out.append((key, "$eq", expected))
+    return out
 
 
 def _chroma_where(where: Where | None) -> Where | None:
@@ -85,100 +91,184 @@ def _chroma_where(where: Where | None) -> Where | None:
     return {"$and": [{k: v} for k, v in where.items()]}
 
 
+class MetadataTable:
+    """Metadata rows by id, filtered with ``where`` clauses: the one ``where`` evaluator.
+
+    Columns are kept as Python lists (an upsert is O(1)) and turned into numpy
+    arrays when a query needs them, cached until the next change; a filter is
+    a vectorised comparison per clause. Deleted rows are tombstones until more
+    than half the table is dead, then the table is compacted. Not thread-safe:
+    its owner locks.
+    """
+
+    def __init__(self) -> None:
+        self.ids: list[str | None] = []
+        self.rows: dict[str, int] = {}
+        self._columns: dict[str, list[Any]] = {}
+        self._arrays: dict[str, np.ndarray] = {}
+        self._numbers: dict[str, np.ndarray | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def upsert(self, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
+        for doc_id, meta in zip(ids, metadatas, strict=True):
+            row = self.rows.get(doc_id)
+            if row is None:
+                row = len(self.ids)
+                self.rows[doc_id] = row
+                self.ids.append(doc_id)
+                for column in self._columns.values():
+                    column.append(None)
+            for key in set(self._columns) | set(meta):
+                column = self._columns.setdefault(key, [None] * len(self.ids))
+                column[row] = meta.get(key)
+        self._arrays.clear()
+        self._numbers.clear()
+
+    def delete(self, ids: list[str]) -> None:
+        for doc_id in ids:
+            row = self.rows.pop(doc_id, None)
+            if row is not None:
+                self.ids[row] = None
+        self._arrays.clear()
+        self._numbers.clear()
+
+    def needs_compaction(self) -> bool:
+        return len(self.ids) > 32 and len(self.rows) * 2 < len(self.ids)
+
+    def compact(self) -> list[int]:
+        """Drop dead rows; returns the old row numbers kept, in their new order."""
+        keep = [row for row, doc_id in enumerate(self.ids) if doc_id is not None]
+        self.ids = [self.ids[row] for row in keep]
+        self.rows = {doc_id: n for n, doc_id in enumerate(self.ids) if doc_id is not None}
+        self._columns = {key: [column[row] for row in keep] for key, column in self._columns.items()}
+        self._arrays.clear()
+        self._numbers.clear()
+        return keep
+
+    def metadata(self, doc_id: str) -> dict[str, Any]:
+        row = self.rows[doc_id]
+        return {key: column[row] for key, column in self._columns.items() if column[row] is not None}
+
+    def _array(self, key: str) -> np.ndarray:
+        if key not in self._arrays:
+            column = self._columns.get(key, [None] * len(self.ids))
+            array = np.empty(len(column), dtype=object)
+            array[:] = column
+            self._arrays[key] = array
+        return self._arrays[key]
+
+    def _numeric(self, key: str) -> np.ndarray | None:
+        """The column as floats (missing values NaN), or None when it holds anything but numbers."""
+        if key not in self._numbers:
+            column = self._columns.get(key, [None] * len(self.ids))
+            numeric = all(v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in column)
+            self._numbers[key] = (
+                np.array([np.nan if v is None else v for v in column], dtype=np.float64) if numeric else None
+            )
+        return self._numbers[key]
+
+    def mask(self, where: Where | None) -> np.ndarray:
+        """Which rows are alive and match ``where``."""
+        mask = np.array([doc_id is not None for doc_id in self.ids], dtype=bool)
+        for key, op, value in where_clauses(where):
+            if op == "$eq":
+                mask &= np.equal(self._array(key), value).astype(bool)
+            else:  # $lte, on numbers only (a missing or non-numeric value never matches)
+                numbers = self._numeric(key)
+                if numbers is None or isinstance(value, bool) or not isinstance(value, int | float):
+                    mask &= np.array(
+                        [
+                            isinstance(v, int | float) and not isinstance(v, bool) and v <= value
+                            for v in self._array(key)
+                        ],
+                        dtype=bool,
+                    )
+                else:
+                    with np.errstate(invalid="ignore"):
+                        mask &= numbers <= value
+        return mask
+
+    def matching(self, where: Where | None) -> list[str]:
+        """Ids of the rows that match ``where``, in row order."""
+        return [self.ids[row] for row in np.flatnonzero(self.mask(where))]  # type: ignore[misc]
+
+
 class InProcessVectorStore:
     """Brute-force inner-product search over numpy arrays, one per collection.
 
-    Metadata is kept column-wise as numpy arrays too, so a filtered query is a
-    vectorised mask followed by one matrix product over the allowed rows.
+    Metadata lives in a :class:`MetadataTable` per collection, row-aligned
+    with a growable vector matrix, so a filtered query is a vectorised mask
+    followed by one matrix product over the allowed rows, and an upsert costs
+    no copy of the matrix (capacity doubles when full).
     """
 
     backend = "inprocess"
 
     def __init__(self) -> None:
-        self._ids: dict[str, list[str]] = {}
-        self._vectors: dict[str, Vectors] = {}
-        self._meta: dict[str, list[dict[str, Any]]] = {}
-        self._columns: dict[str, dict[str, np.ndarray]] = {}
+        self._tables: dict[str, MetadataTable] = {}
+        self._vectors: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
     def upsert(self, collection: str, ids: list[str], vectors: Vectors, metadatas: list[dict[str, Any]]) -> None:
         if not ids:
             return
+        new = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
         with self._lock:
-            self._delete_locked(collection, ids)
-            old = self._vectors.get(collection)
-            new = np.asarray(vectors, dtype=np.float32)
-            self._vectors[collection] = new if old is None or not len(old) else np.vstack([old, new])
-            self._ids.setdefault(collection, []).extend(ids)
-            self._meta.setdefault(collection, []).extend(dict(m) for m in metadatas)
-            self._columns.pop(collection, None)
-
-    def _column(self, collection: str, key: str) -> np.ndarray:
-        columns = self._columns.setdefault(collection, {})
-        if key not in columns:
-            columns[key] = np.array([m.get(key) for m in self._meta[collection]], dtype=object)
-        return columns[key]
-
-    def _mask(self, collection: str, where: Where | None) -> np.ndarray:
-        rows = len(self._ids[collection])
-        mask = np.ones(rows, dtype=bool)
-        if not where:
-            return mask
-        clauses = where["$and"] if "$and" in where else [{k: v} for k, v in where.items()]
-        for clause in clauses:
-            for key, expected in clause.items():
-                column = self._column(collection, key)
-                if isinstance(expected, dict):
-                    if "$lte" in expected:
-                        present = np.array([v is not None for v in column], dtype=bool)
-                        values = np.where(present, column, expected["$lte"] + 1)
-                        mask &= present & (values <= expected["$lte"])
-                    if "$eq" in expected:
-                        mask &= column == expected["$eq"]
-                else:
-                    mask &= column == expected
-        return mask
+            table = self._tables.setdefault(collection, MetadataTable())
+            table.upsert(ids, metadatas)
+            matrix = self._vectors.get(collection)
+            needed = len(table.ids)
+            if matrix is None or matrix.shape[0] < needed:
+                grown = np.zeros(
+                    (max(needed, 2 * (0 if matrix is None else matrix.shape[0]), 64), new.shape[1]), np.float32
+                )
+                if matrix is not None:
+                    grown[: matrix.shape[0]] = matrix
+                matrix = self._vectors[collection] = grown
+            matrix[[table.rows[i] for i in ids]] = new
 
     def query(self, collection: str, vector: Vectors, k: int, where: Where | None = None) -> list[VectorHit]:
         with self._lock:
-            matrix = self._vectors.get(collection)
-            if matrix is None or not len(matrix):
+            table = self._tables.get(collection)
+            if table is None or not len(table):
                 return []
-            rows = np.flatnonzero(self._mask(collection, where))
-            if not len(rows):
+            rows = np.flatnonzero(table.mask(where))
+            if not len(rows) or k <= 0:
                 return []
-            sims = matrix[rows] @ np.asarray(vector, dtype=np.float32).reshape(-1)
+            sims = self._vectors[collection][rows] @ np.asarray(vector, dtype=np.float32).reshape(-1)
             count = min(k, len(rows))
             top = np.argpartition(-sims, count - 1)[:count] if count < len(rows) else np.arange(len(rows))
             top = top[np.argsort(-sims[top], kind="stable")]
-            ids = self._ids[collection]
-            return [VectorHit(ids[rows[i]], float(sims[i])) for i in top]
+            return [VectorHit(str(table.ids[rows[i]]), float(sims[i])) for i in top]
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
-            if collection not in self._ids:
+            table = self._tables.get(collection)
+            if table is None:
                 return {}
-            mask = self._mask(collection, where)
-            return {self._ids[collection][i]: dict(self._meta[collection][i]) for i in np.flatnonzero(mask)}
+            return {doc_id: table.metadata(doc_id) for doc_id in table.matching(where)}
+
+    def existing(self, collection: str, ids: list[str]) -> set[str]:
+        with self._lock:
+            table = self._tables.get(collection)
+            return {i for i in ids if table is not None and i in table.rows}
 
     def delete(self, collection: str, ids: list[str]) -> None:
         with self._lock:
-            self._delete_locked(collection, ids)
-
-    def _delete_locked(self, collection: str, ids: list[str]) -> None:
-        if collection not in self._ids:
-            return
-        drop = set(ids)
-        keep = [i for i, doc_id in enumerate(self._ids[collection]) if doc_id not in drop]
-        if len(keep) == len(self._ids[collection]):
-            return
-        self._ids[collection] = [self._ids[collection][i] for i in keep]
-        self._meta[collection] = [self._meta[collection][i] for i in keep]
-        self._vectors[collection] = self._vectors[collection][keep]
-        self._columns.pop(collection, None)
+            table = self._tables.get(collection)
+            if table is None:
+                return
+            table.delete(ids)
+            if table.needs_compaction():
+                keep = table.compact()
+                self._vectors[collection] = self._vectors[collection][keep]
 
     def count(self, collection: str) -> int:
-        return len(self._ids.get(collection, []))
+        with self._lock:
+            table = self._tables.get(collection)
+            return len(table) if table is not None else 0
 
 
 class ChromaVectorStore:
@@ -229,6 +319,13 @@ class ChromaVectorStore:
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         result = self._collection(collection).get(where=_chroma_where(where), include=["metadatas"])
         return {i: dict(m or {}) for i, m in zip(result["ids"], result["metadatas"], strict=True)}
+
+    def existing(self, collection: str, ids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(ids), 1000):  # keep each request small
+            result = self._collection(collection).get(ids=ids[start : start + 1000], include=[])
+            found.update(result["ids"])
+        return found
 
     def delete(self, collection: str, ids: list[str]) -> None:
         if ids:

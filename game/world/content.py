@@ -35,6 +35,18 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class _Named(_Model):
+    """Something players refer to by name: its name, its aliases, its id with spaces."""
+
+    id: Identifier
+    name: str
+    aliases: list[str] = []
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name, *self.aliases, self.id.replace("_", " ")]
+
+
 class Condition(_Model):
     """A machine-checkable condition; every clause given must hold."""
 
@@ -146,9 +158,7 @@ class UseEffect(_Model):
     )
 
 
-class Item(_Model):
-    id: Identifier
-    name: str
+class Item(_Named):
     description: str
     kind: Literal["weapon", "armor", "consumable", "key", "quest", "treasure"]
     attack_bonus: int = 0
@@ -156,7 +166,6 @@ class Item(_Model):
     value: int = Field(0, ge=0)
     consumable: bool = False
     use: UseEffect | None = None
-    aliases: list[str] = []
 
 
 class AffinityThreshold(_Model):
@@ -171,9 +180,7 @@ class NpcMood(_Model):
     topics: dict[str, str] = {}
 
 
-class Npc(_Model):
-    id: Identifier
-    name: str
+class Npc(_Named):
     role: str
     trait: str
     likes: list[str] = Field(description="Item ids or topics the NPC likes")
@@ -185,7 +192,6 @@ class Npc(_Model):
     greeting: str
     farewell: str
     topics: dict[str, str] = Field(default_factory=dict, description="keyword -> what the NPC says about it")
-    aliases: list[str] = []
     moods: list[NpcMood] = Field(
         default_factory=list,
         description="Later states of the NPC; the last mood whose condition holds overrides greeting and topics",
@@ -275,9 +281,7 @@ class Loot(_Model):
     chance: float = Field(ge=0.0, le=1.0)
 
 
-class Enemy(_Model):
-    id: Identifier
-    name: str
+class Enemy(_Named):
     category: str
     tier: int = Field(ge=1, le=5)
     hp: int = Field(gt=0)
@@ -288,7 +292,6 @@ class Enemy(_Model):
     exp: int = Field(0, ge=0)
     gold: int = Field(0, ge=0)
     boss: bool = False
-    aliases: list[str] = []
 
 
 class Ending(_Model):

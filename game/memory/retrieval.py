@@ -1,0 +1,290 @@
+"""Recall: the memory blocks one turn's prompt receives, as of that turn.
+
+Everything is read as of ``state.turn``: the L1 window and the L3 synopsis
+from the log and the summaries up to that turn, Bible entries that were
+active then, history and memories filtered by session and turn. Ranking
+helpers and block budgets live in ``recall.py``; the hybrid search in
+``hybrid.py``.
+
+``retrieval_meta`` says what actually ran: ``strategy`` is the strategy of
+this recall's memory search (``hybrid:<store>``, or ``bm25`` when the
+embedder or the store failed and search fell back to keywords, with the
+reason in ``fallback``), ``strategies`` the same for each index, and
+``pending_vectors`` / ``vector_lag_turns`` how far the vector index trails
+the text.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
+from game.memory.embedders import Vectors
+from game.memory.knowledge import snippet
+from game.memory.recall import (
+    MEMORY_HEADER,
+    ScoredMemory,
+    distinct,
+    hybrid_score,
+    make_block,
+    recency,
+    unit_scale,
+)
+from game.memory.records import BibleEntry
+from game.text import keywords
+from game.world.state import GameState
+
+if TYPE_CHECKING:
+    from game.memory.manager import GameMemory
+
+MEMORY_CHARS = 240
+"""Longest relevant-memory text shown in the prompt."""
+ENTITY_PRIOR = 3.0
+"""Boost, in standard deviations of the fused score, for memories of the one character or place a query names."""
+
+
+def active_at(entry: BibleEntry, turn: int) -> bool:
+    """Whether ``entry`` was an active fact after ``turn``."""
+    if entry.source_turn > turn:
+        return False
+    if entry.status == "active":
+        return True
+    return entry.status in ("superseded", "archived") and entry.ended_turn is not None and entry.ended_turn > turn
+
+
+class MemoryRecall:
+    """Assembles recall for a :class:`GameMemory` (its state, indexes and settings)."""
+
+    def __init__(self, memory: GameMemory) -> None:
+        self.memory = memory
+
+    def recall(self, action: str, state: GameState) -> MemoryContext:
+        memory = self.memory
+        config = memory.config
+        budgets = config.budgets
+        started = time.perf_counter()
+        turn = state.turn
+        focus = self._focus_npcs(action, state)
+        query_vector = memory.memories.embed_query(action)
+        with memory._lock:
+            active = [e for e in memory.state.bible if active_at(e, turn)]
+            blocks, shown = self._fixed_blocks(active, focus)
+            window = memory.window(turn)
+            synopsis = memory.state.synopsis_at(turn)
+            summaries = len([s for s in memory.state.summaries if s.turn <= turn])
+        strategies: dict[str, str] = {}
+        fallbacks: dict[str, str] = {}
+        if memory.knowledge is not None:
+            found = memory.knowledge.search(action, config.knowledge_k, query_vector=query_vector)
+            strategies["knowledge"] = found.strategy
+            if found.fallback:
+                fallbacks["knowledge"] = found.fallback
+            items = [
+                MemoryItem(snippet(doc.text), round(hit.score, 3), f"kb:{doc.category}:{doc.name}")
+                for doc, hit in found
+            ]
+            blocks.append(make_block("knowledge", items, budgets.knowledge))
+        threads = sorted(
+            (e for e in active if e.entry_type == "open_thread" and e.importance >= 30),
+            key=lambda e: (-e.importance, -e.source_turn),
+        )
+        blocks.append(
+            make_block("open_threads", [entry_item(e, e.importance / 100) for e in threads], budgets.open_threads)
+        )
+        shown |= {e.id for e in threads}
+        history = self._history_items(action, state, query_vector, strategies, fallbacks)
+        relevant = self.search_memories(
+            action,
+            state,
+            config.relevant_k * 2,
+            focus=focus,
+            exclude=shown,
+            query_vector=query_vector,
+            strategies=strategies,
+            fallbacks=fallbacks,
+        )
+        items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id) for m in relevant]
+        blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
+        blocks.append(make_block("history_recall", history, budgets.history_recall))
+        blocks.append(make_block("recent_story", self._recent_items(state), budgets.recent_story))
+        pending, lag = self._vector_lag(turn)
+        meta: dict[str, Any] = {
+            "strategy": strategies.get("memories", memory.memories.strategy),
+            "strategies": strategies,
+            "fallback": "; ".join(f"{name}: {why}" for name, why in fallbacks.items()) or None,
+            "knowledge_strategy": strategies.get("knowledge"),
+            "store": memory.store.backend if memory.store is not None else None,
+            "embedder": getattr(memory.embedder, "model_name", None) if memory.memories.dense_ok else None,
+            "session": memory.session_id,
+            "turn": turn,
+            "focus_npcs": sorted(focus),
+            "summaries": summaries,
+            "bible_active": len(active),
+            "pending_vectors": pending,
+            "vector_lag_turns": lag,
+            "recall_ms": round((time.perf_counter() - started) * 1000, 2),
+        }
+        return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
+
+    def _vector_lag(self, turn: int) -> tuple[int, int]:
+        """Texts waiting for a vector, and how many turns old the oldest of them is."""
+        memory = self.memory
+        if not memory.memories.dense_ok:
+            return 0, 0
+        lags = []
+        for index in (memory.memories, memory.history):
+            items, pending = index.snapshot()
+            lags += [turn - int(items[i].metadata.get("turn", turn)) for i in pending if i in items]
+        return len(lags), max(lags, default=0)
+
+    def _fixed_blocks(self, active: list[BibleEntry], focus: set[str]) -> tuple[list[MemoryBlock], set[str]]:
+        budgets = self.memory.config.budgets
+
+        def rank(entry: BibleEntry) -> tuple[int, int, int]:
+            return (
+                0 if set(entry.npcs) & focus or entry.canonical_key.startswith("character:player") else 1,
+                -entry.importance,
+                -entry.source_turn,
+            )
+
+        characters = sorted((e for e in active if e.entry_type == "character"), key=rank)
+        rules = sorted((e for e in active if e.entry_type in ("world_rule", "item") and e.importance >= 70), key=rank)
+        style = sorted((e for e in active if e.entry_type in ("style_rule", "safety_rule")), key=rank)
+        blocks = [
+            make_block("bible_core", [entry_item(e, e.importance / 100) for e in characters], budgets.bible_core),
+            make_block("bible_rules", [entry_item(e, e.importance / 100) for e in rules], budgets.bible_rules),
+            make_block("bible_style", [entry_item(e, e.importance / 100) for e in style], budgets.bible_style),
+        ]
+        shown = {item.source for block in blocks for item in block.items}
+        return blocks, shown
+
+    def search_memories(
+        self,
+        query: str,
+        state: GameState,
+        k: int,
+        *,
+        focus: set[str] | None = None,
+        exclude: set[str] | None = None,
+        query_vector: Vectors | None = None,
+        strategies: dict[str, str] | None = None,
+        fallbacks: dict[str, str] | None = None,
+    ) -> list[ScoredMemory]:
+        """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path).
+
+        ``query_vector`` is the embedding of ``query`` if the caller has it;
+        it is reused when the rewrite leaves the query unchanged.
+
+        The query is rewritten first: characters it names are taken out of the
+        text (their names match everything they ever said, which drowns the
+        rest of the question) and become a prior instead, boosting the memories
+        that involve the one character named.
+        """
+        memory = self.memory
+        focus = set(focus or ())
+        exclude = exclude or set()
+        named, rewritten = memory.query.characters(query)
+        places, rewritten = memory.query.places(rewritten)
+        focus |= set(named)
+        turn = state.turn
+        with memory._lock:
+            entries = {e.id for e in memory.state.bible if active_at(e, turn)}
+        items, _ = memory.memories.snapshot()
+        recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
+
+        def keep(doc_id: str) -> bool:
+            if doc_id in exclude:
+                return False
+            if doc_id.startswith("bible-"):
+                return doc_id in entries
+            meta = items[doc_id].metadata if doc_id in items else {}
+            return not meta.get("game_turn") or int(meta.get("turn", 0)) <= recent_cutoff
+
+        def involves(doc_id: str, npcs: set[str]) -> bool:
+            return bool(set(str(items[doc_id].metadata.get("npcs", "")).split(",")) & npcs)
+
+        prior: dict[str, float] = {}
+        if len(named) == 1:
+            prior = {i: ENTITY_PRIOR for i in items if involves(i, set(named))}
+        if len(places) == 1:  # "what did I find at the lodge?": what happened there, not what mentions lodges
+            place = places[0].lower()
+            for doc_id, item in items.items():
+                if str(item.metadata.get("node", "")).lower() == place or place in item.text.lower():
+                    prior[doc_id] = prior.get(doc_id, 0.0) + ENTITY_PRIOR
+        where = {"session": memory.session_id, "turn": {"$lte": turn}}
+        vector = query_vector if rewritten == query else None
+        ranked = memory.memories.search(rewritten or query, None, where, keep, query_vector=vector, prior=prior)
+        if strategies is not None:
+            strategies["memories"] = ranked.strategy
+        if fallbacks is not None and ranked.fallback:
+            fallbacks["memories"] = ranked.fallback
+        semantic = unit_scale({h.id: h.score for h in ranked})
+        for doc_id in items:  # characters present pull in what involves them, even with no word in common
+            if doc_id not in semantic and focus and doc_id in items and involves(doc_id, focus) and keep(doc_id):
+                meta = items[doc_id].metadata
+                if meta.get("session") == memory.session_id and int(meta.get("turn", 0)) <= turn:
+                    semantic[doc_id] = 0.0
+        query_terms = set(keywords(query)) - {"character", "item", "event", "thread", "player"}
+        scored = []
+        for doc_id, sem in semantic.items():
+            if doc_id not in items:
+                continue
+            meta = items[doc_id].metadata
+            key_terms = set(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
+            match = involves(doc_id, focus) or bool(key_terms & query_terms)
+            score = hybrid_score(
+                sem,
+                int(meta.get("importance", 40)),
+                recency(turn, int(meta.get("turn", 0)), memory.config.recency_half_life_turns),
+                match,
+                meta.get("entry_type") == "open_thread",
+            )
+            scored.append(
+                ScoredMemory(doc_id, items[doc_id].text, score, sem, int(meta.get("turn", 0)), str(meta.get("kind")))
+            )
+        scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
+        return distinct(scored, k)
+
+    def _history_items(
+        self,
+        action: str,
+        state: GameState,
+        query_vector: Any,
+        strategies: dict[str, str],
+        fallbacks: dict[str, str],
+    ) -> list[MemoryItem]:
+        memory = self.memory
+        with memory._lock:
+            summaries = [s for s in memory.state.summaries if s.turn <= state.turn]
+        by_id = {s.id: s for s in summaries}
+        chosen: dict[str, float] = {s.id: 1.0 for s in summaries[-memory.config.recent_summaries :]}
+        where = {"session": memory.session_id, "turn": {"$lte": state.turn}}
+        ranked = memory.history.search(action, memory.config.history_k, where, query_vector=query_vector)
+        strategies["history"] = ranked.strategy
+        if ranked.fallback:
+            fallbacks["history"] = ranked.fallback
+        for hit in ranked:
+            if hit.id in by_id:
+                chosen.setdefault(hit.id, round(hit.score, 3))
+        ordered = sorted(chosen, key=lambda i: -by_id[i].turn)
+        return [MemoryItem(by_id[i].labelled(), chosen[i], f"history:{i}") for i in ordered]
+
+    def _recent_items(self, state: GameState) -> list[MemoryItem]:
+        memory = self.memory
+        with memory._lock:
+            recent = memory.state.turns_upto(state.turn, memory.config.recent_turns)
+        return [
+            MemoryItem(f"Turn {e.turn} ({e.action}): {'; '.join(e.events) or 'no change'}", 1.0, f"turn:{e.turn}")
+            for e in recent
+        ]
+
+    def _focus_npcs(self, action: str, state: GameState) -> set[str]:
+        """NPCs present at the player's place or named in the action."""
+        pack = self.memory.pack
+        present = set(pack.nodes[state.node].npcs) if pack and state.node in pack.nodes else set()
+        return present | set(self.memory.query.characters(action)[0])
+
+
+def entry_item(entry: BibleEntry, score: float) -> MemoryItem:
+    return MemoryItem(entry.text(), round(score, 3), entry.id)

@@ -1,0 +1,101 @@
+"""The rules engine: the only code that changes a :class:`GameState`.
+
+:meth:`Rules.resolve_turn` is the one door a played turn goes through: it
+validates each proposed effect against the world, applies the allowed ones in
+a fixed order (talk, move, items, combat, ...), runs the rules' own
+consequences (objectives whose events happened, quest rewards, level-ups,
+talents, achievements, affinity thresholds, endings), checks the narrator's
+claims (``quest_updates``, ``ending``) against what the rules decided, and
+advances the turn and the clock. An effect the rules do not allow is rejected
+with a reason and never applied.
+
+Randomness (combat, loot) comes from a ``random.Random`` seeded with the game's
+seed and the turn number, so replaying the same actions gives the same game.
+
+The rules are split along their seams: :mod:`.interaction` (talking, moving,
+items, gifts, deltas, resting), :mod:`.combat`, :mod:`.quests` (choices,
+triggers, objectives: one function decides every objective) and
+:mod:`.growth` (levels, talents, achievements, thresholds, endings).
+"""
+
+from __future__ import annotations
+
+import random
+
+from game.world.content import ContentPack
+from game.world.effects import Effects
+from game.world.rules import combat, growth, interaction, quests
+from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect
+from game.world.state import MINUTES_PER_TURN, GameState
+
+__all__ = ["AppliedEffect", "Outcome", "RejectedEffect", "Rules"]
+
+
+class Rules:
+    """Validates and applies effects for one content pack."""
+
+    def __init__(self, pack: ContentPack) -> None:
+        self.pack = pack
+
+    def resolve_turn(self, state: GameState, effects: Effects) -> Outcome:
+        """Play one turn's proposed ``effects`` on ``state`` in place, then advance the turn and the clock."""
+        out = self.apply(state, effects)
+        state.turn += 1
+        state.clock_minutes += MINUTES_PER_TURN
+        return out
+
+    def apply(self, state: GameState, effects: Effects) -> Outcome:
+        """Apply ``effects`` to ``state`` in place (the turn does not advance); return what happened."""
+        pack = self.pack
+        out = Outcome()
+        if state.ending:
+            if not effects.is_empty():
+                out.reject("*", None, f"the story has ended ({state.ending})")
+            return out
+        affinity_before = dict(state.affinity)
+        rng = random.Random(f"{state.seed}:{state.turn}")
+        if effects.talk_to:
+            interaction.talk(pack, state, effects.talk_to, out)
+        if effects.move_to:
+            interaction.move(pack, state, effects.move_to, out)
+        for item in effects.items_gained:
+            interaction.take(pack, state, item, out)
+        for item in effects.items_lost:
+            interaction.drop(pack, state, item, out)
+        if effects.use_item:
+            interaction.use(pack, state, effects.use_item, out)
+        if effects.give_item:
+            interaction.give(pack, state, effects.give_item.item, effects.give_item.to, out)
+        interaction.deltas(state, effects, out)
+        for npc, delta in effects.affinity.items():
+            interaction.affinity(pack, state, npc, delta, out)
+        if effects.start_combat:
+            combat.start_combat(pack, state, effects.start_combat, out)
+        if effects.combat_action:
+            combat.combat_action(pack, state, effects.combat_action, rng, out)
+        if effects.rest:
+            interaction.rest(pack, state, out)
+        if effects.choice:
+            quests.choose(pack, state, effects.choice, out)
+        if effects.trigger_side_quest:
+            quests.trigger_side_quest(pack, state, effects.trigger_side_quest, out)
+        self.settle(state, out, affinity_before)
+        for update in effects.quest_updates:  # claims, checked against what the rules decided
+            quests.check_claim(pack, state, update.quest, update.objective, out)
+        if effects.ending:
+            growth.claim_ending(pack, state, effects.ending, out)
+        return out
+
+    def settle(self, state: GameState, out: Outcome, affinity_before: dict[str, int]) -> None:
+        """Run the rules' own consequences until nothing more changes."""
+        pack = self.pack
+        for _ in range(20):  # bounded: each pass can only add progress
+            changed = quests.progress_quests(pack, state, out)
+            changed |= growth.level_up(state, out)
+            changed |= growth.talents(pack, state, out)
+            if not changed:
+                break
+        growth.achievements(pack, state, out)
+        growth.thresholds(pack, state, affinity_before, out)
+        growth.check_endings(pack, state, out)
+        quests.undo_failed_choices(pack, state, out)

@@ -1,0 +1,59 @@
+"""What the rules did with one turn's effects, and the state primitives every rule uses."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.world.state import GameState
+
+log = logging.getLogger("storyecho.rules")
+
+
+@dataclass
+class AppliedEffect:
+    effect: str
+    detail: str
+
+
+@dataclass
+class RejectedEffect:
+    effect: str
+    value: Any
+    reason: str
+
+
+@dataclass
+class Outcome:
+    """What the rules did with one turn's effects."""
+
+    applied: list[AppliedEffect] = field(default_factory=list)
+    rejected: list[RejectedEffect] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    events: set[str] = field(default_factory=set)
+    """Event flags that happened this turn (set again or for the first time)."""
+
+    def ok(self, effect: str, detail: str, message: str | None = None) -> None:
+        self.applied.append(AppliedEffect(effect, detail))
+        if message:
+            self.messages.append(message)
+
+    def reject(self, effect: str, value: Any, reason: str) -> None:
+        log.info("rejected %s=%r: %s", effect, value, reason)
+        self.rejected.append(RejectedEffect(effect, value, reason))
+
+
+def record_event(state: GameState, out: Outcome, flag: str) -> bool:
+    """Record that an event happened this turn; returns whether it is new."""
+    out.events.add(flag)
+    return state.add_flag(flag)
+
+
+def gain_item(state: GameState, item_id: str) -> None:
+    state.inventory.append(item_id)
+    state.add_flag(f"obtained:{item_id}")
+
+
+def bump_affinity(state: GameState, npc_id: str, delta: int) -> None:
+    state.affinity[npc_id] = max(-100, min(100, state.affinity.get(npc_id, 0) + delta))

@@ -1,0 +1,200 @@
+"""Rules of acting in the world: talking, moving, items, gifts, narrated deltas, resting."""
+
+from __future__ import annotations
+
+from game.world.conditions import holds, items_at, npcs_at
+from game.world.content import ContentPack
+from game.world.effects import Effects
+from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
+from game.world.rules.quests import start_quest, step_check_failures
+from game.world.state import GameState
+
+MAX_NARRATOR_EXP = 10
+MAX_NARRATOR_DAMAGE = 20
+MAX_AFFINITY_STEP = 10
+FIRST_TALK_AFFINITY = 2
+GIFT_LIKED = 15
+GIFT_NEUTRAL = 3
+GIFT_DISLIKED = -10
+REST_HEAL_SHARE = 0.3
+MOVE_MINUTES = 20
+REST_MINUTES = 120
+
+
+def talk(pack: ContentPack, state: GameState, npc_id: str, out: Outcome) -> None:
+    npc = pack.npcs.get(npc_id)
+    if npc is None:
+        out.reject("talk_to", npc_id, f"no such character: {npc_id}")
+        return
+    if npc_id not in npcs_at(pack, state.node):
+        out.reject("talk_to", npc_id, f"{npc.name} is not here")
+        return
+    if record_event(state, out, f"talked:{npc_id}"):
+        bump_affinity(state, npc_id, FIRST_TALK_AFFINITY)
+    out.ok("talk_to", npc_id)
+    for quest in pack.quests.side:
+        triggered = quest.trigger and quest.trigger.npc == npc_id and holds(quest.trigger.condition, state)
+        if triggered and quest.id not in state.quests:
+            start_quest(state, quest, out)
+
+
+def move(pack: ContentPack, state: GameState, node_id: str, out: Outcome) -> None:
+    if state.combat:
+        enemy = pack.enemies[state.combat.enemy_id].name
+        out.reject("move_to", node_id, f"you are fighting {enemy}; flee first")
+        return
+    if node_id not in pack.nodes:
+        out.reject("move_to", node_id, f"no such place: {node_id}")
+        return
+    here = pack.nodes[state.node]
+    if node_id not in here.exits.values():
+        out.reject("move_to", node_id, f"{pack.nodes[node_id].name} is not reachable from here")
+        return
+    for direction, target in here.exits.items():
+        lock = here.locked_exits.get(direction)
+        if target == node_id and lock and not holds(lock.condition, state):
+            out.reject("move_to", node_id, lock.message)
+            return
+    state.node = node_id
+    state.clock_minutes += MOVE_MINUTES
+    record_event(state, out, f"visited:{node_id}")
+    out.ok("move_to", node_id)
+
+
+def take(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
+    if item_id not in pack.items:
+        out.reject("items_gained", item_id, f"no such item: {item_id}")
+        return
+    if item_id not in items_at(state, pack, state.node):
+        out.reject("items_gained", item_id, f"there is no {pack.items[item_id].name} here")
+        return
+    dropped = state.dropped_items.get(state.node, [])
+    if item_id in dropped:
+        dropped.remove(item_id)
+    else:
+        state.taken_items.append(f"{state.node}:{item_id}")
+    gain_item(state, item_id)
+    out.ok("items_gained", item_id, f"You take the {pack.items[item_id].name}.")
+
+
+def drop(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
+    if item_id not in state.inventory:
+        out.reject("items_lost", item_id, f"you do not carry {item_id}")
+        return
+    state.inventory.remove(item_id)
+    state.dropped_items.setdefault(state.node, []).append(item_id)
+    out.ok("items_lost", item_id, f"You leave the {pack.items[item_id].name} here.")
+
+
+def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
+    item = pack.items.get(item_id)
+    if item is None or item_id not in state.inventory:
+        out.reject("use_item", item_id, f"you do not carry {item_id}")
+        return
+    if item.use and item.use.only_at and state.node not in item.use.only_at:
+        places = " or ".join(pack.nodes[n].name for n in item.use.only_at)
+        out.reject("use_item", item_id, f"the {item.name} is of no use here (only at {places})")
+        return
+    if item.consumable and (blocked := step_check_failures(pack, state, "use", item_id)):
+        # using it up now would leave the quest step impossible to retry
+        out.reject("use_item", item_id, f"you are not ready to use the {item.name} here: needs {blocked[1]}")
+        return
+    lines: list[str] = []
+    if item.use:
+        text = item.use.node_texts.get(state.node, item.use.text)
+        if text:
+            lines.append(text)
+        if item.use.max_hp:
+            state.max_hp += item.use.max_hp
+        if item.use.heal:
+            healed = min(item.use.heal, state.max_hp - state.hp)
+            state.hp += healed
+            lines.append(f"(+{healed} HP)")
+        for stat, bonus in item.use.stats.items():
+            setattr(state, stat, state.stat(stat) + bonus)
+            lines.append(f"({stat} +{bonus})")
+    if item.consumable:
+        state.inventory.remove(item_id)
+    record_event(state, out, f"used:{item_id}")
+    record_event(state, out, f"used:{item_id}@{state.node}")
+    out.ok("use_item", item_id, " ".join(lines) or None)
+
+
+def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Outcome) -> None:
+    npc = pack.npcs.get(npc_id)
+    if item_id not in state.inventory:
+        out.reject("give_item", item_id, f"you do not carry {item_id}")
+        return
+    if npc is None or npc_id not in npcs_at(pack, state.node):
+        out.reject("give_item", item_id, f"{npc.name if npc else npc_id} is not here")
+        return
+    if blocked := step_check_failures(pack, state, "give", item_id, npc_id):
+        # a gift the quest step cannot accept yet stays with the player, to be given again when able
+        objective, failures = blocked
+        name = pack.items[item_id].name
+        out.reject("give_item", item_id, f"{npc.name} will not take the {name} yet: needs {failures}")
+        out.messages.append(f"Not yet: {objective.description.rstrip('.')} needs {failures}.")
+        return
+    state.inventory.remove(item_id)
+    record_event(state, out, f"gave:{item_id}:{npc_id}")
+    if item_id in npc.likes:
+        delta = GIFT_LIKED
+    elif item_id in npc.dislikes:
+        delta = GIFT_DISLIKED
+    else:
+        delta = GIFT_NEUTRAL
+    bump_affinity(state, npc_id, delta)
+    name = pack.items[item_id].name
+    out.ok("give_item", f"{item_id}->{npc_id}", f"{npc.name} accepts the {name}. (affinity {delta:+d})")
+
+
+def deltas(state: GameState, effects: Effects, out: Outcome) -> None:
+    if effects.hp_delta > 0:
+        out.reject("hp_delta", effects.hp_delta, "healing comes only from resting and items")
+    elif effects.hp_delta < 0:
+        if -effects.hp_delta > MAX_NARRATOR_DAMAGE:
+            out.reject("hp_delta", effects.hp_delta, f"narrated harm is capped at {MAX_NARRATOR_DAMAGE} per turn")
+        else:
+            state.hp = max(1, state.hp + effects.hp_delta)
+            out.ok("hp_delta", str(effects.hp_delta), f"({effects.hp_delta} HP)")
+    if effects.gold_delta > 0:
+        out.reject("gold_delta", effects.gold_delta, "gold comes only from loot and quest rewards")
+    elif effects.gold_delta < 0:
+        if state.gold + effects.gold_delta < 0:
+            out.reject("gold_delta", effects.gold_delta, f"you have only {state.gold} gold")
+        else:
+            state.gold += effects.gold_delta
+            out.ok("gold_delta", str(effects.gold_delta), f"({effects.gold_delta} gold)")
+    if effects.exp_delta:
+        if not 0 < effects.exp_delta <= MAX_NARRATOR_EXP:
+            out.reject("exp_delta", effects.exp_delta, f"narrated experience must be 1..{MAX_NARRATOR_EXP}")
+        else:
+            state.exp += effects.exp_delta
+            out.ok("exp_delta", str(effects.exp_delta))
+
+
+def affinity(pack: ContentPack, state: GameState, npc_id: str, delta: int, out: Outcome) -> None:
+    if npc_id not in pack.npcs:
+        out.reject("affinity", {npc_id: delta}, f"no such character: {npc_id}")
+    elif npc_id not in npcs_at(pack, state.node):
+        out.reject("affinity", {npc_id: delta}, f"{pack.npcs[npc_id].name} is not here")
+    elif abs(delta) > MAX_AFFINITY_STEP:
+        out.reject("affinity", {npc_id: delta}, f"affinity moves at most {MAX_AFFINITY_STEP} per turn")
+    elif delta:
+        bump_affinity(state, npc_id, delta)
+        out.ok("affinity", f"{npc_id} {delta:+d}")
+
+
+def rest(pack: ContentPack, state: GameState, out: Outcome) -> None:
+    if state.combat:
+        out.reject("rest", True, "you cannot rest in the middle of a fight")
+    elif not pack.nodes[state.node].safe:
+        out.reject("rest", True, "this place is too dangerous to rest")
+    else:
+        healed = min(state.max_hp - state.hp, max(1, int(state.max_hp * REST_HEAL_SHARE)))
+        state.hp += healed
+        state.clock_minutes += REST_MINUTES
+        message = (
+            f"You rest a while. (+{healed} HP)" if healed else "You rest a while; you were already at full strength."
+        )
+        out.ok("rest", str(healed), message)
