@@ -54,6 +54,7 @@ import numpy as np
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
 from game.llm.scripted import ScriptedNarrator
+from game.memory import retrieval
 from game.memory.embedders import SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig
 from game.memory.stores import open_chroma
@@ -299,8 +300,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--filler", type=int, default=110, help="unrelated turns between planting and probing")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "game_memory.json")
+    parser.add_argument(
+        "--place-prior",
+        type=float,
+        default=None,
+        help=f"override recall's place prior (default {retrieval.PLACE_PRIOR}; 0 measures what it is worth)",
+    )
     args = parser.parse_args(argv)
+    if args.place_prior is not None:
+        retrieval.PLACE_PRIOR = args.place_prior
     result = run(args.filler)
+    result["place_prior"] = retrieval.PLACE_PRIOR
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     if args.json:

@@ -59,7 +59,11 @@ def test_json_contract_from_stdin(tmp_path):
         assert key in first, key
     for key in ("node", "hp", "max_hp", "gold", "inventory", "quests", "affinity", "ending"):
         assert key in first["state"], key
-    assert set(first["prompt"]) >= {"system", "user", "tokens"}
+    assert set(first["prompt"]) >= {"system", "user", "tokens", "budget_tokens", "cut"}
+    assert first["dropped_notes"] == [] and first["prompt"]["budget_tokens"] == 3000
+    assert {"strategy", "fallback", "summaries", "pending_vectors", "vector_lag_turns", "wait_ms"} <= set(
+        first["retrieval_meta"]
+    )
     assert first["prompt"]["tokens"] > 0 and "## Player action" in first["prompt"]["user"]
     assert 2 <= len(first["choices"]) <= 4
     assert {"recall", "compose", "narrate", "adjudicate", "record"} <= set(first["timings_ms"])

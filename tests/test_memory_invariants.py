@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from game.engine.pipeline import TurnPipeline
+from game.engine.prompt import CUT_ORDER
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.bible import THREAD_MAX_AGE_TURNS
@@ -250,16 +251,7 @@ def test_the_prompt_budget_cuts_least_essential_memory_first_and_records_it(fant
     result = engine.play("what do I know about hal?")
     prompt = result.trace.prompt
     assert prompt.tokens <= 1300 and prompt.budget_tokens == 1300
-    assert prompt.cut and {c.block for c in prompt.cut} <= {
-        "relevant_memories",
-        "history_recall",
-        "knowledge",
-        "recent_story",
-        "open_threads",
-        "bible_rules",
-        "bible_core",
-        "window",
-    }
+    assert prompt.cut and {c.block for c in prompt.cut} <= {*CUT_ORDER, "window"}
     assert prompt.cut[0].block == "relevant_memories"
     for name in ("player_action", "current_context", "node_info", "json_instruction"):
         assert name in [b.name for b in prompt.blocks]

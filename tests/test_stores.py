@@ -54,3 +54,33 @@ def test_upsert_replaces_and_delete_removes(store):
 def test_unreachable_server_is_reported():
     with pytest.raises(StoreUnavailable):
         open_chroma(url="http://127.0.0.1:9")
+
+
+def test_both_stores_filter_alike_through_deletes_and_growth(tmp_path):
+    """One where evaluator in process; Chroma is the reference for what it must answer."""
+    chroma, local = open_chroma(tmp_path / "index"), InProcessVectorStore()
+    v = vectors(120)
+    metas = [{"session": "ab"[i % 2], "turn": i, "kind": "turn" if i % 3 else "note"} for i in range(120)]
+    for store in (chroma, local):
+        for start in range(0, 120, 7):  # many small upserts: the in-process matrix grows
+            ids = [f"m{i}" for i in range(start, min(start + 7, 120))]
+            store.upsert("mem", ids, v[start : start + 7], metas[start : start + 7])
+        store.delete("mem", [f"m{i}" for i in range(0, 100, 2)] + ["absent"])  # more than half: compaction
+        store.upsert("mem", ["m1"], v[119:120], [{"session": "b", "turn": 500, "kind": "note"}])  # changed
+    wheres = [
+        None,
+        {"session": "b"},
+        {"turn": {"$lte": 40}},
+        {"session": "b", "turn": {"$lte": 60}},
+        {"$and": [{"kind": "note"}, {"turn": {"$lte": 99}}]},
+        {"kind": {"$eq": "turn"}},
+        {"missing": 1},
+    ]
+    for where in wheres:
+        assert set(local.metadata("mem", where)) == set(chroma.metadata("mem", where)), where
+        assert {h.id for h in local.query("mem", v[5], 200, where)} == {
+            h.id for h in chroma.query("mem", v[5], 200, where)
+        }
+    assert local.count("mem") == chroma.count("mem") == 70
+    assert local.existing("mem", ["m1", "m2", "m3"]) == chroma.existing("mem", ["m1", "m2", "m3"]) == {"m1", "m3"}
+    assert local.query("mem", v[119], 1)[0].id in {"m1", "m119"}

@@ -4,6 +4,15 @@ adjudicate, record.
 The pipeline works on a snapshot of the state and only swaps it in when the
 whole turn succeeded, so a failed turn (narrator down, unparseable answer)
 leaves the game exactly as it was and tells the player why.
+
+Invariants (each has a test in ``tests/test_turn_atomicity.py``):
+
+- a turn commits game state and memory together or neither: memory records
+  the turn all or nothing, and the new state is swapped in only after that;
+- nothing a narrator returns, and nothing that fails inside a turn, ends the
+  program: :meth:`TurnPipeline.play` never raises;
+- the trace holds what the narrator was shown (a snapshot), not the live
+  state the rules then change; the rules alone advance the turn and the clock.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 Keys: ``turn``, ``action``, ``ok``, ``narration``, ``choices``, ``state``
 (node, hp, max_hp, gold, inventory, quests, affinity, ending, ...),
 ``applied``, ``rejected`` (effect, value, reason), ``prompt`` (system, user,
-tokens, token_source, blocks), ``memory_blocks`` (name, layer, tokens, items
-with text/score/source, cut), ``retrieval_meta``, ``timings_ms``.
+tokens, token_source, blocks, budget_tokens, cut), ``memory_blocks`` (name,
+layer, tokens, items with text/score/source, cut), ``retrieval_meta``
+(strategy, strategies, fallback, summaries, pending_vectors, vector_lag_turns,
+wait_ms, ...), ``dropped_notes``, ``timings_ms``.
 """
 
 from __future__ import annotations

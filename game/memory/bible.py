@@ -32,10 +32,10 @@ than ``THREAD_MAX_AGE_TURNS`` turns, so open threads never pile up.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
+from game.memory.player_facts import PLAYER_TEMPLATES, clean, player_facts
 from game.memory.records import BibleEntry, EntryType, MemoryNote, MemoryState
 from game.text import mentions, slug
 from game.world.content import ContentPack
@@ -62,48 +62,6 @@ OWNED_PREFIXES: dict[str, str] = {
 }
 """Key prefixes and the least authority that may write them."""
 OWNED_TYPES: dict[str, str] = {"world_rule": "content", "style_rule": "content", "safety_rule": "content"}
-
-_PLAYER_FACTS: list[tuple[re.Pattern[str], EntryType, str, str, int]] = [
-    (
-        re.compile(r"\b(?:my name is|my name's|call me|i am called|i'm called)\s+(?P<v>[\w' -]+)", re.I),
-        "character",
-        "character:player",
-        "name",
-        85,
-    ),
-    (re.compile(r"\bi (?:come|came) from\s+(?P<v>.+)", re.I), "character", "character:player-origin", "origin", 80),
-    (re.compile(r"\bi was born (?:in|at|on)\s+(?P<v>.+)", re.I), "character", "character:player-origin", "origin", 80),
-    (
-        re.compile(r"\bmy secret is\s+(?P<v>.+)|\bi have a secret[:,]?\s*(?P<v2>.+)", re.I),
-        "character",
-        "character:player-secret",
-        "secret",
-        80,
-    ),
-    (
-        re.compile(r"\bi (?:promise|swear|vow)\s+(?:to\s+)?(?P<v>.+)", re.I),
-        "open_thread",
-        "thread:promise",
-        "promise",
-        75,
-    ),
-    (re.compile(r"\bi (?:fear|am afraid of)\s+(?P<v>.+)", re.I), "character", "character:player-fear", "fear", 70),
-    (re.compile(r"\bi (?:love|hate)\s+(?P<v>.+)", re.I), "character", "character:player-feelings", "feelings", 60),
-]
-
-
-_PLAYER_TEMPLATES = {
-    "name": "The player's name is {}",
-    "origin": "The player comes from {}",
-    "secret": "The player's secret: {}",
-    "promise": "The player promised to {}",
-    "fear": "The player fears {}",
-    "feelings": "The player said they love or hate {}",
-}
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split()).strip().rstrip(".")
 
 
 class StoryBible:
@@ -137,9 +95,9 @@ class StoryBible:
         source: Source,
     ) -> tuple[BibleEntry, Outcome]:
         """Create, skip or supersede by key; returns the entry concerned and what happened."""
-        content = _clean(content)
+        content = clean(content)
         existing = self.by_key(key)
-        if existing is not None and _clean(existing.content).lower() == content.lower():
+        if existing is not None and clean(existing.content).lower() == content.lower():
             return existing, "skipped"
         if source == "memory_note":
             importance = min(importance, NOTE_MAX_IMPORTANCE)
@@ -290,15 +248,15 @@ class StoryBible:
             if isinstance(note, MemoryNote):
                 out.append(self._structured_note(note, turn, present))
                 continue
-            text = _clean(str(note))
+            text = clean(str(note))
             if not text:
                 continue
             mentioned = self._npcs_in(text) or present
             player_part = text.split(":", 1)[1] if text.lower().startswith("the player said:") else None
-            facts = self._player_facts(player_part or "") if player_part else []
+            facts = player_facts(player_part or "") if player_part else []
             for entry_type, key, label, value, importance in facts:
                 title = f"The player's {label}"
-                content = _PLAYER_TEMPLATES[label].format(value)
+                content = PLAYER_TEMPLATES[label].format(value)
                 if entry_type == "open_thread":
                     key = f"{key}:{slug(value, 4)}"
                 out.append(
@@ -341,17 +299,6 @@ class StoryBible:
             npcs=note.npcs or self._npcs_in(note.content) or npcs,
             source="memory_note",
         )
-
-    @staticmethod
-    def _player_facts(text: str) -> list[tuple[EntryType, str, str, str, int]]:
-        found = []
-        for pattern, entry_type, key, label, importance in _PLAYER_FACTS:
-            match = pattern.search(text)
-            if match:
-                value = _clean(next(v for v in match.groups() if v))
-                value = re.split(r"\s+and\s+(?:i|my)\b|[.;!]", value, maxsplit=1, flags=re.I)[0].strip()
-                found.append((entry_type, key, label, value, importance))
-        return found
 
     def _npcs_in(self, text: str) -> list[str]:
         return mentions(text, ((npc.id, npc.names) for npc in self.pack.npcs.values()))[0]

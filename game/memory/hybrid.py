@@ -141,6 +141,8 @@ class HybridIndex:
         self._vector_id: dict[str, str] = {}
         """Local id -> id of the vector the store holds for its current version."""
         self._by_vector: dict[str, str] = {}
+        self._stored = 0
+        """Vectors this index has put in or found in the store, older versions included."""
         self._lock = threading.RLock()
 
     @property
@@ -212,6 +214,8 @@ class HybridIndex:
     def _set_vector(self, doc_id: str, vector_id: str) -> None:
         """Record that ``doc_id``'s current version has ``vector_id``."""
         previous = self._vector_id.get(doc_id)
+        if previous != vector_id:
+            self._stored += 1
         if previous is not None:
             self._by_vector.pop(previous, None)
         self._vector_id[doc_id] = vector_id
@@ -299,6 +303,8 @@ class HybridIndex:
         with self._lock:
             allowed = [i for i in self._table.matching(where) if keep is None or keep(i)]
             keyword = self.bm25.scores(query, allowed) if allowed else {}
+            # older versions share the filter: ask for enough that every current vector can come back
+            pool = min(DENSE_POOL, max(len(allowed), self._stored))
         if not allowed:
             return Ranked([], self.strategy)
         fallback: str | None = None
@@ -308,7 +314,7 @@ class HybridIndex:
         dense: dict[str, float] = {}
         if vector is not None and self.store is not None:
             try:
-                found = self.store.query(self.collection, vector, min(len(allowed), DENSE_POOL), where)
+                found = self.store.query(self.collection, vector, pool, where)
             except Exception as exc:  # noqa: BLE001 - fall back to keywords for this query
                 log.warning("vector query failed, keyword search only: %s", exc)
                 fallback = f"vector query failed: {exc}"

@@ -47,7 +47,8 @@ from typing import Any, Protocol, TypeVar
 from game.memory.base import MemoryContext, TurnRecord, check_window
 from game.memory.bible import StoryBible
 from game.memory.embedders import Embedder, Vectors
-from game.memory.hybrid import HybridIndex, IndexItem
+from game.memory.hybrid import HybridIndex
+from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_item, latest_episode_items, summary_item
 from game.memory.knowledge import KnowledgeBase
 from game.memory.query import QueryRewriter
 from game.memory.recall import Budgets, ScoredMemory
@@ -60,8 +61,6 @@ from game.world.state import GameState
 log = logging.getLogger("storyecho.memory")
 
 MESSAGE_CHARS = 200
-CONTEXT_TURNS = 2
-"""Turns on each side that give a turn its context (for embedding and keywords)."""
 QUIET_EFFECTS = frozenset({"move_to", "rest", "achievement"})
 """Effects that do not make a turn worth remembering by themselves."""
 T = TypeVar("T")
@@ -190,9 +189,10 @@ class GameMemory:
     def _reindex(self) -> None:
         """Index everything the state holds: text at once, vectors from the store or embedded later."""
         with self._lock:
-            items = [self._episode_item(n) for n in range(len(self.state.log))]
-            items += [self._entry_item(b) for b in self.state.bible if b.status == "active"]
-            summaries = [self._summary_item(s) for s in self.state.summaries]
+            session, log_ = self.session_id, self.state.log
+            items = [episode_item(log_, n, session) for n in range(len(log_))]
+            items += [entry_item(b, session) for b in self.state.bible if b.status == "active"]
+            summaries = [summary_item(s, session) for s in self.state.summaries]
         self.memories.add(items, embed=False)
         self.history.add(summaries, embed=False)
         self.memories.adopt_stored()
@@ -275,10 +275,7 @@ class GameMemory:
             except Exception:
                 self._rollback(checkpoint)
                 raise
-            last = len(self.state.log) - 1
-            self.memories.add(
-                (self._episode_item(n) for n in range(max(0, last - CONTEXT_TURNS), last + 1)), embed=False
-            )
+            self.memories.add(latest_episode_items(self.state.log, self.session_id), embed=False)
             self._index_bible_changes(changed)
             due = record.turn % self.config.summary_interval_turns == 0
         self._schedule_embedding()
@@ -346,44 +343,18 @@ class GameMemory:
                 importance=importance,
             )
             self.state.log.append(episode)
-            last = len(self.state.log) - 1
-            self.memories.add(
-                (self._episode_item(n) for n in range(max(0, last - CONTEXT_TURNS), last + 1)), embed=False
-            )
+            self.memories.add(latest_episode_items(self.state.log, self.session_id), embed=False)
         return key
 
     def register_entity(self, entity_id: str, names: Iterable[str]) -> None:
         """Names by which queries may mention an entity (NPCs are registered from the pack)."""
         self.query.register(entity_id, names)
 
-    def _episode_item(self, position: int) -> IndexItem:
-        log_ = self.state.log
-        episode = log_[position]
-        window = [
-            log_[n]
-            for n in range(max(0, position - CONTEXT_TURNS), min(len(log_), position + CONTEXT_TURNS + 1))
-            if log_[n].segment == episode.segment
-        ]
-        context = " ".join(e.text() for e in window if e is not episode)
-        return IndexItem(
-            episode.id,
-            episode.text(),
-            self._episode_meta(episode),
-            context=context,
-            keyword_text=" ".join(e.text() for e in window),
-        )
-
-    def _entry_item(self, entry: BibleEntry) -> IndexItem:
-        return IndexItem(entry.id, entry.text(), self._entry_meta(entry))
-
-    def _summary_item(self, summary: Summary) -> IndexItem:
-        return IndexItem(summary.id, summary.labelled(), self._summary_meta(summary))
-
     def _index_bible_changes(self, entries: list[BibleEntry]) -> None:
         drop = []
         for entry in entries:
             if entry.status == "active":
-                self.memories.add([self._entry_item(entry)], embed=False)
+                self.memories.add([entry_item(entry, self.session_id)], embed=False)
             if entry.supersedes:
                 drop.append(entry.supersedes)
         for entry in self.state.bible:
@@ -450,7 +421,7 @@ class GameMemory:
         with self._lock:
             self.state.summaries.append(summary)
             self.state.last_consolidated_turn = upto_turn
-            self.history.add([self._summary_item(summary)], embed=False)
+            self.history.add([summary_item(summary, self.session_id)], embed=False)
             if self.bible is not None:
                 results = self.bible.from_summary(summary_text, first, upto_turn, npcs)
                 self.bible.age_threads(upto_turn)
@@ -512,33 +483,6 @@ class GameMemory:
         """The L1 window as of ``turn``."""
         with self._lock:
             return self.state.window(turn, self.config.window_messages, MESSAGE_CHARS)
-
-    # ------------------------------------------------------------- metadata
-    def _episode_meta(self, episode: Episode) -> dict[str, Any]:
-        return {
-            "session": self.session_id,
-            "turn": episode.turn,
-            "kind": "turn" if episode.action else "note",
-            "game_turn": bool(episode.action),
-            "node": episode.node,
-            "when": episode.when,
-            "npcs": ",".join(episode.npcs),
-            "importance": episode.importance,
-        }
-
-    def _entry_meta(self, entry: BibleEntry) -> dict[str, Any]:
-        return {
-            "session": self.session_id,
-            "turn": entry.source_turn,
-            "kind": "bible",
-            "entry_type": entry.entry_type,
-            "key": entry.canonical_key,
-            "npcs": ",".join(entry.npcs),
-            "importance": entry.importance,
-        }
-
-    def _summary_meta(self, summary: Summary) -> dict[str, Any]:
-        return {"session": self.session_id, "turn": summary.turn, "node": summary.node, "npcs": ",".join(summary.npcs)}
 
 
 def _logged(job: Callable[[], object]) -> Callable[[], object]:

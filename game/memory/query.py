@@ -2,8 +2,9 @@
 
 A name matches everything that character ever said or every turn spent in that
 place, which drowns the rest of the question. So names are taken out of the
-query text and handed back separately, to become priors on the memories that
-involve them (the measured gain on LoCoMo: speaker prior plus name removal).
+query text and handed back separately: a character joins the focus of the
+search, a place becomes a prior on what happened there (see ``retrieval.py``
+for what each was measured to be worth).
 """
 
 from __future__ import annotations

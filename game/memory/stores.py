@@ -107,6 +107,7 @@ class MetadataTable:
         self._columns: dict[str, list[Any]] = {}
         self._arrays: dict[str, np.ndarray] = {}
         self._numbers: dict[str, np.ndarray | None] = {}
+        self._alive: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -123,16 +124,14 @@ class MetadataTable:
             for key in set(self._columns) | set(meta):
                 column = self._columns.setdefault(key, [None] * len(self.ids))
                 column[row] = meta.get(key)
-        self._arrays.clear()
-        self._numbers.clear()
+        self._changed()
 
     def delete(self, ids: list[str]) -> None:
         for doc_id in ids:
             row = self.rows.pop(doc_id, None)
             if row is not None:
                 self.ids[row] = None
-        self._arrays.clear()
-        self._numbers.clear()
+        self._changed()
 
     def needs_compaction(self) -> bool:
         return len(self.ids) > 32 and len(self.rows) * 2 < len(self.ids)
@@ -143,9 +142,13 @@ class MetadataTable:
         self.ids = [self.ids[row] for row in keep]
         self.rows = {doc_id: n for n, doc_id in enumerate(self.ids) if doc_id is not None}
         self._columns = {key: [column[row] for row in keep] for key, column in self._columns.items()}
+        self._changed()
+        return keep
+
+    def _changed(self) -> None:
         self._arrays.clear()
         self._numbers.clear()
-        return keep
+        self._alive = None
 
     def metadata(self, doc_id: str) -> dict[str, Any]:
         row = self.rows[doc_id]
@@ -171,7 +174,9 @@ class MetadataTable:
 
     def mask(self, where: Where | None) -> np.ndarray:
         """Which rows are alive and match ``where``."""
-        mask = np.array([doc_id is not None for doc_id in self.ids], dtype=bool)
+        if self._alive is None:
+            self._alive = np.array([doc_id is not None for doc_id in self.ids], dtype=bool)
+        mask = self._alive.copy()
         for key, op, value in where_clauses(where):
             if op == "$eq":
                 mask &= np.equal(self._array(key), value).astype(bool)

@@ -1,0 +1,71 @@
+"""What memory indexes for each record: its text, the context that helps find it, its metadata.
+
+A played turn is indexed with its neighbouring turns as context (``CONTEXT_TURNS``
+on each side, never across segments), so appending a turn changes the context
+of the ones before it; a Bible entry and a summary are indexed alone. Metadata
+carries the session and the turn every query filters on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game.memory.hybrid import IndexItem
+from game.memory.records import BibleEntry, Episode, Summary
+
+CONTEXT_TURNS = 2
+"""Turns on each side that give a turn its context (for embedding and keywords)."""
+
+
+def episode_item(log: list[Episode], position: int, session: str) -> IndexItem:
+    episode = log[position]
+    window = [
+        log[n]
+        for n in range(max(0, position - CONTEXT_TURNS), min(len(log), position + CONTEXT_TURNS + 1))
+        if log[n].segment == episode.segment
+    ]
+    context = " ".join(e.text() for e in window if e is not episode)
+    return IndexItem(
+        episode.id,
+        episode.text(),
+        episode_meta(episode, session),
+        context=context,
+        keyword_text=" ".join(e.text() for e in window),
+    )
+
+
+def latest_episode_items(log: list[Episode], session: str) -> list[IndexItem]:
+    """The newest episode and the ones before it whose context it just changed."""
+    last = len(log) - 1
+    return [episode_item(log, n, session) for n in range(max(0, last - CONTEXT_TURNS), last + 1)]
+
+
+def entry_item(entry: BibleEntry, session: str) -> IndexItem:
+    meta = {
+        "session": session,
+        "turn": entry.source_turn,
+        "kind": "bible",
+        "entry_type": entry.entry_type,
+        "key": entry.canonical_key,
+        "npcs": ",".join(entry.npcs),
+        "importance": entry.importance,
+    }
+    return IndexItem(entry.id, entry.text(), meta)
+
+
+def summary_item(summary: Summary, session: str) -> IndexItem:
+    meta = {"session": session, "turn": summary.turn, "node": summary.node, "npcs": ",".join(summary.npcs)}
+    return IndexItem(summary.id, summary.labelled(), meta)
+
+
+def episode_meta(episode: Episode, session: str) -> dict[str, Any]:
+    return {
+        "session": session,
+        "turn": episode.turn,
+        "kind": "turn" if episode.action else "note",
+        "game_turn": bool(episode.action),
+        "node": episode.node,
+        "when": episode.when,
+        "npcs": ",".join(episode.npcs),
+        "importance": episode.importance,
+    }
