@@ -157,6 +157,11 @@ class GameMemory:
     def session_id(self) -> str:
         return self.state.session_id
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Guards the memory state against the background worker (reentrant)."""
+        return self._lock
+
     # ------------------------------------------------------------ lifecycle
     def prepare(self) -> None:
         """Seed the Bible, index the knowledge base and re-index saved memories."""

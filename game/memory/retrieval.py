@@ -78,7 +78,7 @@ class MemoryRecall:
         turn = state.turn
         focus = self._focus_npcs(action, state)
         query_vector = memory.memories.embed_query(action)
-        with memory._lock:
+        with memory.lock:
             active = [e for e in memory.state.bible if active_at(e, turn)]
             blocks, shown = self._fixed_blocks(active, focus)
             window = memory.window(turn)
@@ -200,7 +200,7 @@ class MemoryRecall:
         places, rewritten = memory.query.places(rewritten)
         focus |= set(named)
         turn = state.turn
-        with memory._lock:
+        with memory.lock:
             entries = {e.id for e in memory.state.bible if active_at(e, turn)}
         items, _ = memory.memories.snapshot()
         recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
@@ -267,7 +267,7 @@ class MemoryRecall:
         fallbacks: dict[str, str],
     ) -> list[MemoryItem]:
         memory = self.memory
-        with memory._lock:
+        with memory.lock:
             summaries = [s for s in memory.state.summaries if s.turn <= state.turn]
         by_id = {s.id: s for s in summaries}
         chosen: dict[str, float] = {s.id: 1.0 for s in summaries[-memory.config.recent_summaries :]}
@@ -284,7 +284,7 @@ class MemoryRecall:
 
     def _recent_items(self, state: GameState) -> list[MemoryItem]:
         memory = self.memory
-        with memory._lock:
+        with memory.lock:
             recent = memory.state.turns_upto(state.turn, memory.config.recent_turns)
         return [
             MemoryItem(f"Turn {e.turn} ({e.action}): {'; '.join(e.events) or 'no change'}", 1.0, f"turn:{e.turn}")
