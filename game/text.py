@@ -91,19 +91,26 @@ def mentions(text: str, candidates: Named, *, masked: Iterable[str] = ()) -> tup
 
 
 def best_match(text: str, candidates: Named) -> str | None:
-    """The id whose names share the most words with ``text`` (None if none share any).
+    """The id ``text`` refers to: the one it names, else the one sharing most words (None if none share any).
 
-    An exact name (or id) wins outright; otherwise the overlap of keywords,
-    weighed against the length of the name, decides.
+    The same matcher as :func:`mentions` first: a text that names exactly one
+    candidate (or is its id) means that one. Otherwise the overlap of keywords,
+    weighed against the length of the name, decides ("herb" finds the
+    Healing Herb).
     """
-    wanted = set(keywords(text))
+    pool = [(cid, list(names)) for cid, names in candidates]
     lowered = text.lower().strip()
+    named = mentions(text, pool)[0]
+    if len(named) == 1:
+        return named[0]
+    exact = [cid for cid, _ in pool if cid == lowered]
+    if exact:
+        return exact[0]
+    wanted = set(keywords(text))
     best: tuple[float, str] | None = None
-    for cid, names in candidates:
+    for cid, names in [c for c in pool if c[0] in named] or pool:
         for name in names:
             name_l = name.lower()
-            if lowered in (name_l, cid):
-                return cid
             overlap = len(wanted & set(keywords(name_l.replace("_", " "))))
             if overlap:
                 score = overlap / (1 + len(set(keywords(name_l))))
