@@ -94,16 +94,6 @@ class MemoryConfig:
         check_window(self.window_messages, self.summary_interval_turns)
 
 
-@dataclass
-class _Checkpoint:
-    """Enough of the memory state to take back a half-recorded turn."""
-
-    log: int
-    bible: int
-    next_entry: int
-    statuses: dict[str, tuple[str, int | None, str]]
-
-
 class GameMemory:
     """Memory for one play session of one story.
 
@@ -264,7 +254,7 @@ class GameMemory:
         )
         refused: list[str] = []
         with self._lock:
-            checkpoint = self._checkpoint()
+            checkpoint = self.state.checkpoint()
             try:
                 self.state.log.append(episode)
                 changed: list[BibleEntry] = []
@@ -278,7 +268,8 @@ class GameMemory:
                     results = notes + self.bible.from_effects(record.applied, record.turn, place)
                     changed = [entry for entry, _ in results]
             except Exception:
-                self._rollback(checkpoint)
+                log.warning("recording turn %d failed; memory is left as it was", record.turn)
+                self.state.rollback(checkpoint)
                 raise
             self.memories.add(latest_episode_items(self.state.log, self.session_id), embed=False)
             self._index_bible_changes(changed)
@@ -290,22 +281,6 @@ class GameMemory:
                 with self._lock:
                     self._consolidating[record.turn] = future
         return refused
-
-    def _checkpoint(self) -> _Checkpoint:
-        return _Checkpoint(
-            len(self.state.log),
-            len(self.state.bible),
-            self.state.next_entry,
-            {e.id: (e.status, e.ended_turn, e.reason) for e in self.state.bible},
-        )
-
-    def _rollback(self, checkpoint: _Checkpoint) -> None:
-        log.warning("recording the turn failed; memory is left as it was")
-        del self.state.log[checkpoint.log :]
-        del self.state.bible[checkpoint.bible :]
-        self.state.next_entry = checkpoint.next_entry
-        for entry in self.state.bible:
-            entry.status, entry.ended_turn, entry.reason = checkpoint.statuses[entry.id]  # type: ignore[assignment]
 
     def _involved(self, record: TurnRecord) -> list[str]:
         """Characters the turn was about: spoken to, given to, or named (merely present does not count)."""

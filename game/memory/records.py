@@ -6,6 +6,7 @@ pydantic data so the save can hold it and the index can be rebuilt from it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
@@ -121,6 +122,16 @@ class Summary(BaseModel):
         return f"[Turn {self.turn}] {self.text}"
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """Enough of a :class:`MemoryState` to take back what was appended after it."""
+
+    log: int
+    bible: int
+    next_entry: int
+    statuses: dict[str, tuple[EntryStatus, int | None, str]]
+
+
 class MemoryState(BaseModel):
     """Everything memory keeps for one play session (saved with the game).
 
@@ -137,6 +148,22 @@ class MemoryState(BaseModel):
     last_consolidated_turn: int = 0
     next_entry: int = 1
     pending_vectors: list[str] = Field(default=[], description="ids still waiting for their vector")
+
+    def checkpoint(self) -> Checkpoint:
+        return Checkpoint(
+            len(self.log),
+            len(self.bible),
+            self.next_entry,
+            {e.id: (e.status, e.ended_turn, e.reason) for e in self.bible},
+        )
+
+    def rollback(self, checkpoint: Checkpoint) -> None:
+        """Undo every append and status change since ``checkpoint`` (a turn recorded half-way)."""
+        del self.log[checkpoint.log :]
+        del self.bible[checkpoint.bible :]
+        self.next_entry = checkpoint.next_entry
+        for entry in self.bible:
+            entry.status, entry.ended_turn, entry.reason = checkpoint.statuses[entry.id]
 
     def turns_upto(self, turn: int, count: int) -> list[Episode]:
         """The last ``count`` played turns up to ``turn``, oldest first."""
