@@ -155,14 +155,19 @@ class HybridIndex:
     def vector_id(self, item: IndexItem) -> str:
         return f"{self.namespace}:{item.id}#{_digest(item)}"
 
-    def snapshot(self) -> tuple[dict[str, IndexItem], set[str]]:
-        """A consistent copy of the items and the pending ids."""
+    def snapshot(self) -> dict[str, IndexItem]:
+        """A consistent copy of the items."""
         with self._lock:
-            return dict(self.items), set(self.pending)
+            return dict(self.items)
 
     def pending_ids(self) -> set[str]:
         with self._lock:
             return set(self.pending)
+
+    def pending_turns(self) -> list[int]:
+        """The ``turn`` metadata of each item still waiting for its vector."""
+        with self._lock:
+            return [int(self.items[i].metadata.get("turn", 0)) for i in self.pending if i in self.items]
 
     def add(self, items: Iterable[IndexItem], *, embed: bool = True) -> None:
         """Index items (replacing same ids); embeddings now or, with ``embed=False``, later.

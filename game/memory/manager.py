@@ -352,9 +352,10 @@ class GameMemory:
 
     def _embed(self, *, force: bool = False) -> None:
         """Embed what is pending (with ``force``, also turns whose context is still incomplete)."""
-        skip = set() if force else self._unready()
-        for index in (self.memories, self.history):
-            ready = sorted(index.pending_ids() - skip)
+        with self._lock:  # one view of the log and the pending ids: a turn appended meanwhile is not "ready"
+            skip = set() if force else self._unready()
+            batches = [(index, sorted(index.pending_ids() - skip)) for index in (self.memories, self.history)]
+        for index, ready in batches:
             if ready:
                 index.embed_pending(ready)
         pending = self.memories.pending_ids() | self.history.pending_ids()

@@ -143,10 +143,7 @@ class MemoryRecall:
         memory = self.memory
         if not memory.memories.dense_ok:
             return 0, 0
-        lags = []
-        for index in (memory.memories, memory.history):
-            items, pending = index.snapshot()
-            lags += [turn - int(items[i].metadata.get("turn", turn)) for i in pending if i in items]
+        lags = [turn - t for index in (memory.memories, memory.history) for t in index.pending_turns()]
         return len(lags), max(lags, default=0)
 
     def _fixed_blocks(self, active: list[BibleEntry], focus: set[str]) -> tuple[list[MemoryBlock], set[str]]:
@@ -202,7 +199,7 @@ class MemoryRecall:
         turn = state.turn
         with memory.lock:
             entries = {e.id for e in memory.state.bible if active_at(e, turn)}
-        items, _ = memory.memories.snapshot()
+        items = memory.memories.snapshot()
         recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
 
         def keep(doc_id: str) -> bool:
@@ -233,7 +230,7 @@ class MemoryRecall:
             fallbacks["memories"] = ranked.fallback
         semantic = unit_scale({h.id: h.score for h in ranked})
         for doc_id in items:  # characters present pull in what involves them, even with no word in common
-            if doc_id not in semantic and focus and doc_id in items and involves(doc_id, focus) and keep(doc_id):
+            if doc_id not in semantic and focus and involves(doc_id, focus) and keep(doc_id):
                 meta = items[doc_id].metadata
                 if meta.get("session") == memory.session_id and int(meta.get("turn", 0)) <= turn:
                     semantic[doc_id] = 0.0
