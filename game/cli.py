@@ -3,6 +3,7 @@
 storyecho                       play interactively (headless until the TUI lands)
 storyecho play --story ID       same, for one story
 storyecho run --story ID ...    play actions from a file or stdin (scripts, tests)
+storyecho slots list|show|delete|export   the save slots
 storyecho content validate      check content packs
 storyecho --version
 """
@@ -22,11 +23,15 @@ from game import __version__
 from game.config import ConfigError, Settings, load_settings
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
+from game.engine.session import AUTOSAVE_SLOT, GameSession
 from game.llm.base import Narrator
 from game.llm.scripted import ScriptedNarrator
 from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig, Summarizer
-from game.memory.stores import InProcessVectorStore, StoreUnavailable, VectorStore, open_chroma
+from game.memory.stores import IndexBusy, InProcessVectorStore, StoreUnavailable, VectorStore, open_chroma
+from game.saves.format import SaveError
+from game.saves.slots import Loaded, SlotStore
+from game.saves.transcript import transcript
 from game.world.content import ContentError, ContentPack
 from game.world.describe import node_text
 from game.world.loader import available_stories, content_root, load_pack
@@ -57,9 +62,19 @@ def make_memory(settings: Settings, pack: ContentPack, summarizer: Summarizer) -
     if embedder is not None:
         if settings.memory.vector_store == "chroma" or settings.memory.chroma_url:
             try:
-                store = open_chroma(settings.data_dir / ".index", settings.memory.chroma_url)
+                chroma = open_chroma(settings.data_dir / ".index", settings.memory.chroma_url)
+            except IndexBusy as exc:
+                print(f"storyecho: {exc}; this game keeps its memory index in memory instead", file=sys.stderr)
             except StoreUnavailable as exc:
                 log.warning("%s; using the in-process vector index", exc)
+            else:
+                store = chroma
+                if chroma.rebuilt_from:
+                    print(
+                        f"storyecho: the memory index was damaged ({chroma.rebuilt_from}); "
+                        "it is being rebuilt from your saves",
+                        file=sys.stderr,
+                    )
         if store is None:
             store = InProcessVectorStore()
     config = MemoryConfig(
@@ -97,12 +112,37 @@ def _print_turn(result: TurnResult, out: TextIO, *, echo: bool = True) -> None:
         out.write("  Choices: " + " | ".join(result.choices) + "\n")
 
 
+def make_session(story: str | None, settings: Settings, slot: str | None = None) -> tuple[GameSession, list[str]]:
+    """A game session of ``story``, resumed from ``slot`` when that slot exists.
+
+    Returns:
+        The session and notices for the player (a save loaded from its backup, changed content).
+
+    Raises:
+        SaveError: the slot cannot be loaded, or belongs to another story than ``story``.
+    """
+    slots = SlotStore(settings.data_dir)
+    loaded: Loaded | None = slots.read(slot) if slot and slots.exists(slot) else None
+    if loaded is not None:
+        if story and story != loaded.save.story_id:
+            raise SaveError(f"slot {slot!r} is a save of {loaded.save.story_id!r}, not of {story!r}")
+        story = loaded.save.story_id
+    if not story:
+        raise SaveError(f"no save named {slot!r}; give --story to start a new game in it")
+    session = GameSession(make_engine(story, settings), slots, slot=slot or AUTOSAVE_SLOT)
+    notices = session.resume(loaded) if loaded is not None else []
+    return session, notices
+
+
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    engine = make_engine(args.story, settings)
+    session, notices = make_session(args.story, settings, args.slot)
+    for notice in notices:
+        print(f"storyecho: {notice}", file=sys.stderr)
+    engine = session.engine
     source: TextIO = sys.stdin if args.actions in (None, "-") else open(args.actions, encoding="utf-8")  # noqa: SIM115
     with source:
         for action in read_actions(source):
-            result = engine.play(action)
+            result = session.play(action)
             if args.json:
                 sys.stdout.write(orjson.dumps(turn_json(result)).decode() + "\n")
             else:
@@ -110,34 +150,44 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             sys.stdout.flush()
             if engine.state.ending:
                 break
-    engine.memory.close()
+    closing = session.close(save=args.slot is not None)
+    if closing:
+        print(f"storyecho: {closing}", file=sys.stderr)
     return 0
 
 
 def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     story = args.story or _pick_story()
-    engine = make_engine(story, settings)
+    session, notices = make_session(story, settings)
+    engine = session.engine
     pack = engine.pack
     region = pack.region(pack.nodes[engine.state.node].region)
     if region:
         print(region.banner)
     print(f"{pack.story.title}\n\n{pack.story.intro}\n")
     print(node_text(engine.state, pack))
-    print("(Headless mode: the terminal UI is coming. Type 'help' for commands, 'quit' to leave.)")
-    while not engine.state.ending:
+    print(
+        "(Headless mode: the terminal UI is coming. Type 'help' for commands, 'saves' for your saves, 'quit' to leave.)"
+    )
+    for notice in notices:
+        print(notice)
+    while True:
         try:
             action = input("\n> ")
         except (EOFError, KeyboardInterrupt):
             print()
             break
-        result = engine.play(action)
+        result = session.play(action)
         if result.meta == "quit":
             break
-        if result.meta in ("save", "load"):
-            print("Saving and loading arrive with the save-slot system.")
-            continue
         _print_turn(result, sys.stdout, echo=False)
-    engine.memory.close()
+        for notice in result.notices:
+            print(f"  ({notice})")
+        if engine.state.ending and result.meta is None:
+            print("\nThe End. Type 'load NAME' to go back to a save, or 'quit'.")
+    closing = session.close()
+    if closing:
+        print(closing)
     return 0
 
 
@@ -168,6 +218,49 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if failed else 0
 
 
+def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
+    slots = SlotStore(settings.data_dir)
+    if args.slots_command == "list":
+        infos = slots.list()
+        if not infos:
+            print(f"no saves in {settings.data_dir}")
+        for info in infos:
+            if info.error:
+                print(f"{info.name:<20} DAMAGED: {info.error}")
+            else:
+                title = info.story_title or info.story_id
+                print(f"{info.name:<20} {title:<22} turn {info.turn:<5} {info.place:<26} {info.saved_at}")
+        return 0
+    if args.slots_command == "delete":
+        slots.delete(args.name)
+        print(f"deleted {args.name!r}")
+        return 0
+    loaded = slots.read(args.name)
+    for notice in loaded.notices:
+        print(f"storyecho: {notice}", file=sys.stderr)
+    save = loaded.save
+    if args.slots_command == "show":
+        memory = save.memory
+        print(
+            f"slot:      {args.name}\nstory:     {save.story_title} ({save.story_id})\nturn:      {save.turn}\n"
+            f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nsession:   {save.session_id}\n"
+            f"hp:        {save.game.hp}/{save.game.max_hp}, gold {save.game.gold}, level {save.game.level}\n"
+            f"inventory: {', '.join(save.game.inventory) or 'nothing'}\n"
+            f"quests:    {', '.join(f'{q} ({p.status})' for q, p in save.game.quests.items()) or 'none'}\n"
+            f"ending:    {save.game.ending or '-'}\n"
+            f"memory:    {len(memory.log)} turns logged, {len(memory.summaries)} summaries, "
+            f"{sum(e.status == 'active' for e in memory.bible)} active Story Bible facts"
+        )
+        return 0
+    text = transcript(save, markdown=args.markdown)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="storyecho", description="StoryEcho: a text adventure that remembers.")
     parser.add_argument("--version", action="version", version=f"storyecho {__version__}")
@@ -193,10 +286,24 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--story", default=None)
     common(play)
     run = sub.add_parser("run", help="play actions from a file or stdin")
-    run.add_argument("--story", required=True)
+    run.add_argument("--story", default=None, help="the story (optional when --slot names an existing save)")
+    run.add_argument("--slot", default=None, help="resume from this save slot if it exists; save to it as you go")
     run.add_argument("--actions", default=None, help="file of actions, one per line ('-' for stdin)")
     run.add_argument("--json", action="store_true", help="print one JSON object per turn")
     common(run)
+    slots = sub.add_parser("slots", help="list, show, delete or export save slots")
+    slots_sub = slots.add_subparsers(dest="slots_command", required=True)
+    slots_sub.add_parser("list", help="every slot: story, turn, place, saved at")
+    for name, text in (("show", "one slot in detail"), ("delete", "remove a slot and its backup")):
+        cmd = slots_sub.add_parser(name, help=text)
+        cmd.add_argument("name")
+    export = slots_sub.add_parser("export", help="a readable transcript of the run in a slot")
+    export.add_argument("name")
+    export.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
+    export.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
+    for cmd in (slots, *slots_sub.choices.values()):
+        cmd.add_argument("--data-dir", type=Path, default=None, help="saves folder")
+        cmd.add_argument("--config", type=Path, default=None, help="TOML settings file")
     content = sub.add_parser("content", help="content pack tools")
     content_sub = content.add_subparsers(dest="content_command", required=True)
     validate = content_sub.add_parser("validate", help="validate content packs")
@@ -222,10 +329,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.command == "content":
             return cmd_validate(args, settings)
+        if args.command == "slots":
+            return cmd_slots(args, settings)
         if args.command == "run":
+            if not args.story and not args.slot:
+                parser.error("run needs --story, or --slot naming an existing save")
             return cmd_run(args, settings)
         return cmd_play(args if args.command == "play" else argparse.Namespace(story=None), settings)
-    except (ConfigError, ContentError) as exc:
+    except (ConfigError, ContentError, SaveError) as exc:
         print(f"storyecho: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

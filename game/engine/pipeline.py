@@ -68,6 +68,8 @@ class TurnResult:
     applied: list[AppliedEffect] = field(default_factory=list)
     rejected: list[RejectedEffect] = field(default_factory=list)
     memory_notes: list[str | dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    """What the game tells the player beside the story (an autosave that failed, a save loaded from its backup)."""
     trace: DebugTrace = field(default_factory=DebugTrace)
 
 

@@ -2,7 +2,7 @@
 
 Keys: ``turn``, ``action``, ``ok``, ``narration``, ``choices``, ``state``
 (node, hp, max_hp, gold, inventory, quests, affinity, ending, ...),
-``applied``, ``rejected`` (effect, value, reason), ``prompt`` (system, user,
+``applied``, ``rejected`` (effect, value, reason), ``notices``, ``prompt`` (system, user,
 tokens, token_source, blocks, budget_tokens, cut), ``memory_blocks`` (name,
 layer, tokens, items with text/score/source, cut), ``retrieval_meta``
 (strategy, strategies, fallback, summaries, pending_vectors, vector_lag_turns,
@@ -57,6 +57,7 @@ def turn_json(result: TurnResult) -> dict[str, Any]:
         "applied": [asdict(a) for a in result.applied],
         "rejected": [asdict(r) for r in result.rejected],
         "memory_notes": result.memory_notes,
+        "notices": result.notices,
         "prompt": {
             "system": prompt.system if prompt else "",
             "user": prompt.user if prompt else "",

@@ -113,6 +113,10 @@ class Memory(Protocol):
         """Continue from a saved memory state, rebuilding indexes without re-embedding what is unchanged."""
         ...
 
+    def export_state(self, *, complete: bool = True) -> dict[str, Any]:
+        """The memory state as JSON-ready data for a save (``complete``: consolidated and embedded first)."""
+        ...
+
     def close(self) -> None:
         """Finish background work (consolidation, embeddings)."""
         ...

@@ -165,6 +165,7 @@ class GameMemory:
         if self.bible is not None and not self.state.bible:
             self.bible.seed_from_content()
         self._reindex()
+        self._resume_consolidation()
 
     def restore(self, state: MemoryState) -> None:
         """Continue from a saved memory state (a loaded save).
@@ -194,6 +195,39 @@ class GameMemory:
         self.history.adopt_stored()
         self._schedule_embedding()
 
+    def _resume_consolidation(self) -> None:
+        """Queue the consolidation a save was made before (an autosave does not wait for it)."""
+        with self._lock:
+            last = max((e.turn for e in self.state.log if e.action), default=0)
+            due = last - last % self.config.summary_interval_turns
+            if due <= self.state.last_consolidated_turn or due in self._consolidating:
+                return
+        future = self._submit(lambda: self.consolidate(due))
+        if future is not None:
+            with self._lock:
+                self._consolidating[due] = future
+
+    def settle(self, timeout: float | None = 60.0) -> None:
+        """Let every consolidation already started finish (a full save waits for them)."""
+        with self._lock:
+            running = list(self._consolidating.values())
+        wait(running, timeout=timeout)
+
+    def export_state(self, *, complete: bool = True) -> dict[str, Any]:
+        """The memory state as JSON-ready data, for a save.
+
+        Args:
+            complete: first finish consolidation and embed everything pending,
+                so the save holds the summary that was due and loading it
+                embeds nothing. Without it (an autosave), a consolidation
+                still running is left queued: the save records the turns it
+                covers as not consolidated yet, and loading queues it again.
+        """
+        if complete:
+            self.flush()
+        with self._lock:  # one consistent view: the worker appends under the same lock
+            return self.state.model_dump(mode="json")
+
     def flush(self, timeout: float | None = 60.0) -> None:
         """Finish background consolidation, then embed everything still pending."""
         with self._lock:
@@ -207,6 +241,9 @@ class GameMemory:
         self.flush()
         if self._executor is not None:
             self._executor.shutdown(wait=True)
+        release = getattr(self.store, "close", None)
+        if callable(release):
+            release()
 
     def _submit(self, job: Callable[[], object]) -> Future[Any] | None:
         if self._executor is None:

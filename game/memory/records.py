@@ -56,6 +56,8 @@ class MemoryNote(BaseModel):
 class BibleEntry(BaseModel):
     """One structured fact of the Story Bible."""
 
+    model_config = ConfigDict(extra="forbid")
+
     id: str
     entry_type: EntryType
     canonical_key: str = Field(description="e.g. 'item:moonlight_harp', 'character:player'")
@@ -82,6 +84,8 @@ class BibleEntry(BaseModel):
 class Episode(BaseModel):
     """One played turn (the L2 log entry)."""
 
+    model_config = ConfigDict(extra="forbid")
+
     turn: int
     action: str
     narration: str
@@ -106,6 +110,8 @@ class Episode(BaseModel):
 
 class Summary(BaseModel):
     """A consolidation summary of several turns, ``[Turn N] ...``."""
+
+    model_config = ConfigDict(extra="forbid")
 
     first_turn: int
     turn: int
@@ -140,6 +146,8 @@ class MemoryState(BaseModel):
     summary, so both can be read as of any turn (:meth:`window`,
     :meth:`synopsis_at`), and loading an older save never shows its future.
     """
+
+    model_config = ConfigDict(extra="forbid")
 
     session_id: str
     log: list[Episode] = []

@@ -20,7 +20,9 @@ extra native dependency and makes deletes and upserts trivial.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,6 +35,8 @@ log = logging.getLogger("storyecho.memory")
 
 Where = dict[str, Any]
 COLLECTION_PREFIX = "storyecho_"
+COLLECTIONS = ("knowledge", "memories", "history")
+"""The collections StoryEcho keeps (each prefixed with :data:`COLLECTION_PREFIX`)."""
 
 
 @dataclass
@@ -294,6 +298,16 @@ class ChromaVectorStore:
         self.backend = backend
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self.lock: IndexLock | None = None
+        """The cross-process lock of a local index (None for a server or a client handed in)."""
+        self.rebuilt_from = ""
+        """Why the local index was found damaged and rebuilt at open ("" when it opened fine)."""
+
+    def close(self) -> None:
+        """Release the local index for other processes."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
     def _collection(self, name: str) -> Any:
         with self._lock:
@@ -349,16 +363,28 @@ def chroma_settings() -> Any:
 def open_chroma(index_dir: Path | None = None, url: str | None = None) -> ChromaVectorStore:
     """A Chroma store under ``index_dir`` or at ``url`` (``http://host:port``).
 
+    A local index belongs to one process at a time: Chroma's
+    ``PersistentClient`` is not safe across processes, so the folder is locked
+    (``.lock``, an advisory ``flock`` the OS releases when the process dies)
+    and a second game on the same data folder gets :class:`IndexBusy`. An
+    index that cannot be opened (deleted files, a truncated or garbage
+    database) is moved aside to ``<index>.broken-<time>`` and a fresh one is
+    created: the index is rebuilt from the content packs and the saves, which
+    hold all the text.
+
     Raises:
+        IndexBusy: another process holds the local index.
         StoreUnavailable: when Chroma cannot be imported, opened or reached.
     """
     try:
         import chromadb
+    except Exception as exc:
+        raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
+    if url:
+        from urllib.parse import urlparse
 
-        if url:
-            from urllib.parse import urlparse
-
-            parsed = urlparse(url)
+        parsed = urlparse(url)
+        try:
             client = chromadb.HttpClient(
                 host=parsed.hostname or "127.0.0.1",
                 port=parsed.port or 8000,
@@ -366,9 +392,85 @@ def open_chroma(index_dir: Path | None = None, url: str | None = None) -> Chroma
                 settings=chroma_settings(),
             )
             client.heartbeat()
-            return ChromaVectorStore(client, backend="chroma-http")
-        assert index_dir is not None, "index_dir or url is required"
+        except Exception as exc:
+            raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
+        return ChromaVectorStore(client, backend="chroma-http")
+    assert index_dir is not None, "index_dir or url is required"
+    try:
         index_dir.mkdir(parents=True, exist_ok=True)
-        return ChromaVectorStore(chromadb.PersistentClient(path=str(index_dir), settings=chroma_settings()))
+    except OSError as exc:
+        raise StoreUnavailable(f"Chroma unavailable: cannot create {index_dir}: {exc}") from exc
+    lock = IndexLock.acquire(index_dir.with_name(index_dir.name + ".lock"))
+    try:
+        try:
+            return _open_persistent(chromadb, index_dir, lock)
+        except Exception as exc:  # noqa: BLE001 - any failure to open means a damaged index
+            broken = index_dir.with_name(f"{index_dir.name}.broken-{int(time.time())}")
+            log.warning(
+                "the memory index %s cannot be opened (%s); moving it to %s and rebuilding", index_dir, exc, broken
+            )
+            _forget_client(index_dir)
+            os.replace(index_dir, broken)
+            index_dir.mkdir(parents=True)
+            return _open_persistent(chromadb, index_dir, lock, rebuilt_from=str(exc))
+    except IndexBusy:
+        raise
     except Exception as exc:
+        lock.release()
         raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
+
+
+def _open_persistent(chromadb: Any, index_dir: Path, lock: IndexLock, rebuilt_from: str = "") -> ChromaVectorStore:
+    store = ChromaVectorStore(chromadb.PersistentClient(path=str(index_dir), settings=chroma_settings()))
+    for name in COLLECTIONS:  # touch the database now, so damage shows here and not mid-game
+        store.count(name)
+    store.lock = lock
+    store.rebuilt_from = rebuilt_from
+    return store
+
+
+def _forget_client(index_dir: Path) -> None:
+    """Drop Chroma's per-process cache of the client for ``index_dir`` (it caches systems by path)."""
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
+    except Exception:  # noqa: BLE001 - an older Chroma without the cache
+        log.debug("no Chroma client cache to clear for %s", index_dir)
+
+
+class IndexBusy(StoreUnavailable):
+    """Another process holds the local vector index."""
+
+
+class IndexLock:
+    """An exclusive advisory lock on a file, held for the life of a process's index."""
+
+    def __init__(self, path: Path, handle: Any) -> None:
+        self.path = path
+        self._handle = handle
+
+    @classmethod
+    def acquire(cls, path: Path) -> IndexLock:
+        import fcntl
+
+        handle = open(path, "a+")  # noqa: SIM115 - held open as long as the lock
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise IndexBusy(
+                f"the memory index {path.with_suffix('')} is in use by another StoryEcho (process {holder})"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        return cls(path, handle)
+
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.close()  # closing the file releases the flock
+            self._handle = None

@@ -79,5 +79,7 @@ HELP_TEXT = (
     "Type what you want to do. Examples: 'go north', 'look', 'examine the altar', "
     "'talk to the old hunter', 'ask elvin about the harp', 'take the herbs', 'use the potion', "
     "'give the flower to alicia', 'attack the wolf', 'flee', 'rest', 'say my name is Ren'. "
-    "Meta: 'inventory', 'quests', 'status', 'help', 'save [slot]', 'load [slot]', 'quit'."
+    "Meta: 'inventory', 'quests', 'status', 'help', 'quit'. "
+    "Saves: 'save NAME', 'load NAME', 'saves' (the list); 'save' and 'load' alone use the quick slot. "
+    "The game autosaves every 5 turns and when you quit."
 )

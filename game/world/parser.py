@@ -38,7 +38,7 @@ DIRECTIONS = {
     "sw": "southwest",
 }
 
-META_VERBS = frozenset({"help", "save", "load", "quit", "inventory", "quests", "status"})
+META_VERBS = frozenset({"help", "save", "load", "saves", "quit", "inventory", "quests", "status"})
 
 _QUESTION_WORDS = (
     "where",
@@ -120,6 +120,8 @@ _SIMPLE = {
     "fight": "attack",
     "save": "save",
     "load": "load",
+    "saves": "saves",
+    "slots": "saves",
     "quit": "quit",
     "exit": "quit",
 }
@@ -132,7 +134,7 @@ class Command:
     Attributes:
         verb: one of go, look, examine, talk, say, ask, take, drop, use, give,
             attack, flee, rest, inventory, quests, status, help, save, load,
-            quit, or ``other`` for free text the parser does not know.
+            saves, quit, or ``other`` for free text the parser does not know.
         target: the direct object ("north", "old hunter", "moonlight harp").
         obj: the indirect object (whom to give to, whom to talk to).
         topic: what the player asks about.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from game.world.content import ContentPack
 
@@ -13,8 +13,14 @@ QuestStatus = Literal["active", "completed"]
 MINUTES_PER_TURN = 10
 
 
+_SAVED = ConfigDict(extra="forbid")
+"""Saved data forbids unknown fields: a save holding anything else is not one of ours."""
+
+
 class CombatState(BaseModel):
     """An ongoing fight with one enemy."""
+
+    model_config = _SAVED
 
     enemy_id: str
     enemy_hp: int
@@ -22,12 +28,16 @@ class CombatState(BaseModel):
 
 
 class QuestProgress(BaseModel):
+    model_config = _SAVED
+
     status: QuestStatus = "active"
     objectives_done: list[str] = []
 
 
 class GameState(BaseModel):
     """Everything that changes while playing one story."""
+
+    model_config = _SAVED
 
     story_id: str
     player_name: str = "Traveller"

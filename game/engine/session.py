@@ -1,0 +1,184 @@
+"""A game being played: the turn pipeline plus its save slots.
+
+:class:`GameSession` is what a front end (the headless prompt, ``storyecho
+run``, the TUI) talks to. It answers the save commands itself (``save
+[NAME]``, ``load [NAME]``, ``saves``; without a name, the quick slot) and
+autosaves:
+
+- every ``autosave_every`` turns (the consolidation interval), right after
+  the turn that queues the summary. The autosave does not wait for that
+  summary: it records those turns as not yet consolidated, and loading it
+  queues the consolidation again, so the turn never waits for a model call;
+- on :meth:`close` (quit, end of a run), as a complete save: consolidation
+  finished and every vector embedded, so loading it embeds nothing.
+
+A manual or quick save is complete too. Loading replaces the game state and
+restores memory from the save (:meth:`Memory.restore`): recall then sees
+exactly what the save holds, so an older save never recalls its future.
+A save that cannot be written or read leaves the game as it was and says why.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from game.engine.pipeline import TurnPipeline, TurnResult
+from game.saves.format import SaveError, SlotKind, check_against, encode
+from game.saves.slots import Loaded, SlotStore
+from game.world.parser import Command, parse
+
+log = logging.getLogger("storyecho.session")
+
+AUTOSAVE_SLOT = "autosave"
+QUICK_SLOT = "quick"
+
+
+class GameSession:
+    """Plays turns and keeps the game in its slots.
+
+    Args:
+        engine: the turn pipeline of the game.
+        slots: the save folder, or None to play without saves.
+        slot: the slot autosaves go to (``storyecho run --slot NAME``).
+        autosave_every: autosave every this many turns (0: never).
+    """
+
+    def __init__(
+        self,
+        engine: TurnPipeline,
+        slots: SlotStore | None,
+        *,
+        slot: str = AUTOSAVE_SLOT,
+        autosave_every: int = 5,
+    ) -> None:
+        self.engine = engine
+        self.slots = slots
+        self.slot = slot
+        self.autosave_every = autosave_every
+        self.notices: list[str] = []
+        """What the player should be told that no turn says (autosave failures, load notices)."""
+
+    # ----------------------------------------------------------------- play
+    def play(self, text: str) -> TurnResult:
+        """Play one line of player input (a save command or an action); never raises."""
+        command = parse(text)
+        if command.verb in ("save", "load", "saves"):
+            return self._slot_command(command)
+        before = self.engine.state.turn
+        result = self.engine.play(text)
+        turn = self.engine.state.turn
+        if (
+            result.ok
+            and turn != before
+            and self.autosave_every
+            and (turn % self.autosave_every == 0 or self.engine.state.ending)
+        ):
+            notice = self.autosave()
+            if notice:
+                result.notices.append(notice)
+        return result
+
+    def _slot_command(self, command: Command) -> TurnResult:
+        name = command.target.strip() or QUICK_SLOT
+        try:
+            if command.verb == "save":
+                message = self.save(name, kind="quick" if name == QUICK_SLOT else "manual")
+            elif command.verb == "load":
+                message = "\n".join([*self.load(name), f"Loaded {name!r}: turn {self.engine.state.turn}."])
+            else:
+                message = self.list_text()
+            ok = True
+        except SaveError as exc:
+            message, ok = str(exc), False
+        state = self.engine.state
+        return TurnResult(
+            turn=state.turn,
+            action=command.text,
+            narration=message,
+            choices=[],
+            state=state.snapshot(),
+            ok=ok,
+            meta=command.verb,
+            error=None if ok else message,
+        )
+
+    # ---------------------------------------------------------------- slots
+    def _store(self) -> SlotStore:
+        if self.slots is None:
+            raise SaveError("this game is played without saves")
+        return self.slots
+
+    def snapshot(self, *, kind: SlotKind = "manual", complete: bool = True) -> bytes:
+        """The bytes of a save of the game as it stands (see ``Memory.export_state`` for ``complete``)."""
+        memory = self.engine.memory.export_state(complete=complete)
+        return encode(self.engine.pack, self.engine.state.model_dump(mode="json"), memory, kind=kind)
+
+    def save(self, name: str, *, kind: SlotKind = "manual", complete: bool = True) -> str:
+        """Save to slot ``name``; returns what to tell the player.
+
+        Raises:
+            SaveError: a bad name, a full disk, a read-only folder; the
+                previous save in the slot is untouched.
+        """
+        store = self._store()
+        store.path(name)  # a bad name fails before any work
+        path = store.write(name, self.snapshot(kind=kind, complete=complete))
+        log.info("saved turn %d to %s", self.engine.state.turn, path)
+        return f"Saved to {name!r} (turn {self.engine.state.turn})."
+
+    def autosave(self) -> str | None:
+        """Autosave to this session's slot; a failure is told, never raised (the game goes on)."""
+        if self.slots is None:
+            return None
+        try:
+            self.save(self.slot, kind=self._kind(), complete=False)
+        except SaveError as exc:
+            log.warning("autosave failed: %s", exc)
+            return f"Autosave failed: {exc}. Your game goes on; try 'save NAME' elsewhere."
+        return None
+
+    def load(self, name: str) -> list[str]:
+        """Continue from slot ``name``; returns notices for the player.
+
+        Raises:
+            SaveError: no such slot, a damaged one (and its backup), a save
+                of another story; the game in progress is left as it was.
+        """
+        loaded = self._store().read(name)
+        return self.resume(loaded)
+
+    def resume(self, loaded: Loaded) -> list[str]:
+        """Continue from a save already read (checked against this story first)."""
+        notices = [*loaded.notices, *check_against(loaded.save, self.engine.pack)]
+        self.engine.memory.restore(loaded.save.memory)
+        self.engine.state = loaded.save.game
+        return notices
+
+    def _kind(self) -> SlotKind:
+        return "autosave" if self.slot == AUTOSAVE_SLOT else "manual"
+
+    def list_text(self) -> str:
+        infos = self._store().list()
+        if not infos:
+            return "No saves yet. Type 'save NAME' to make one."
+        lines = []
+        for info in infos:
+            if info.error:
+                lines.append(f"  {info.name:<16} (cannot be loaded: {info.error})")
+            else:
+                lines.append(
+                    f"  {info.name:<16} {info.story_title:<20} turn {info.turn:<4} {info.place:<24} {info.saved_at}"
+                )
+        return "Saves:\n" + "\n".join(lines)
+
+    def close(self, *, save: bool = True) -> str | None:
+        """End the session: a complete save to this session's slot (unless the game is unsaved), then stop memory."""
+        notice = None
+        if save and self.slots is not None and self.engine.state.turn > 0:
+            try:
+                self.save(self.slot, kind=self._kind())
+            except SaveError as exc:
+                notice = f"Could not save on quit: {exc}"
+                log.warning("%s", notice)
+        self.engine.memory.close()
+        return notice

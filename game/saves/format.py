@@ -1,0 +1,222 @@
+"""The save file: one JSON document per slot, versioned, validated, migrated.
+
+A save is the whole game: the world (:class:`GameState`, whose dice are seeded
+by the game seed and the turn, so the seed is the RNG state) and the memory
+(:class:`MemoryState`: the L2 log the L1 window is read from, the summaries
+each carrying the L3 synopsis written with it, the Story Bible, the
+consolidation counter, the ids whose vectors were still pending). The vector
+index is not in the save: it is rebuilt from it.
+
+Loading trusts nothing. The size is checked before anything is parsed, the
+JSON is parsed strictly (no NaN, valid UTF-8, bounded nesting), every field is
+validated by the pydantic models (which forbid unknown fields), older schema
+versions are migrated step by step, and the references the save makes (its
+story, its place, its items and quests) are checked against the content pack.
+Whatever fails raises :class:`SaveError` with a message a player can read;
+nothing in a save is ever executed (JSON only, no pickle, no eval).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from game.memory.records import MemoryState
+from game.world.content import ContentPack
+from game.world.state import GameState
+
+SCHEMA_VERSION = 1
+MAX_SAVE_BYTES = 64 * 1024 * 1024
+"""Largest save file read; a 1,000-turn game is about 1 MB."""
+SlotKind = Literal["manual", "autosave", "quick"]
+
+_HEADER = re.compile(rb'^\s*\{\s*"schema_version"\s*:\s*(\d{1,6})\s*[,}]')
+
+
+class SaveError(Exception):
+    """A save could not be written or read; the message says why, in words."""
+
+
+class SaveFile(BaseModel):
+    """One save slot's content (schema version 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: Literal[1] = 1
+    story_id: str
+    story_title: str = ""
+    content_hash: str = Field(description="Hash of the content pack the game was played with")
+    session_id: str
+    turn: int = Field(ge=0)
+    place: str = Field("", description="Name of the place the player is at")
+    saved_at: str = Field(description="UTC, ISO 8601")
+    kind: SlotKind = "manual"
+    game: GameState
+    memory: MemoryState
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def encode(pack: ContentPack, game: dict[str, Any], memory: dict[str, Any], *, kind: SlotKind = "manual") -> bytes:
+    """The bytes of a save of ``game`` and ``memory`` (``model_dump(mode="json")`` of each).
+
+    ``schema_version`` is written first, so a reader can tell the version
+    before parsing the rest.
+    """
+    node = pack.nodes.get(str(game["node"]))
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "story_id": pack.id,
+        "story_title": pack.story.title,
+        "content_hash": pack.content_hash,
+        "session_id": memory["session_id"],
+        "turn": game["turn"],
+        "place": node.name if node else str(game["node"]),
+        "saved_at": now_iso(),
+        "kind": kind,
+        "game": game,
+        "memory": memory,
+    }
+    return orjson.dumps(document)
+
+
+def decode(data: bytes) -> SaveFile:
+    """Parse, migrate and validate the bytes of a save file.
+
+    Raises:
+        SaveError: the bytes are not a save this version can read.
+    """
+    if len(data) > MAX_SAVE_BYTES:
+        raise SaveError(f"too large for a save ({len(data):,} bytes; at most {MAX_SAVE_BYTES:,})")
+    header = _HEADER.match(data[:64])
+    if header and int(header.group(1)) == SCHEMA_VERSION:
+        try:  # the current version: one strict parse-and-validate pass in pydantic-core
+            return SaveFile.model_validate_json(data)
+        except ValidationError as exc:
+            raise SaveError(_explain(exc)) from None
+    raw = _parse(data)
+    try:
+        return SaveFile.model_validate(migrate(raw))
+    except ValidationError as exc:
+        raise SaveError(_explain(exc)) from None
+
+
+def _parse(data: bytes) -> dict[str, Any]:
+    if data[:2] == b"\x80\x04" or data[:1] == b"\x80":
+        raise SaveError("not a save file: it holds Python pickle data, which is never loaded")
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise SaveError(f"not a save file: not valid JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise SaveError(f"not a save file: a JSON {type(raw).__name__}, not an object")
+    return raw
+
+
+def _explain(exc: ValidationError) -> str:
+    errors = exc.errors()
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        return f"not a save file: {first['msg']}"
+    where = ".".join(str(part) for part in first["loc"]) or "save"
+    more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+    return f"damaged save: {where}: {first['msg']}{more}"
+
+
+# ------------------------------------------------------------------ migrations
+def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
+    """Version 0, the prototype's format, to version 1.
+
+    v0 was ``{"version": 0, "story": ID, "state": GameState, "memory": {...}}``
+    with the L1 window and L3 synopsis stored apart (``window``, ``synopsis``),
+    summaries without their synopsis, Bible entries without ``source``, and no
+    content hash or save time.
+    """
+    memory = dict(_object(raw.get("memory"), "memory"))
+    state = _object(raw.get("state"), "state")
+    synopsis = memory.pop("synopsis", "")
+    memory.pop("window", None)
+    summaries = [dict(_object(s, "memory.summaries[]")) for s in memory.get("summaries", [])]
+    if summaries and isinstance(synopsis, str):
+        summaries[-1].setdefault("synopsis", synopsis)
+    memory["summaries"] = summaries
+    bible = []
+    for entry in memory.get("bible", []):
+        entry = dict(_object(entry, "memory.bible[]"))
+        entry.setdefault("source", "content" if str(entry.get("id", "")).startswith("core-") else "consolidation")
+        bible.append(entry)
+    memory["bible"] = bible
+    return {
+        "schema_version": 1,
+        "story_id": raw.get("story"),
+        "content_hash": raw.get("content_hash", ""),
+        "session_id": memory.get("session_id"),
+        "turn": state.get("turn", 0),
+        "saved_at": raw.get("saved_at", "unknown"),
+        "kind": "manual",
+        "game": state,
+        "memory": memory,
+    }
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1}
+"""``MIGRATIONS[n]`` turns a version-``n`` document into version ``n + 1``."""
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SaveError(f"damaged save: {where}: expected an object")
+    return value
+
+
+def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+    """Bring a parsed save of any known version up to :data:`SCHEMA_VERSION`."""
+    version = raw.get("schema_version", raw.get("version"))
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SaveError("not a save file: no schema_version")
+    if version > SCHEMA_VERSION:
+        raise SaveError(f"made by a newer StoryEcho (save schema {version}; this version reads up to {SCHEMA_VERSION})")
+    if version < 0:
+        raise SaveError(f"not a save file: schema_version {version}")
+    while version < SCHEMA_VERSION:
+        raw = MIGRATIONS[version](raw)
+        version += 1
+    return raw
+
+
+# ---------------------------------------------------------- against the story
+def check_against(save: SaveFile, pack: ContentPack) -> list[str]:
+    """Check that ``save`` belongs to ``pack`` and refers only to what exists.
+
+    Returns:
+        Notices for the player (the content changed since the save).
+
+    Raises:
+        SaveError: a save of another story, or one that names places, items
+            or quests the story does not have.
+    """
+    game = save.game
+    if save.story_id != pack.id or game.story_id != pack.id:
+        raise SaveError(f"this is a save of another story ({save.story_id!r}), not of {pack.id!r}")
+    problems = []
+    if game.node not in pack.nodes:
+        problems.append(f"place {game.node!r}")
+    problems += [f"item {i!r}" for i in game.inventory if i not in pack.items]
+    quests = {q.id for q in [*pack.quests.main, *pack.quests.side]}
+    problems += [f"quest {q!r}" for q in game.quests if q not in quests]
+    if game.combat is not None and game.combat.enemy_id not in pack.enemies:
+        problems.append(f"enemy {game.combat.enemy_id!r}")
+    if game.hp > game.max_hp or game.max_hp <= 0:
+        problems.append(f"hp {game.hp}/{game.max_hp}")
+    if problems:
+        raise SaveError(f"the save refers to what {pack.story.title} does not have: {', '.join(problems[:5])}")
+    if save.content_hash != pack.content_hash:
+        return [f"{pack.story.title} has changed since this save was made; the game continues with the new content."]
+    return []

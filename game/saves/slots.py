@@ -1,0 +1,249 @@
+"""Save slots on disk: ``<data dir>/<name>.json``, written atomically, with a backup.
+
+A write never leaves a slot unreadable, whenever the process dies:
+
+1. the new save goes to a temporary file in the same folder, flushed and
+   ``fsync``-ed;
+2. the current version (if any) becomes the backup ``.<name>.json.bak`` (hard
+   link then rename, so the slot file itself never disappears);
+3. the temporary file is renamed over the slot (atomic on POSIX), and the
+   folder is ``fsync``-ed so the rename survives a power cut.
+
+Reading falls back to the backup, with a notice, when the slot file cannot be
+read or is not a valid save. Slot names are letters, digits, spaces, ``_``,
+``-`` and ``.`` (no leading dot, at most 64 characters); a name that would leave
+the folder (``../x``, an absolute path) or a slot file that is a symlink
+pointing out of it is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, decode
+
+SLOT_SUFFIX = ".json"
+BACKUP_SUFFIX = ".bak"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
+STALE_TEMP_S = 600.0
+"""A temporary file older than this is a leftover of a killed writer and is removed."""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A save read from a slot, and what the player should be told about it."""
+
+    save: SaveFile
+    notices: list[str]
+    from_backup: bool = False
+
+
+@dataclass(frozen=True)
+class SlotInfo:
+    """One line of the slot list (``error`` set when the slot cannot be read)."""
+
+    name: str
+    story_id: str = ""
+    story_title: str = ""
+    turn: int = 0
+    place: str = ""
+    saved_at: str = ""
+    kind: str = ""
+    error: str = ""
+    mtime: float = 0.0
+
+
+def check_name(name: str) -> str:
+    """The slot name, or :class:`SaveError` saying why it cannot be one."""
+    if not isinstance(name, str) or not _NAME.match(name) or name.endswith(".") or ".." in name:
+        raise SaveError(
+            f"{name!r} is not a slot name: use up to 64 letters, digits, spaces, '_', '-' or '.', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+class SlotStore:
+    """The save slots of one data folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def path(self, name: str) -> Path:
+        """The slot's file; refuses names and symlinks that lead out of the folder."""
+        path = self.root / f"{check_name(name)}{SLOT_SUFFIX}"
+        root = self.root.resolve()
+        if path.is_symlink() and path.resolve().parent != root:
+            raise SaveError(f"slot {name!r} is a link out of the saves folder; refusing to use it")
+        if path.resolve().parent != root:  # pragma: no cover - the name pattern already prevents it
+            raise SaveError(f"slot {name!r} is outside the saves folder")
+        return path
+
+    def backup_path(self, name: str) -> Path:
+        return self.root / f".{check_name(name)}{SLOT_SUFFIX}{BACKUP_SUFFIX}"
+
+    def exists(self, name: str) -> bool:
+        return self.path(name).exists() or self.backup_path(name).exists()
+
+    # ---------------------------------------------------------------- write
+    def write(self, name: str, data: bytes) -> Path:
+        """Write ``data`` to the slot atomically, keeping the previous version as the backup.
+
+        Raises:
+            SaveError: the disk is full, the folder is read-only, ...; the
+                previous save is left as it was.
+        """
+        path = self.path(name)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SaveError(f"cannot create the saves folder {self.root}: {exc.strerror or exc}") from None
+        self._clean_stale_temps()
+        temp = self.root / f".{name}{SLOT_SUFFIX}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            _write_synced(temp, data)
+            if path.exists():
+                self._keep_backup(path, self.backup_path(name))
+            os.replace(temp, path)
+            _sync_folder(self.root)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            raise SaveError(
+                f"could not save to slot {name!r}: {exc.strerror or exc}; the previous save is unchanged"
+            ) from None
+        return path
+
+    def _keep_backup(self, path: Path, backup: Path) -> None:
+        staged = backup.with_name(f"{backup.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            os.link(path, staged)
+        except OSError:  # no hard links on this file system: copy
+            shutil.copyfile(path, staged)
+            with open(staged, "rb+") as handle:
+                os.fsync(handle.fileno())
+        os.replace(staged, backup)
+
+    def _clean_stale_temps(self) -> None:
+        cutoff = time.time() - STALE_TEMP_S
+        for temp in self.root.glob(".*.tmp"):
+            with contextlib.suppress(OSError):
+                if temp.stat().st_mtime < cutoff:
+                    temp.unlink()
+
+    # ----------------------------------------------------------------- read
+    def read(self, name: str) -> Loaded:
+        """The save in slot ``name``; the backup, with a notice, when the slot file is unreadable.
+
+        Raises:
+            SaveError: no such slot, or neither the file nor its backup is a valid save.
+        """
+        path, backup = self.path(name), self.backup_path(name)
+        if not path.exists() and not backup.exists():
+            raise SaveError(f"no save named {name!r}")
+        try:
+            return Loaded(read_save(path), [])
+        except SaveError as exc:
+            if not backup.exists():
+                raise SaveError(f"slot {name!r} cannot be loaded: {exc}") from None
+            try:
+                save = read_save(backup)
+            except SaveError:
+                raise SaveError(f"slot {name!r} cannot be loaded: {exc} (and its backup is damaged too)") from None
+            return Loaded(
+                save,
+                [f"Slot {name!r} was damaged ({exc}); loaded its previous version, from turn {save.turn}."],
+                from_backup=True,
+            )
+
+    def list(self) -> list[SlotInfo]:
+        """Every slot in the folder, newest first; unreadable ones say why."""
+        if not self.root.is_dir():
+            return []
+        names = {p.name[: -len(SLOT_SUFFIX)] for p in self.root.glob(f"*{SLOT_SUFFIX}") if not p.name.startswith(".")}
+        names |= {
+            p.name[1 : -len(SLOT_SUFFIX + BACKUP_SUFFIX)] for p in self.root.glob(f".*{SLOT_SUFFIX}{BACKUP_SUFFIX}")
+        }
+        infos = []
+        for name in names:
+            try:
+                check_name(name)
+            except SaveError:
+                continue
+            try:
+                loaded = self.read(name)
+            except SaveError as exc:
+                infos.append(SlotInfo(name, error=str(exc)))
+                continue
+            save = loaded.save
+            mtime = _mtime(self.path(name)) or _mtime(self.backup_path(name))
+            infos.append(
+                SlotInfo(
+                    name, save.story_id, save.story_title, save.turn, save.place, save.saved_at, save.kind, "", mtime
+                )
+            )
+        return sorted(infos, key=lambda i: (-i.mtime, i.name))
+
+    def delete(self, name: str) -> None:
+        """Remove the slot and its backup."""
+        path, backup = self.path(name), self.backup_path(name)
+        if not path.exists() and not backup.exists():
+            raise SaveError(f"no save named {name!r}")
+        for target in (path, backup):
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()
+        _sync_folder(self.root)
+
+
+def read_save(path: Path) -> SaveFile:
+    """Read and validate one save file, checking its size before reading it."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_SAVE_BYTES:
+                raise SaveError(f"too large for a save ({size:,} bytes; at most {MAX_SAVE_BYTES:,})")
+            data = handle.read(MAX_SAVE_BYTES + 1)
+    except OSError as exc:
+        raise SaveError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    if not data:
+        raise SaveError("the file is empty")
+    return decode(data)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory handles
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - file systems that cannot sync a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
