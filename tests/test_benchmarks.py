@@ -90,3 +90,25 @@ def test_vector_index_benchmark_runs(tmp_path):
     assert out.returncode == 0, out.stderr
     (row,) = json.loads(out.stdout)
     assert row["size"] == 500 and row["numpy_ms"] > 0 and row["faiss_ms"] > 0
+
+
+def test_saves_benchmark_runs(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "saves.py"), "--turns", "30", "--repeats", "3", "--json",
+         "--dir", str(tmp_path), "--out", str(tmp_path / "result.json")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert json.loads(out.stdout)["ratios"] == result["ratios"]
+    assert result["turns"] == 30 and result["repeats"] == 3 and result["save_bytes"] > 0
+    for name in ["ours_write", "ours_write.snapshot", "ours_write.slot_write", "bare_write", "bare_write_fsync",
+                 "ours_load", "ours_load.decode_only", "bare_load"]:  # fmt: skip
+        timing = result["timings"][name]
+        assert timing["median_ms"] > 0 and timing["p95_ms"] >= timing["median_ms"], name
+    assert set(result["ratios"]) == {
+        "write_vs_bare", "write_vs_bare_fsync", "snapshot_vs_dumps", "load_vs_bare", "decode_vs_loads",
+    }  # fmt: skip
+    assert all(r["of_medians"] > 0 and r["paired_median"] > 0 for r in result["ratios"].values())
+    assert set(result["target"]) == {"ratio", "write_met", "write_met_vs_bare_fsync", "load_met"}
+    assert list(tmp_path.iterdir()) == [tmp_path / "result.json"]  # the save folder is removed

@@ -109,9 +109,10 @@ class GameSession:
         return self.slots
 
     def snapshot(self, *, kind: SlotKind = "manual", complete: bool = True) -> bytes:
-        """The bytes of a save of the game as it stands (see ``Memory.export_state`` for ``complete``)."""
-        memory = self.engine.memory.export_state(complete=complete)
-        return encode(self.engine.pack, self.engine.state.model_dump(mode="json"), memory, kind=kind)
+        """The bytes of a save of the game as it stands (see ``Memory.export_json`` for ``complete``)."""
+        memory = self.engine.memory
+        data = memory.export_json(complete=complete)
+        return encode(self.engine.pack, self.engine.state, data, kind=kind, session_id=memory.session_id)
 
     def save(self, name: str, *, kind: SlotKind = "manual", complete: bool = True) -> str:
         """Save to slot ``name``; returns what to tell the player.

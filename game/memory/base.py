@@ -113,8 +113,13 @@ class Memory(Protocol):
         """Continue from a saved memory state, rebuilding indexes without re-embedding what is unchanged."""
         ...
 
-    def export_state(self, *, complete: bool = True) -> dict[str, Any]:
-        """The memory state as JSON-ready data for a save (``complete``: consolidated and embedded first)."""
+    def export_json(self, *, complete: bool = True) -> bytes:
+        """The memory state as JSON for a save (``complete``: consolidated and embedded first)."""
+        ...
+
+    @property
+    def session_id(self) -> str:
+        """The play session the memory belongs to."""
         ...
 
     def close(self) -> None:

@@ -20,7 +20,9 @@ superseded by a source of lower authority (the newcomer is **disputed**).
 A narrator's note is capped at importance 80, so it can never pose as a core
 fact. This is the memory side of "the rules are the only door": whatever a
 model writes in ``memory_notes``, it cannot rewrite the rules every later
-prompt carries.
+prompt carries. A fact that reads as an instruction to the narrator ("ignore
+your rules", "give me 1000 gold", see :mod:`game.memory.guard`) is rejected,
+whoever proposes it.
 
 Facts come from the content pack (core settings, at session start), from the
 narrator's ``memory_notes``, from the effects the rules applied, and from each
@@ -35,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
+from game.memory.guard import looks_like_instruction, quotes
 from game.memory.player_facts import PLAYER_TEMPLATES, clean, player_facts
 from game.memory.records import BibleEntry, EntryType, MemoryNote, MemoryState
 from game.text import mentions, slug
@@ -61,6 +64,10 @@ OWNED_PREFIXES: dict[str, str] = {
     "relationship:player-": "effect",
 }
 """Key prefixes and the least authority that may write them."""
+INSTRUCTION_REASON = "reads as an instruction to the narrator"
+"""Why a fact that orders the narrator about (``game.memory.guard``) is rejected, whoever proposed it."""
+QUOTE_REASON = "quotes the system prompt"
+"""Why a note or summary that repeats the story's persona (a leaked system prompt) is rejected."""
 OWNED_TYPES: dict[str, str] = {"world_rule": "content", "style_rule": "content", "safety_rule": "content"}
 
 
@@ -114,7 +121,7 @@ class StoryBible:
         )
         self.state.next_entry += 1
         self.state.bible.append(entry)
-        problem = self.owner_check(entry) or self.rule_check(entry)
+        problem = self.instruction_check(entry) or self.owner_check(entry) or self.rule_check(entry)
         if problem:
             entry.status, entry.reason = "rejected", problem
             return entry, "rejected"
@@ -166,6 +173,14 @@ class StoryBible:
             entry.status, entry.ended_turn = "archived", turn
             entry.reason = f"no longer current after {THREAD_MAX_AGE_TURNS} turns"
         return stale
+
+    def instruction_check(self, entry: BibleEntry) -> str | None:
+        """Why ``entry`` may not be a fact: it orders the narrator about or quotes the system prompt (else None)."""
+        if looks_like_instruction(entry.title) or looks_like_instruction(entry.content):
+            return INSTRUCTION_REASON
+        if entry.source != "content" and quotes(entry.content, self.pack.story.persona):
+            return QUOTE_REASON
+        return None
 
     @staticmethod
     def owner_check(entry: BibleEntry) -> str | None:

@@ -143,6 +143,8 @@ class HybridIndex:
         self._by_vector: dict[str, str] = {}
         self._stored = 0
         """Vectors this index has put in or found in the store, older versions included."""
+        self._in_store = 0
+        """Vectors the collection held when this index adopted them (other versions and branches included)."""
         self._lock = threading.RLock()
 
     @property
@@ -206,10 +208,12 @@ class HybridIndex:
             wanted = {self.vector_id(self.items[i]): i for i in self.pending}
         try:
             found = self.store.existing(self.collection, list(wanted))
+            in_store = self.store.count(self.collection)
         except Exception as exc:  # noqa: BLE001 - an unreadable index is rebuilt by embedding
             log.warning("reading the %s index failed, re-embedding: %s", self.collection, exc)
             return 0
         with self._lock:
+            self._in_store = max(self._in_store, in_store)
             for vector_id in found:
                 doc_id = wanted[vector_id]
                 if doc_id in self.items and self.vector_id(self.items[doc_id]) == vector_id:
@@ -308,8 +312,9 @@ class HybridIndex:
         with self._lock:
             allowed = [i for i in self._table.matching(where) if keep is None or keep(i)]
             keyword = self.bm25.scores(query, allowed) if allowed else {}
-            # older versions share the filter: ask for enough that every current vector can come back
-            pool = min(DENSE_POOL, max(len(allowed), self._stored))
+            # older versions (and a restored save's other branches) share the filter: ask for enough that every
+            # current vector comes back, so a restored game ranks exactly as the game that never stopped
+            pool = min(DENSE_POOL, max(len(allowed), self._stored, self._in_store))
         if not allowed:
             return Ranked([], self.strategy)
         fallback: str | None = None

@@ -44,15 +44,18 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+import orjson
+
 from game.memory.base import MemoryContext, TurnRecord, check_window
 from game.memory.bible import StoryBible
 from game.memory.embedders import Embedder, Vectors
+from game.memory.guard import strip_instructions
 from game.memory.hybrid import HybridIndex
 from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_item, latest_episode_items, summary_item
 from game.memory.knowledge import KnowledgeBase
 from game.memory.query import QueryRewriter
 from game.memory.recall import Budgets, ScoredMemory
-from game.memory.records import BibleEntry, Episode, MemoryState, Summary
+from game.memory.records import BibleEntry, Episode, MemoryState, Summary, model_fields, to_json
 from game.memory.retrieval import MemoryRecall
 from game.memory.stores import VectorStore
 from game.world.content import ContentPack
@@ -130,6 +133,9 @@ class GameMemory:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory") if background else None
         self._futures: list[Future[Any]] = []
         self._consolidating: dict[int, Future[Any]] = {}
+        self._restoring: Future[Any] | None = None
+        self._log_json: list[tuple[Episode, orjson.Fragment]] = []
+        """Each log episode as saved JSON (episodes never change once logged)."""
         self._embed_queued = False
         self._prepared = False
         self.consolidations = 0
@@ -193,7 +199,14 @@ class GameMemory:
         self.history.add(summaries, embed=False)
         self.memories.adopt_stored()
         self.history.adopt_stored()
-        self._schedule_embedding()
+        if self.memories.pending_ids() or self.history.pending_ids():
+            # what the store lacks (a new game's seeded Bible, a save whose vectors were lost with a damaged
+            # index) is embedded in full before the first recall, which waits for it: recall after a rebuild
+            # is the recall the intact index gave
+            future = self._submit(lambda: self._embed(force=True))
+            if future is not None:
+                with self._lock:
+                    self._restoring = future
 
     def _resume_consolidation(self) -> None:
         """Queue the consolidation a save was made before (an autosave does not wait for it)."""
@@ -223,10 +236,22 @@ class GameMemory:
                 still running is left queued: the save records the turns it
                 covers as not consolidated yet, and loading queues it again.
         """
+        return orjson.loads(self.export_json(complete=complete))  # type: ignore[no-any-return]
+
+    def export_json(self, *, complete: bool = True) -> bytes:
+        """:meth:`export_state` as JSON bytes (what a save writes)."""
         if complete:
             self.flush()
         with self._lock:  # one consistent view: the worker appends under the same lock
-            return self.state.model_dump(mode="json")
+            log_ = self.state.log
+            cached = self._log_json
+            kept = 0  # the log is append-only and an episode never changes: reuse what was encoded
+            while kept < len(cached) and kept < len(log_) and cached[kept][0] is log_[kept]:
+                kept += 1
+            del cached[kept:]
+            cached += [(e, orjson.Fragment(to_json(e))) for e in log_[kept:]]
+            fields = dict(self.state.__dict__, log=[fragment for _, fragment in cached])
+            return orjson.dumps(fields, default=model_fields)
 
     def flush(self, timeout: float | None = 60.0) -> None:
         """Finish background consolidation, then embed everything still pending."""
@@ -412,14 +437,17 @@ class GameMemory:
     # ---------------------------------------------------------- consolidate
     def consolidate(self, upto_turn: int) -> Summary | None:
         """Summarise the turns since the last consolidation (runs in the worker)."""
+        # no sentence that orders the narrator about or quotes its system prompt is summarised or kept (guard.py)
+        persona = self.pack.story.persona if self.pack else ""
         with self._lock:
             first = self.state.last_consolidated_turn + 1
             episodes = [e for e in self.state.log if first <= e.turn <= upto_turn and e.action]
             if not episodes:
                 return None
-            text = "\n".join(f"{e.action}. {e.narration}" for e in episodes)
+            text = "\n".join(strip_instructions(f"{e.action}. {e.narration}", persona) for e in episodes)
             previous = self.state.synopsis
-        summary_text = self._retry(lambda: self.summarizer.summarize(text, self.config.summary_words))
+        answer = self._retry(lambda: self.summarizer.summarize(text, self.config.summary_words))
+        summary_text = strip_instructions(answer or "", persona)
         if not summary_text:
             self.failures.append(f"summary of turns {first}-{upto_turn}")
             log.warning("summary of turns %d-%d failed; they stay queued for the next consolidation", first, upto_turn)
@@ -434,7 +462,7 @@ class GameMemory:
             text=summary_text,
             node=episodes[-1].node,
             npcs=npcs,
-            synopsis=synopsis or previous,
+            synopsis=strip_instructions(synopsis or "", persona) or previous,
         )
         with self._lock:
             self.state.summaries.append(summary)
@@ -462,11 +490,15 @@ class GameMemory:
         """Wait for every consolidation the turn about to be played must see; returns the ms waited.
 
         Consolidation of turns N-4..N may run while turns N+1..N+4 are played;
-        turn N+5 waits for it.
+        turn N+5 waits for it. The first recall after :meth:`prepare` also
+        waits for the vectors the store lacked to be embedded.
         """
         limit = playing_turn - self.config.summary_interval_turns
         with self._lock:
             due = [f for turn, f in self._consolidating.items() if turn <= limit]
+            if self._restoring is not None:
+                due.append(self._restoring)
+                self._restoring = None if self._restoring.done() else self._restoring
             for turn in [t for t, f in self._consolidating.items() if t <= limit and f.done()]:
                 del self._consolidating[turn]
         if not due or all(f.done() for f in due):

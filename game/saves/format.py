@@ -26,7 +26,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from game.memory.records import MemoryState
+from game.memory.records import MemoryState, model_fields
 from game.world.content import ContentPack
 from game.world.state import GameState
 
@@ -64,27 +64,43 @@ def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
-def encode(pack: ContentPack, game: dict[str, Any], memory: dict[str, Any], *, kind: SlotKind = "manual") -> bytes:
-    """The bytes of a save of ``game`` and ``memory`` (``model_dump(mode="json")`` of each).
+def encode(
+    pack: ContentPack,
+    game: GameState | dict[str, Any],
+    memory: bytes | dict[str, Any],
+    *,
+    kind: SlotKind = "manual",
+    session_id: str | None = None,
+) -> bytes:
+    """The bytes of a save of ``game`` and ``memory``.
 
-    ``schema_version`` is written first, so a reader can tell the version
-    before parsing the rest.
+    ``memory`` is the memory state as JSON bytes (``GameMemory.export_json``,
+    spliced in as is, with ``session_id`` given) or as a dict. ``schema_version``
+    is written first, so a reader can tell the version before parsing the rest.
     """
-    node = pack.nodes.get(str(game["node"]))
+    node_id, turn = (str(game["node"]), game["turn"]) if isinstance(game, dict) else (game.node, game.turn)
+    node = pack.nodes.get(node_id)
+    memory_part: Any = memory
+    if isinstance(memory, bytes):
+        if session_id is None:
+            raise ValueError("session_id is required with memory given as bytes")
+        memory_part = orjson.Fragment(memory)
+    else:
+        session_id = str(memory["session_id"])
     document = {
         "schema_version": SCHEMA_VERSION,
         "story_id": pack.id,
         "story_title": pack.story.title,
         "content_hash": pack.content_hash,
-        "session_id": memory["session_id"],
-        "turn": game["turn"],
-        "place": node.name if node else str(game["node"]),
+        "session_id": session_id,
+        "turn": turn,
+        "place": node.name if node else node_id,
         "saved_at": now_iso(),
         "kind": kind,
         "game": game,
-        "memory": memory,
+        "memory": memory_part,
     }
-    return orjson.dumps(document)
+    return orjson.dumps(document, default=model_fields)
 
 
 def decode(data: bytes) -> SaveFile:
@@ -208,7 +224,8 @@ def check_against(save: SaveFile, pack: ContentPack) -> list[str]:
     problems = []
     if game.node not in pack.nodes:
         problems.append(f"place {game.node!r}")
-    problems += [f"item {i!r}" for i in game.inventory if i not in pack.items]
+    dropped = [i for items in game.dropped_items.values() for i in items]  # shown at their place: must exist
+    problems += [f"item {i!r}" for i in dict.fromkeys([*game.inventory, *dropped]) if i not in pack.items]
     quests = {q.id for q in [*pack.quests.main, *pack.quests.side]}
     problems += [f"quest {q!r}" for q in game.quests if q not in quests]
     if game.combat is not None and game.combat.enemy_id not in pack.enemies:

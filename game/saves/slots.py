@@ -23,6 +23,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,7 @@ class SlotInfo:
 
 def check_name(name: str) -> str:
     """The slot name, or :class:`SaveError` saying why it cannot be one."""
-    if not isinstance(name, str) or not _NAME.match(name) or name.endswith(".") or ".." in name:
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name.endswith(".") or ".." in name:
         raise SaveError(
             f"{name!r} is not a slot name: use up to 64 letters, digits, spaces, '_', '-' or '.', "
             "starting with a letter or digit"
@@ -124,12 +125,16 @@ class SlotStore:
     def _keep_backup(self, path: Path, backup: Path) -> None:
         staged = backup.with_name(f"{backup.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
-            os.link(path, staged)
-        except OSError:  # no hard links on this file system: copy
-            shutil.copyfile(path, staged)
-            with open(staged, "rb+") as handle:
-                os.fsync(handle.fileno())
-        os.replace(staged, backup)
+            try:
+                os.link(path, staged)
+            except OSError:  # no hard links on this file system: copy
+                shutil.copyfile(path, staged)
+                with open(staged, "rb+") as handle:
+                    os.fsync(handle.fileno())
+            os.replace(staged, backup)
+        finally:  # nothing staged is left: not on a failure, nor when the rename did nothing because the backup
+            with contextlib.suppress(OSError):  # already was this file (a write that failed or died after it)
+                staged.unlink()
 
     def _clean_stale_temps(self) -> None:
         cutoff = time.time() - STALE_TEMP_S
@@ -204,9 +209,12 @@ class SlotStore:
 
 def read_save(path: Path) -> SaveFile:
     """Read and validate one save file, checking its size before reading it."""
-    try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
+    try:  # non-blocking open: a FIFO or device named like a slot must not hang the game
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise SaveError(f"{path.name} is not a regular file")
+            size = info.st_size
             if size > MAX_SAVE_BYTES:
                 raise SaveError(f"too large for a save ({size:,} bytes; at most {MAX_SAVE_BYTES:,})")
             data = handle.read(MAX_SAVE_BYTES + 1)
