@@ -7,11 +7,11 @@ embeddings), then measures, ``--repeats`` times, interleaved in one run and in
 a shuffled order each repeat (the machine is shared and noisy, so the figures
 of each side must see the same noise):
 
-- ``ours_write``: ``GameSession.snapshot(complete=True)`` (``model_dump`` of
-  the game and the memory, orjson encode) then ``SlotStore.write`` (temporary
-  file, fsync, hard-link backup, rename, fsync of the folder), with its two
-  parts, and, measured apart, the snapshot split into its model dumps and its
-  encode;
+- ``ours_write``: ``GameSession.snapshot(complete=True)`` (the memory's
+  ``export_json``: the live models encoded by orjson, logged episodes reused
+  from the previous save; then the save document) then ``SlotStore.write``
+  (temporary file, fsync, hard-link backup, rename, fsync of the folder), with
+  its two parts, and, measured apart, the snapshot split into its steps;
 - ``bare_write``: ``orjson.dumps`` of the same document then
   open/write/close, no fsync (the requirement's baseline);
 - ``bare_write_fsync``: the same with one fsync, so the cost of durability
@@ -259,9 +259,9 @@ def profile(bench: Bench, calls: int = 5, top: int = 15) -> dict[str, str]:
 ROWS: list[tuple[str, str, str | None]] = [
     # (label, sample name, baseline sample name for the ratio)
     ("write: ours (snapshot + SlotStore.write)", "ours_write", "bare_write"),
-    ("  snapshot (model_dump + encode)", "ours_write.snapshot", "bare_write.dumps"),
-    ("    memory export_state (apart)", "ours_snapshot.memory_dump", None),
-    ("    state model_dump (apart)", "ours_snapshot.state_dump", None),
+    ("  snapshot (export + encode)", "ours_write.snapshot", "bare_write.dumps"),
+    ("    memory export_json (apart)", "ours_snapshot.memory_dump", None),
+    ("    (state: nothing to do)", "ours_snapshot.state_dump", None),
     ("    encode (apart)", "ours_snapshot.encode", None),
     ("  SlotStore.write (2 fsyncs, link, rename)", "ours_write.slot_write", "bare_write_fsync.file_write"),
     ("write: bare (orjson.dumps + write)", "bare_write", None),
