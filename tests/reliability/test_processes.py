@@ -34,13 +34,15 @@ META_VARIES = ("wait_ms", "recall_ms")
 """What may differ between two plays of the same turn: how long things took."""
 
 
-def storyecho(*args: str, actions: list[str], prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+def storyecho(
+    *args: str, actions: list[str], prefix: tuple[str, ...] = (), env: dict[str, str] = ENV
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*prefix, sys.executable, "-m", "game", "run", "--json", *args],
         input="\n".join(actions) + "\n",
         capture_output=True,
         text=True,
-        env=ENV,
+        env=env,
         cwd=ROOT,
         timeout=600,
         check=False,
@@ -167,14 +169,19 @@ def test_a_second_game_on_the_same_data_folder_never_corrupts_the_index(tmp_path
 
 
 def _no_network_prefix(tmp_path: Path) -> tuple[tuple[str, ...], dict[str, str]]:
-    """Run in a network namespace of its own (no interfaces up) where possible, else block sockets in Python."""
+    """Run in a network namespace of its own (no interfaces up) where possible, else block sockets in Python.
+
+    The environment leaves out the offline switches (``HF_HUB_OFFLINE``, telemetry): the game must set them itself.
+    """
+    bare_env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    bare_env.pop("ANONYMIZED_TELEMETRY", None)
     probe = (
         subprocess.run(["unshare", "-rn", "true"], capture_output=True, check=False)
         if shutil.which("unshare")
         else None
     )
     if probe is not None and probe.returncode == 0:
-        return ("unshare", "-rn"), ENV
+        return ("unshare", "-rn"), bare_env
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text(
@@ -189,7 +196,7 @@ def _no_network_prefix(tmp_path: Path) -> tuple[tuple[str, ...], dict[str, str]]
         "socket.socket.connect = _connect_local\n"
         "socket.getaddrinfo = _refuse\n"
     )
-    return (), {**ENV, "PYTHONPATH": f"{blocker}{os.pathsep}{ROOT}"}
+    return (), {**bare_env, "PYTHONPATH": f"{blocker}{os.pathsep}{ROOT}"}
 
 
 def test_with_no_network_the_game_starts_indexes_plays_and_saves(tmp_path):
@@ -206,16 +213,11 @@ def test_with_no_network_the_game_starts_indexes_plays_and_saves(tmp_path):
         assert reach.returncode != 0
     finally:
         listener.close()
-    data = ("--data-dir", str(tmp_path / "data"))
-    done = subprocess.run(
-        [*prefix, sys.executable, "-m", "game", "run", "--json", *("--story", "scifi_001", "--slot", "offline"), *data],
-        input="look\nsay my name is Vex\nsave offline-copy\nwhat is my name?\n",
-        capture_output=True,
-        text=True,
+    done = storyecho(
+        *("--story", "scifi_001", "--slot", "offline", "--data-dir", str(tmp_path / "data")),
+        actions=["look", "say my name is Vex", "save offline-copy", "what is my name?"],
+        prefix=prefix,
         env=env,
-        cwd=ROOT,
-        timeout=600,
-        check=False,
     )
     lines = turns(done)
     assert lines[-1]["retrieval_meta"]["strategy"].startswith("hybrid:chroma")
