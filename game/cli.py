@@ -158,9 +158,26 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     story = args.story or _pick_story()
-    session, notices = make_session(story, settings)
+    autosave = f"{AUTOSAVE_SLOT}-{story}"  # one per story: a new game of one story never overwrites the other's
+    session, notices = make_session(story, settings, slot=None)
+    session.slot = autosave
     engine = session.engine
     pack = engine.pack
+    last = _autosave_info(session.slots, autosave)
+    if last is not None:
+        if _ask(f"Continue your last game of {pack.story.title} ({last})? [Y/n] "):
+            try:
+                notices = [*session.load(autosave), f"Continuing from turn {engine.state.turn}."]
+            except SaveError as exc:
+                notices = [f"Could not continue: {exc}. A new game starts."]
+        elif session.slots is not None:
+            kept = f"{autosave}-previous"
+            try:
+                session.slots.write(kept, session.slots.path(autosave).read_bytes())
+                notices.append(f"A new game. Your last one is kept in slot {kept!r} ('load {kept}').")
+            except (OSError, SaveError) as exc:
+                notices.append(f"A new game. Your last one could not be set aside ({exc}); it stays in {autosave!r}.")
+                session.slot = f"{autosave}-{engine.memory.session_id}"
     region = pack.region(pack.nodes[engine.state.node].region)
     if region:
         print(region.banner)
@@ -189,6 +206,27 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     if closing:
         print(closing)
     return 0
+
+
+def _autosave_info(slots: SlotStore | None, name: str) -> str | None:
+    """A line about the autosave in ``name`` ("turn 12 at Fogbound Path"), or None when there is none."""
+    if slots is None or not slots.exists(name):
+        return None
+    try:
+        save = slots.read(name).save
+    except SaveError:
+        return None
+    return f"turn {save.turn} at {save.place}, saved {save.saved_at}"
+
+
+def _ask(question: str) -> bool:
+    """Yes unless the player says no; without a terminal (scripts), yes."""
+    if not sys.stdin.isatty():
+        return True
+    try:
+        return input(question).strip().lower() not in ("n", "no")
+    except EOFError:
+        return True
 
 
 def _pick_story() -> str:
@@ -224,12 +262,13 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
         infos = slots.list()
         if not infos:
             print(f"no saves in {settings.data_dir}")
+        width = max((len(info.name) for info in infos), default=0)
         for info in infos:
             if info.error:
-                print(f"{info.name:<20} DAMAGED: {info.error}")
+                print(f"{info.name:<{width}}  DAMAGED: {info.error}")
             else:
                 title = info.story_title or info.story_id
-                print(f"{info.name:<20} {title:<22} turn {info.turn:<5} {info.place:<26} {info.saved_at}")
+                print(f"{info.name:<{width}}  {title:<22} turn {info.turn:<5} {info.place:<26} {info.saved_at}")
         return 0
     if args.slots_command == "delete":
         slots.delete(args.name)

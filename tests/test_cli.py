@@ -175,3 +175,16 @@ def test_bad_settings_file_is_a_clear_error(tmp_path, capsys):
     assert "not valid TOML" in capsys.readouterr().err
     assert main(["run", "--story", "fantasy_001", "--config", str(tmp_path / "none.toml"), "--actions", "-"]) == 2
     assert "config file not found" in capsys.readouterr().err
+
+
+def test_play_autosaves_per_story_and_offers_to_continue(tmp_path):
+    first = run_cli(
+        "play", "--story", "fantasy_001", "--no-embeddings", stdin="go east\ntalk to garrick\nquit\n", data_dir=tmp_path
+    )
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "autosave-fantasy_001.json").is_file()  # saved on quit, in the story's own autosave slot
+    other = run_cli("play", "--story", "scifi_001", "--no-embeddings", stdin="look\nquit\n", data_dir=tmp_path)
+    assert other.returncode == 0 and (tmp_path / "autosave-scifi_001.json").is_file()
+    again = run_cli("play", "--story", "fantasy_001", "--no-embeddings", stdin="status\nquit\n", data_dir=tmp_path)
+    assert "Continuing from turn 2." in again.stdout  # a script (no terminal) continues without asking
+    assert "turn 2." in again.stdout.split("Continuing", 1)[1]

@@ -30,6 +30,7 @@ from game.world.parser import Command, parse
 log = logging.getLogger("storyecho.session")
 
 AUTOSAVE_SLOT = "autosave"
+"""The autosave slot (``storyecho play`` keeps one per story: ``autosave-<story id>``)."""
 QUICK_SLOT = "quick"
 
 
@@ -156,19 +157,21 @@ class GameSession:
         return notices
 
     def _kind(self) -> SlotKind:
-        return "autosave" if self.slot == AUTOSAVE_SLOT else "manual"
+        return "autosave" if self.slot.startswith(AUTOSAVE_SLOT) else "manual"
 
     def list_text(self) -> str:
         infos = self._store().list()
         if not infos:
             return "No saves yet. Type 'save NAME' to make one."
         lines = []
+        width = max(len(info.name) for info in infos)
         for info in infos:
             if info.error:
-                lines.append(f"  {info.name:<16} (cannot be loaded: {info.error})")
+                lines.append(f"  {info.name:<{width}}  (cannot be loaded: {info.error})")
             else:
                 lines.append(
-                    f"  {info.name:<16} {info.story_title:<20} turn {info.turn:<4} {info.place:<24} {info.saved_at}"
+                    f"  {info.name:<{width}}  {info.story_title:<20} turn {info.turn:<4} {info.place:<24} "
+                    f"{info.saved_at}"
                 )
         return "Saves:\n" + "\n".join(lines)
 
