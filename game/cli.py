@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -24,7 +25,7 @@ from game.config import ConfigError, Settings, load_settings
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
 from game.engine.session import AUTOSAVE_SLOT, GameSession
-from game.llm.base import Narrator
+from game.llm.base import Narrator, NarratorError
 from game.llm.scripted import ScriptedNarrator
 from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig, Summarizer
@@ -42,10 +43,84 @@ log = logging.getLogger("storyecho.cli")
 DEFAULT_STORY = "fantasy_001"
 
 
-def make_narrator(settings: Settings, pack: ContentPack) -> Narrator:
-    if settings.llm == "scripted":
+NARRATOR_ORDER = ("openai", "local", "scripted")
+"""Who narrates when the one asked for cannot start: the next in this order."""
+
+
+def openai_configured(settings: Settings) -> bool:
+    """Whether an OpenAI-compatible endpoint is configured: a preset, a base URL or a key."""
+    cfg = settings.openai
+    key_env = cfg.api_key_env or "OPENAI_API_KEY"
+    return bool(cfg.preset or cfg.base_url or cfg.api_key or os.environ.get(key_env))
+
+
+def make_narrator(settings: Settings, pack: ContentPack) -> tuple[Narrator, str]:
+    """The narrator the settings ask for, and a line saying which one plays and why.
+
+    ``auto`` takes an OpenAI-compatible endpoint when one is configured, else
+    the local model when llama.cpp and a model file are present, else the
+    scripted narrator. One that fails to start gives way to the next, and the
+    line says why.
+    """
+    if settings.llm == "auto":
+        wanted = [n for n in NARRATOR_ORDER if n == "scripted" or _available(n, settings)]
+        why = "auto: " + (
+            "an OpenAI-compatible endpoint is configured"
+            if wanted[0] == "openai"
+            else "llama.cpp and a model file are present"
+            if wanted[0] == "local"
+            else "no endpoint configured and no local model found"
+        )
+    else:
+        wanted = list(NARRATOR_ORDER[NARRATOR_ORDER.index(settings.llm) :])
+        why = f"--llm {settings.llm}"
+    failures: list[str] = []
+    for name in wanted:
+        try:
+            narrator = _start(name, settings, pack)
+        except NarratorError as exc:
+            failures.append(f"{name} could not start ({exc})")
+            continue
+        said = f"Narrator: {_label(name, settings)} ({why})"
+        return narrator, "; ".join([*failures, said]) if failures else said
+    raise ConfigError("no narrator could start: " + "; ".join(failures))  # pragma: no cover - scripted always starts
+
+
+def _available(name: str, settings: Settings) -> bool:
+    if name == "openai":
+        return openai_configured(settings)
+    if name == "local":
+        try:
+            from game.llm.local import local_available
+        except ImportError:
+            return False
+        return bool(local_available(settings.local))  # type: ignore[attr-defined]
+    return True
+
+
+def _start(name: str, settings: Settings, pack: ContentPack) -> Narrator:
+    if name == "scripted":
         return ScriptedNarrator(pack)
-    raise ConfigError(f"llm: unknown narrator {settings.llm!r}")  # pragma: no cover - Literal guards it
+    if name == "openai":
+        from game.llm.openai_compat import OpenAINarrator
+
+        cfg = settings.openai
+        if cfg.preset is None and cfg.base_url is None:
+            cfg = cfg.model_copy(update={"preset": "openai"})
+        return OpenAINarrator(cfg, pack)
+    try:
+        from game.llm.local import LocalNarrator
+    except ImportError as exc:
+        raise NarratorError(f"the local narrator is not installed ({exc})") from None
+    local: Narrator = LocalNarrator(settings.local, pack)  # type: ignore[attr-defined]
+    return local
+
+
+def _label(name: str, settings: Settings) -> str:
+    if name == "openai":
+        cfg = settings.openai
+        return f"openai ({cfg.preset or cfg.base_url or 'openai'}{', ' + cfg.model if cfg.model else ''})"
+    return name
 
 
 def make_memory(settings: Settings, pack: ContentPack, summarizer: Summarizer) -> GameMemory:
@@ -91,7 +166,8 @@ def make_engine(story_id: str, settings: Settings, content_dir: Path | None = No
     """Build a ready-to-play pipeline for ``story_id``."""
     pack = load_pack((content_dir or content_root()) / story_id)
     state = new_game(pack, seed=settings.seed)
-    narrator = make_narrator(settings, pack)
+    narrator, chosen = make_narrator(settings, pack)
+    print(f"storyecho: {chosen}", file=sys.stderr)
     memory = make_memory(settings, pack, narrator)
     return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=settings.prompt_budget_tokens)
 
@@ -105,9 +181,7 @@ def read_actions(lines: Iterable[str]) -> Iterator[str]:
 
 
 def _print_turn(result: TurnResult, out: TextIO, *, echo: bool = True) -> None:
-    out.write((f"\n> {result.action}\n" if echo else "") + f"{result.narration}\n")
-    for reason in result.rejected:
-        out.write(f"  (refused: {reason.effect} - {reason.reason})\n")
+    out.write((f"\n> {result.action}\n" if echo else "") + f"{result.narration}\n")  # refusals are told in it
     if result.choices:
         out.write("  Choices: " + " | ".join(result.choices) + "\n")
 
@@ -307,7 +381,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--llm", choices=["scripted"], default=None, help="narrator backend")
+        p.add_argument(
+            "--llm", choices=["auto", *NARRATOR_ORDER], default=None, help="narrator (default auto; see README)"
+        )
+        p.add_argument("--preset", default=None, help="OpenAI-compatible preset: openai, deepseek, doubao, ollama, ...")
+        p.add_argument("--model", default=None, help="model name at the OpenAI-compatible endpoint")
+        p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
         p.add_argument("--seed", type=int, default=None, help="seed for combat and loot dice")
         p.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
         p.add_argument(
@@ -365,6 +444,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=getattr(args, "seed", None),
             data_dir=getattr(args, "data_dir", None),
             memory={k: v for k, v in memory_flags.items() if v is not None},
+            openai={k: v for k in ("preset", "model", "base_url") if (v := getattr(args, k, None)) is not None},
         )
         if args.command == "content":
             return cmd_validate(args, settings)

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from game.engine.prompt import DEFAULT_PROMPT_BUDGET
+from game.llm.openai_compat import OpenAISettings
 from game.memory.base import check_window
 
 DEFAULT_CONFIG_FILE = Path("storyecho.toml")
@@ -69,7 +70,12 @@ class Settings(BaseSettings):
     """StoryEcho settings.
 
     Attributes:
-        llm: which narrator plays the story.
+        llm: which narrator plays the story: ``auto`` (an OpenAI-compatible
+            endpoint when one is configured, else the local model when
+            llama.cpp and a model file are present, else scripted),
+            ``openai``, ``local`` or ``scripted``.
+        openai: the OpenAI-compatible endpoint (preset, base URL, model, the
+            name of the environment variable holding the key, ...).
         data_dir: where save slots and the rebuildable vector index live.
         seed: seed of the game's dice (combat, loot).
         prompt_budget_tokens: the most tokens one narrator prompt may take;
@@ -79,11 +85,12 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="STORYECHO_", env_nested_delimiter="__", extra="ignore")
 
-    llm: Literal["scripted"] = "scripted"
+    llm: Literal["auto", "openai", "local", "scripted"] = "auto"
     data_dir: Path = Path("saves")
     seed: int = 0
     prompt_budget_tokens: int = Field(DEFAULT_PROMPT_BUDGET, ge=1000, le=200_000)
     memory: MemorySettings = MemorySettings()
+    openai: OpenAISettings = OpenAISettings()
 
 
 def _with_file(config_file: Path | None) -> type[Settings]:

@@ -23,6 +23,22 @@ from collections.abc import Iterable
 CHARS_PER_TOKEN = 4
 
 
+def clip(text: str, chars: int) -> str:
+    """``text`` within ``chars`` characters: cut at the last space that fits, with an ellipsis.
+
+    A "word" longer than the budget (10,000 characters typed without a space)
+    is cut too: a budget in characters holds whatever the text is made of.
+    """
+    text = text.strip()
+    if len(text) <= chars:
+        return text
+    cut = text[: chars - 1]
+    space = cut.rfind(" ")
+    if space > chars // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.") + "…"
+
+
 def estimate_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 

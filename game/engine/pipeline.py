@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
 from game.engine.prompt import DEFAULT_PROMPT_BUDGET, compose
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.llm.base import Narrator, NarratorError, PromptBundle
 from game.memory.base import Memory, MemoryContext, TurnRecord
+from game.world.choices import choices_after
 from game.world.content import ContentPack
-from game.world.describe import HELP_TEXT, inventory_text, quests_text, status_text
+from game.world.describe import HELP_TEXT, inventory_text, node_text, npc_now, quests_text, status_text
 from game.world.parser import Command, parse
-from game.world.rules import AppliedEffect, RejectedEffect, Rules
+from game.world.rules import AppliedEffect, Outcome, RejectedEffect, Rules
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.engine")
@@ -50,6 +51,13 @@ class DebugTrace:
     repaired: bool = False
     dropped_notes: list[str] = field(default_factory=list)
     """Memory notes not kept: malformed (dropped by validation) or refused by the Story Bible, with why."""
+    first_rejected: list[RejectedEffect] = field(default_factory=list)
+    """What the rules refused in the narrator's first answer, when the turn was asked again because of it."""
+    reasked: bool = False
+    narration_replaced: bool = False
+    """The answer still proposed refused effects: the player read the rules' own account instead."""
+    usage: list[dict[str, Any]] = field(default_factory=list)
+    """What each narrator call of the turn cost, as the model reported it (tokens, cached tokens, attempts, ms)."""
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -153,7 +161,11 @@ class TurnPipeline:
         working = seen.snapshot()
         outcome = self.rules.resolve_turn(working, output.effects)
         timer.lap("adjudicate")
-        narration = "\n".join([output.narration, *outcome.messages]).strip()
+        prose = output.narration
+        if _told(outcome) and not working.ending:
+            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome)
+            timer.lap("reask")
+        narration = "\n".join([prose, *outcome.messages]).strip()
         record = TurnRecord(
             turn=working.turn,
             action=action,
@@ -168,10 +180,10 @@ class TurnPipeline:
             turn=working.turn,
             action=action,
             narration=narration,
-            choices=[] if working.ending else output.choices,
+            choices=choices_after(output.choices, working, self.pack),
             state=working.snapshot(),
             applied=outcome.applied,
-            rejected=outcome.rejected,
+            rejected=_unique([*trace.first_rejected, *outcome.rejected]),
             memory_notes=[n if isinstance(n, str) else n.model_dump() for n in output.memory_notes],
             trace=trace,
         )
@@ -180,9 +192,64 @@ class TurnPipeline:
         self.state = working  # the commit: nothing after this can fail
         return result
 
+    def _ask_again(
+        self, bundle: PromptBundle, trace: DebugTrace, seen: GameState, output: TurnOutput, outcome: Outcome
+    ) -> tuple[TurnOutput, GameState, Outcome, str]:
+        """The narrator proposed what the rules refused: ask once more, telling it why (same prompt, no new recall).
+
+        Returns the answer, state and outcome to use and the prose to show: the
+        new answer's narration when the rules accept all it proposes, else the
+        rules' own account of what happened, so the player never reads about
+        a move, an item or a reward the rules did not grant.
+        """
+        trace.first_rejected, trace.reasked = list(outcome.rejected), True
+        bundle.refused = list(outcome.rejected)
+        bundle.messages = [
+            *bundle.messages,
+            {"role": "assistant", "content": trace.raw_output[:2000]},
+            {
+                "role": "user",
+                "content": "The game rules refused: "
+                + "; ".join(f"{r.effect} {r.value}: {r.reason}" for r in outcome.rejected)
+                + ". Tell only what the rules allow: reply with the corrected JSON object only, without those effects.",
+            },
+        ]
+        again = None
+        try:
+            raw = self._call(bundle, trace)
+            if isinstance(raw, str):
+                trace.repair_output = raw
+                again, _ = parse_turn(raw)
+        except Exception as exc:  # noqa: BLE001 - a failed second answer keeps the first, told by the rules
+            trace.validation_errors.append(f"asking again failed: {_describe(exc)}")
+        if again is not None:
+            working = seen.snapshot()
+            second = self.rules.resolve_turn(working, again.effects)
+            if not _told(second) and again.narration.strip():
+                trace.dropped_notes = list(again.dropped_notes)
+                return again, working, second, again.narration
+            output, outcome = again, second
+        else:
+            working = seen.snapshot()
+            outcome = self.rules.resolve_turn(working, output.effects)
+        trace.narration_replaced = True
+        return output, working, outcome, rules_account(outcome, seen, working, self.pack)
+
+    def _call(self, bundle: PromptBundle, trace: DebugTrace) -> str:
+        """One narrator call; what it cost goes into the trace, and reported prompt tokens replace the estimate."""
+        try:
+            return self.narrator.narrate(bundle)
+        finally:
+            call = getattr(self.narrator, "last_call", None)
+            if call is not None and is_dataclass(call) and not isinstance(call, type):
+                usage = asdict(call)
+                trace.usage.append(usage)
+                if isinstance(usage.get("prompt_tokens"), int) and trace.prompt is not None:
+                    trace.prompt.tokens, trace.prompt.token_source = usage["prompt_tokens"], "model"
+
     def _narrate(self, bundle: PromptBundle, trace: DebugTrace) -> TurnOutput | None:
         try:
-            raw = self.narrator.narrate(bundle)
+            raw = self._call(bundle, trace)
             if not isinstance(raw, str):
                 raise NarratorError(f"the narrator returned {type(raw).__name__}, not text")
             trace.raw_output = raw
@@ -208,7 +275,7 @@ class TurnPipeline:
             },
         ]
         try:
-            repaired = self.narrator.narrate(bundle)
+            repaired = self._call(bundle, trace)
             trace.repair_output = repaired if isinstance(repaired, str) else ""
             output, _ = parse_turn(repaired)
         except TurnParseError as exc:
@@ -247,6 +314,40 @@ class TurnPipeline:
             error=message,
             trace=trace or DebugTrace(),
         )
+
+
+def _unique(rejected: list[RejectedEffect]) -> list[RejectedEffect]:
+    """Each refusal once (a refusal of the first answer the second answer repeated is one refusal)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for r in rejected:
+        key = (r.effect, repr(r.value))
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def _told(outcome: Outcome) -> bool:
+    """Whether the rules refused something the player would be told about (see ``RejectedEffect.told``)."""
+    return any(r.told for r in outcome.rejected)
+
+
+def rules_account(outcome: Outcome, before: GameState, after: GameState, pack: ContentPack) -> str:
+    """What happened, told by the rules alone: where you are now, whom you spoke to, and what was refused.
+
+    The rules' own messages (items taken, objectives, combat) follow it in the
+    narration as on every turn.
+    """
+    lines = []
+    if after.node != before.node:
+        lines.append(node_text(after, pack))
+    for applied in outcome.applied:
+        if applied.effect == "talk_to" and applied.detail in pack.npcs:
+            greeting, _ = npc_now(pack.npcs[applied.detail], after)
+            lines.append(f'{pack.npcs[applied.detail].name}: "{greeting}"')
+    lines += list(dict.fromkeys(r.told for r in outcome.rejected if r.told))
+    return "\n".join(lines)
 
 
 def _describe(exc: Exception) -> str:

@@ -6,7 +6,10 @@ Keys: ``turn``, ``action``, ``ok``, ``narration``, ``choices``, ``state``
 tokens, token_source, blocks, budget_tokens, cut), ``memory_blocks`` (name,
 layer, tokens, items with text/score/source, cut), ``retrieval_meta``
 (strategy, strategies, fallback, summaries, pending_vectors, vector_lag_turns,
-wait_ms, ...), ``dropped_notes``, ``timings_ms``.
+wait_ms, ...), ``dropped_notes``, ``usage`` (per narrator call: tokens as
+the model reported them, cached tokens, attempts, ms), ``asked_again`` (asked, first_rejected,
+narration_replaced: a turn the rules partly refused is asked once more),
+``timings_ms``.
 """
 
 from __future__ import annotations
@@ -78,9 +81,15 @@ def turn_json(result: TurnResult) -> dict[str, Any]:
             for b in (memory.blocks if memory else [])
         ],
         "retrieval_meta": memory.retrieval_meta if memory else {},
+        "usage": trace.usage,
         "raw_output": trace.raw_output,
         "validation_errors": trace.validation_errors,
         "repaired": trace.repaired,
         "dropped_notes": trace.dropped_notes,
+        "asked_again": {
+            "asked": trace.reasked,
+            "first_rejected": [asdict(r) for r in trace.first_rejected],
+            "narration_replaced": trace.narration_replaced,
+        },
         "timings_ms": trace.timings_ms,
     }

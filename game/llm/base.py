@@ -7,6 +7,7 @@ from typing import Protocol
 
 from game.memory.base import MemoryContext
 from game.world.parser import Command
+from game.world.rules import RejectedEffect
 from game.world.state import GameState
 
 
@@ -45,6 +46,8 @@ class PromptBundle:
     Attributes:
         repair_error: set on the one repair attempt; the validation error of
             the previous answer, which the narrator should fix.
+        refused: set when a turn whose effects the rules partly refused is
+            asked again, so the narration never tells what did not happen.
     """
 
     system: str
@@ -58,6 +61,8 @@ class PromptBundle:
     memory: MemoryContext
     repair_error: str | None = None
     previous_output: str | None = None
+    refused: list[RejectedEffect] = field(default_factory=list)
+    """Set when the turn is asked again: the effects the rules refused, with why."""
     token_source: str = "estimate"
     budget_tokens: int | None = None
     cut: list[PromptCut] = field(default_factory=list)
@@ -70,7 +75,10 @@ class NarratorError(Exception):
 class Narrator(Protocol):
     """Turns a prompt into the raw text of a JSON turn."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Which narrator this is (``scripted``, a preset name, ``local``)."""
+        ...
 
     def narrate(self, bundle: PromptBundle) -> str:
         """Return the model's raw answer (expected: one JSON object)."""

@@ -22,7 +22,7 @@ from game.llm.base import PromptBundle
 from game.text import best_match, keywords
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
-from game.world.describe import inventory_text, node_text, quests_text, status_text, the
+from game.world.describe import inventory_text, node_text, npc_now, quests_text, status_text, the
 from game.world.parser import DIRECTIONS, Command
 from game.world.state import GameState
 
@@ -100,6 +100,10 @@ class ScriptedNarrator:
         else:
             handler = getattr(self, f"_do_{command.verb}", self._do_other)
             narration = handler(command, state, effects, notes, bundle)
+        refused = [r for r in bundle.refused if r.effect in effects]
+        if refused:  # asked again: its prose was written before the rules ran; now it tells the refusal
+            effects = {k: v for k, v in effects.items() if k not in {r.effect for r in refused}}
+            narration = " ".join(dict.fromkeys(r.told for r in refused if r.told)) or "Nothing comes of it."
         return {
             "narration": narration,
             "choices": self._choices(state, effects),
@@ -210,13 +214,7 @@ class ScriptedNarrator:
 
     def _mood(self, npc_id: str, state: GameState) -> tuple[str, dict[str, str]]:
         """The NPC's greeting and topics now: later moods override earlier ones."""
-        npc = self.pack.npcs[npc_id]
-        greeting, topics = npc.greeting, dict(npc.topics)
-        for mood in npc.moods:
-            if holds(mood.condition, state):
-                greeting = mood.greeting or greeting
-                topics.update(mood.topics)
-        return greeting, topics
+        return npc_now(self.pack.npcs[npc_id], state)
 
     def _topic(self, npc_id: str, topic: str, state: GameState) -> str | None:
         _, topics = self._mood(npc_id, state)

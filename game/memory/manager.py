@@ -58,6 +58,7 @@ from game.memory.recall import Budgets, ScoredMemory
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary, model_fields, to_json
 from game.memory.retrieval import MemoryRecall
 from game.memory.stores import VectorStore
+from game.text import clip
 from game.world.content import ContentPack
 from game.world.state import GameState
 
@@ -82,6 +83,10 @@ class MemoryConfig:
     recency_half_life_turns: float = 50.0
     summary_words: int = 60
     synopsis_words: int = 80
+    summary_chars: int = 480
+    """Character budgets of what memory keeps, whatever a model or a player wrote (a 10,000-character "word")."""
+    synopsis_chars: int = 640
+    narration_chars: int = 1200
     knowledge_k: int = 3
     relevant_k: int = 6
     history_k: int = 3
@@ -307,7 +312,7 @@ class GameMemory:
         episode = Episode(
             turn=record.turn,
             action=record.action,
-            narration=record.narration,
+            narration=clip(record.narration, self.config.narration_chars),
             node=place,
             npcs=self._involved(record),
             events=record.events,
@@ -447,7 +452,7 @@ class GameMemory:
             text = "\n".join(strip_instructions(f"{e.action}. {e.narration}", persona) for e in episodes)
             previous = self.state.synopsis
         answer = self._retry(lambda: self.summarizer.summarize(text, self.config.summary_words))
-        summary_text = strip_instructions(answer or "", persona)
+        summary_text = clip(strip_instructions(answer or "", persona), self.config.summary_chars)
         if not summary_text:
             self.failures.append(f"summary of turns {first}-{upto_turn}")
             log.warning("summary of turns %d-%d failed; they stay queued for the next consolidation", first, upto_turn)
@@ -462,7 +467,7 @@ class GameMemory:
             text=summary_text,
             node=episodes[-1].node,
             npcs=npcs,
-            synopsis=strip_instructions(synopsis or "", persona) or previous,
+            synopsis=clip(strip_instructions(synopsis or "", persona), self.config.synopsis_chars) or previous,
         )
         with self._lock:
             self.state.summaries.append(summary)

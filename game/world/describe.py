@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from game.world.conditions import enemies_at, items_at, npcs_at
-from game.world.content import ContentPack, Quest
+from game.world.conditions import enemies_at, holds, items_at, npcs_at
+from game.world.content import ContentPack, Npc, Quest
 from game.world.state import GameState
 
 
@@ -83,3 +83,25 @@ HELP_TEXT = (
     "Saves: 'save NAME', 'load NAME', 'saves' (the list); 'save' and 'load' alone use the quick slot. "
     "The game autosaves every 5 turns and when you quit."
 )
+
+
+def npc_now(npc: Npc, state: GameState) -> tuple[str, dict[str, str]]:
+    """The NPC's greeting and topics as the story stands: later moods whose condition holds override earlier ones."""
+    greeting, topics = npc.greeting, dict(npc.topics)
+    for mood in npc.moods:
+        if holds(mood.condition, state):
+            greeting = mood.greeting or greeting
+            topics.update(mood.topics)
+    return greeting, topics
+
+
+def npc_brief(npc: Npc, state: GameState) -> str:
+    """Who an NPC present is, for a narrator: role, manner, mood toward the player, greeting now, topics."""
+    greeting, topics = npc_now(npc, state)
+    affinity = state.affinity.get(npc.id, npc.initial_affinity)
+    mood = "friendly" if affinity >= 30 else "warm" if affinity >= 10 else "wary" if affinity < 0 else "neutral"
+    return (
+        f"{npc.name} ({npc.id}), {npc.role}. {npc.trait.rstrip('.')}. Speaks: {npc.dialogue_style} "
+        f'Toward you: {mood} (affinity {affinity}). Greets you now with: "{greeting}" '
+        f"Knows about: {', '.join(sorted(topics)) or 'nothing in particular'}."
+    )

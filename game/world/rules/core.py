@@ -19,9 +19,36 @@ class AppliedEffect:
 
 @dataclass
 class RejectedEffect:
+    """An effect the rules refused; ``reason`` is for the trace, :attr:`told` for the player."""
+
     effect: str
     value: Any
     reason: str
+
+    @property
+    def told(self) -> str:
+        """The refusal as the player reads it ("Heart of the Tree is not reachable from here."), or "".
+
+        Claims only a narrator makes (quest progress, experience, affinity, a
+        side quest, anything after the ending) are not the player's doing and
+        are not told; ids never are.
+        """
+        if self.effect in UNTOLD:
+            return ""
+        if self.reason.startswith("no such "):
+            return NO_SUCH.get(self.reason[len("no such ") :].split(":")[0], "")
+        text = self.reason[:1].upper() + self.reason[1:]
+        return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+UNTOLD = frozenset({"quest_updates", "exp_delta", "affinity", "trigger_side_quest", "*"})
+"""Refused effects the player is not told about (see :attr:`RejectedEffect.told`)."""
+NO_SUCH = {
+    "item": "There is no such thing here.",
+    "place": "There is no such place.",
+    "character": "There is no one like that here.",
+    "enemy": "There is nothing like that to fight here.",
+}
 
 
 @dataclass

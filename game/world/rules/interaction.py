@@ -79,7 +79,7 @@ def take(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> Non
 
 def drop(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
     if item_id not in state.inventory:
-        out.reject("items_lost", item_id, f"you do not carry {item_id}")
+        out.reject("items_lost", item_id, f"you do not carry {_item_name(pack, item_id)}")
         return
     state.inventory.remove(item_id)
     state.dropped_items.setdefault(state.node, []).append(item_id)
@@ -89,7 +89,7 @@ def drop(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> Non
 def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
     item = pack.items.get(item_id)
     if item is None or item_id not in state.inventory:
-        out.reject("use_item", item_id, f"you do not carry {item_id}")
+        out.reject("use_item", item_id, f"you do not carry {_item_name(pack, item_id)}")
         return
     if item.use and item.use.only_at and state.node not in item.use.only_at:
         places = " or ".join(pack.nodes[n].name for n in item.use.only_at)
@@ -123,10 +123,10 @@ def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None
 def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Outcome) -> None:
     npc = pack.npcs.get(npc_id)
     if item_id not in state.inventory:
-        out.reject("give_item", item_id, f"you do not carry {item_id}")
+        out.reject("give_item", item_id, f"you do not carry {_item_name(pack, item_id)}")
         return
     if npc is None or npc_id not in npcs_at(pack, state.node):
-        out.reject("give_item", item_id, f"{npc.name if npc else npc_id} is not here")
+        out.reject("give_item", item_id, f"{npc.name if npc else 'no one by that name'} is not here")
         return
     if blocked := step_check_failures(pack, state, "give", item_id, npc_id):
         # a gift the quest step cannot accept yet stays with the player, to be given again when able
@@ -198,3 +198,9 @@ def rest(pack: ContentPack, state: GameState, out: Outcome) -> None:
             f"You rest a while. (+{healed} HP)" if healed else "You rest a while; you were already at full strength."
         )
         out.ok("rest", str(healed), message)
+
+
+def _item_name(pack: ContentPack, item_id: str) -> str:
+    """How a refusal names an item: "the Moonlight Harp", or "that" for an id the story does not have."""
+    item = pack.items.get(item_id)
+    return f"the {item.name}" if item else "that"

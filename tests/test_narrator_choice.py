@@ -1,0 +1,90 @@
+"""Choosing a narrator: ``--llm auto`` (the default) says which one plays and why; one that cannot start gives way.
+
+The OpenAI-compatible endpoint here is the fault-injecting fake server of
+``tests/fake_openai_server.py`` (it must answer 429s and echo keys on demand);
+the real llama.cpp server plays in ``tests/test_llamacpp_server.py``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+
+from game.cli import main
+from tests.fake_openai_server import FakeOpenAIServer, ok, status
+
+PLANTED = "sk-test-PLANTED-4f1c9e"
+
+
+def turn(narration: str, **effects) -> str:
+    return json.dumps({"narration": narration, "choices": ["look"], "effects": effects, "memory_notes": []})
+
+
+def test_auto_without_an_endpoint_or_a_model_plays_scripted_and_says_why(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr("game.cli._available", lambda name, settings: name == "scripted")
+    actions = tmp_path / "a.txt"
+    actions.write_text("look\n")
+    code = main(
+        ["run", "--story", "fantasy_001", "--no-embeddings", "--actions", str(actions), "--data-dir", str(tmp_path)]
+    )
+    assert code == 0
+    assert "Narrator: scripted (auto: no endpoint configured and no local model found)" in capsys.readouterr().err
+
+
+def test_a_narrator_that_cannot_start_gives_way_with_a_visible_message(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    actions = tmp_path / "a.txt"
+    actions.write_text("look\n")
+    argv = ["run", "--story", "fantasy_001", "--no-embeddings", "--llm", "openai", "--actions", str(actions)]
+    assert main([*argv, "--data-dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "openai could not start" in err and "OPENAI_API_KEY" in err and "Narrator: " in err
+
+
+def test_auto_picks_a_configured_endpoint_and_the_trace_has_its_usage(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
+    with FakeOpenAIServer() as server:
+        server.script(ok(turn("You walk east to the lodge.", move_to="hunter_cabin"), usage=(900, 50, 512)))
+        actions = tmp_path / "a.txt"
+        actions.write_text("go east\n")
+        argv = ["run", "--story", "fantasy_001", "--no-embeddings", "--json", "--actions", str(actions)]
+        code = main(
+            [*argv, "--preset", "openai", "--base-url", server.url, "--model", "fake", "--data-dir", str(tmp_path)]
+        )
+        assert code == 0
+        out, err = capsys.readouterr()
+        assert "Narrator: openai (openai, fake) (auto: an OpenAI-compatible endpoint is configured)" in err
+        line = orjson.loads(out.splitlines()[-1])
+        assert line["state"]["node"] == "hunter_cabin" and line["narration"].startswith("You walk east")
+        assert line["prompt"]["tokens"] == 900 and line["prompt"]["token_source"] == "model"
+        assert line["usage"][0]["cached_tokens"] == 512
+        assert server.chat_requests()[0].headers["authorization"] == f"Bearer {PLANTED}"
+
+
+def test_a_planted_key_appears_in_no_save_log_or_json_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
+    with FakeOpenAIServer() as server:
+        server.script(
+            ok(turn("You look around the trailhead.")),
+            status(401, echo_key=True),  # a server that quotes the key back in its error
+            status(500, echo_key=True),
+            status(500, echo_key=True),
+            status(500, echo_key=True),
+            ok(turn("You walk east.", move_to="hunter_cabin")),
+        )
+        actions = tmp_path / "a.txt"
+        actions.write_text("look\nlook again\nlook once more\ngo east\nsave keyed\n")
+        argv = ["-v", "run", "--story", "fantasy_001", "--no-embeddings", "--json", "--slot", "keyed"]
+        argv += ["--actions", str(actions), "--preset", "openai", "--base-url", server.url, "--model", "fake"]
+        assert main([*argv, "--data-dir", str(tmp_path)]) == 0
+        out, err = capsys.readouterr()
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    assert any(not line["ok"] for line in lines) and lines[-2]["state"]["node"] == "hunter_cabin"
+    assert any("401" in (line["error"] or "") or "rejected" in (line["error"] or "").lower() for line in lines)
+    saved = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert saved and (tmp_path / "keyed.json").is_file()
+    for where, text in (("stdout", out), ("stderr and logs", err), ("saves", saved.decode("utf-8", "replace"))):
+        assert PLANTED not in text, where
+        assert PLANTED[-10:] not in text, where
