@@ -11,6 +11,7 @@ storyecho --version
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import os
 import sys
@@ -26,6 +27,8 @@ from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
 from game.engine.session import AUTOSAVE_SLOT, GameSession
 from game.llm.base import Narrator, NarratorError
+from game.llm.local import LocalNarrator, find_bundled_model
+from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
 from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig, Summarizer
@@ -90,36 +93,38 @@ def _available(name: str, settings: Settings) -> bool:
     if name == "openai":
         return openai_configured(settings)
     if name == "local":
-        try:
-            from game.llm.local import local_available
-        except ImportError:
-            return False
-        return bool(local_available(settings.local))  # type: ignore[attr-defined]
+        return local_available(settings)
     return True
+
+
+def local_available(settings: Settings) -> bool:
+    """Whether llama.cpp is installed and a model file is on disk (the configured one, or the bundled one)."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return False
+    cfg = settings.local
+    path = cfg.model_path or find_bundled_model(cfg.bundled)
+    return path is not None and Path(path).is_file()
 
 
 def _start(name: str, settings: Settings, pack: ContentPack) -> Narrator:
     if name == "scripted":
         return ScriptedNarrator(pack)
     if name == "openai":
-        from game.llm.openai_compat import OpenAINarrator
-
         cfg = settings.openai
         if cfg.preset is None and cfg.base_url is None:
             cfg = cfg.model_copy(update={"preset": "openai"})
         return OpenAINarrator(cfg, pack)
-    try:
-        from game.llm.local import LocalNarrator
-    except ImportError as exc:
-        raise NarratorError(f"the local narrator is not installed ({exc})") from None
-    local: Narrator = LocalNarrator(settings.local, pack)  # type: ignore[attr-defined]
-    return local
+    return LocalNarrator(settings.local, pack)
 
 
 def _label(name: str, settings: Settings) -> str:
     if name == "openai":
         cfg = settings.openai
         return f"openai ({cfg.preset or cfg.base_url or 'openai'}{', ' + cfg.model if cfg.model else ''})"
+    if name == "local":
+        cfg_local = settings.local
+        model = cfg_local.model_path.name if cfg_local.model_path else cfg_local.bundled
+        return f"local ({model}, {cfg_local.mode} mode)"
     return name
 
 

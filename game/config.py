@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from game.engine.prompt import DEFAULT_PROMPT_BUDGET
+from game.llm.local import LocalSettings
 from game.llm.openai_compat import OpenAISettings
 from game.memory.base import check_window
 
@@ -76,6 +77,7 @@ class Settings(BaseSettings):
             ``openai``, ``local`` or ``scripted``.
         openai: the OpenAI-compatible endpoint (preset, base URL, model, the
             name of the environment variable holding the key, ...).
+        local: the local llama.cpp model (GGUF file, threads, context, mode).
         data_dir: where save slots and the rebuildable vector index live.
         seed: seed of the game's dice (combat, loot).
         prompt_budget_tokens: the most tokens one narrator prompt may take;
@@ -91,6 +93,7 @@ class Settings(BaseSettings):
     prompt_budget_tokens: int = Field(DEFAULT_PROMPT_BUDGET, ge=1000, le=200_000)
     memory: MemorySettings = MemorySettings()
     openai: OpenAISettings = OpenAISettings()
+    local: LocalSettings = LocalSettings()
 
 
 def _with_file(config_file: Path | None) -> type[Settings]:

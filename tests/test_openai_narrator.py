@@ -107,8 +107,10 @@ def test_presets_fill_url_model_key_and_json_mode():
     for local in ("ollama", "llamacpp", "vllm", "lmstudio"):
         endpoint = resolve(OpenAISettings(preset=local), {})
         assert endpoint.api_key == NO_KEY and endpoint.key_source == "none"
-        assert endpoint.base_url.startswith("http://127.0.0.1:") and endpoint.json_mode == "json_schema"
-    assert PRESETS["llamacpp"].base_url == "http://127.0.0.1:8080/v1"
+        assert endpoint.base_url.startswith("http://127.0.0.1:")
+        # llama-cpp-python's server answers json_schema with a 500; its json_object takes the schema as a grammar
+        assert endpoint.json_mode == ("json_object" if local == "llamacpp" else "json_schema")
+    assert PRESETS["llamacpp"].base_url == "http://127.0.0.1:8080/v1" and PRESETS["llamacpp"].object_schema
     forced = resolve(OpenAISettings(preset="openai", json_mode="prompt", api_key_env="MY_KEY"), {"MY_KEY": KEY})
     assert forced.json_mode == "prompt" and not forced.auto and forced.key_source == "env MY_KEY"
 
@@ -302,7 +304,7 @@ def test_auth_and_model_errors_are_not_retried(server):
 def test_auto_falls_back_from_json_schema_to_json_object_once_and_remembers(server):
     server.reject_json_schema = True
     server.script(ok(json.dumps(TURN)), ok(json.dumps(TURN)))
-    narrator = make(server, preset="llamacpp", api_key_env=None, json_mode="auto")
+    narrator = make(server, preset="vllm", api_key_env=None, json_mode="auto")
     assert narrator.json_mode == "json_schema"
     assert json.loads(narrator.narrate(bundle())) == TURN
     assert narrator.json_mode == "json_object" and narrator.last_call.json_mode == "json_object"
@@ -488,9 +490,7 @@ def test_three_turns_of_the_mini_story_through_the_pipeline(mini_pack, server):
     greedy = {"narration": "A chest of gold appears!", "choices": ["look"], "effects": {"gold_delta": 1000}}
     honest = {"narration": "The camp is quiet; the fire crackles.", "choices": ["look"], "effects": {}}
     north = {"narration": "You walk north into the dark woods.", "choices": ["look"], "effects": {"move_to": "woods"}}
-    narrator = OpenAINarrator(
-        OpenAISettings(preset="llamacpp", base_url=server.url, model="m"), pack=mini_pack, environ={}
-    )
+    narrator = OpenAINarrator(OpenAISettings(preset="vllm", base_url=server.url, model="m"), pack=mini_pack, environ={})
     engine = TurnPipeline(mini_pack, new_game(mini_pack, seed=3), narrator, keyword_memory(mini_pack))
 
     def play(action, *answers):

@@ -89,6 +89,9 @@ class Preset:
         json_mode: the strictest JSON mode the endpoint supports.
         stream_usage: the endpoint reports usage in streams (``stream_options``).
         extra_body: endpoint-specific request fields.
+        object_schema: ``json_object`` carries the schema too and the server
+            compiles it to a grammar (llama-cpp-python's server; it answers
+            ``json_schema`` with a 500).
     """
 
     base_url: str
@@ -97,6 +100,7 @@ class Preset:
     json_mode: WireMode
     stream_usage: bool = True
     extra_body: Mapping[str, Any] = field(default_factory=dict)
+    object_schema: bool = False
 
 
 PRESETS: dict[str, Preset] = {
@@ -111,7 +115,8 @@ PRESETS: dict[str, Preset] = {
         extra_body={"thinking": {"type": "disabled"}},
     ),
     "ollama": Preset("http://127.0.0.1:11434/v1", None, None, "json_schema"),
-    "llamacpp": Preset("http://127.0.0.1:8080/v1", None, None, "json_schema"),
+    # llama-cpp-python's server: a grammar from json_object's schema; usage only in whole (unstreamed) answers
+    "llamacpp": Preset("http://127.0.0.1:8080/v1", None, None, "json_object", stream_usage=False, object_schema=True),
     "vllm": Preset("http://127.0.0.1:8000/v1", None, None, "json_schema"),
     "lmstudio": Preset("http://127.0.0.1:1234/v1", None, None, "json_schema"),
 }
@@ -157,6 +162,7 @@ class ResolvedEndpoint:
     auto: bool
     stream_usage: bool = True
     extra_body: Mapping[str, Any] = field(default_factory=dict)
+    object_schema: bool = False
 
     @property
     def host(self) -> str:
@@ -195,6 +201,7 @@ def resolve(settings: OpenAISettings, environ: Mapping[str, str] | None = None) 
         auto=settings.json_mode == "auto",
         stream_usage=preset.stream_usage if preset else True,
         extra_body=dict(preset.extra_body) if preset else {},
+        object_schema=preset.object_schema if preset else False,
     )
 
 
@@ -437,15 +444,18 @@ class OpenAINarrator:
             messages.insert(0, {"role": "system", "content": SCHEMA_TEXT})
         return messages, True
 
-    @staticmethod
-    def _response_format(request: _Request, mode: WireMode) -> dict[str, Any] | None:
+    def _response_format(self, request: _Request, mode: WireMode) -> dict[str, Any] | None:
         if mode == "json_schema":
             return {
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": False},
             }
         if mode == "json_object":
-            return {"type": "json_object"}
+            return (
+                {"type": "json_object", "schema": request.schema}
+                if self.endpoint.object_schema
+                else {"type": "json_object"}
+            )
         return None
 
     def _backoff(self, tries: int) -> float:
@@ -555,12 +565,23 @@ class OpenAINarrator:
                 "stream": True,
                 "timeout": timeout,
             }
-            if endpoint.stream_usage:
-                kwargs["stream_options"] = {"include_usage": True}
             if response_format is not None:
                 kwargs["response_format"] = response_format
             if endpoint.extra_body:
                 kwargs["extra_body"] = dict(endpoint.extra_body)
+            if not endpoint.stream_usage and request.stream_to is None:
+                # nobody reads the stream, and this server reports usage only without one: ask for the whole answer
+                kwargs["stream"] = False
+                whole = self._client.chat.completions.create(**kwargs)
+                if whole.usage is not None:
+                    self._usage(whole.usage, stats)
+                first = next((c for c in whole.choices if c.index == 0), None)
+                parts.append((first.message.content or "") if first is not None else "")
+                finish = first.finish_reason if first is not None else None
+                stats.time_to_first_token_ms = round((time.monotonic() - start) * 1000, 1)
+                return self._answer_text(parts, finish, stats)
+            if endpoint.stream_usage:
+                kwargs["stream_options"] = {"include_usage": True}
             stream = self._client.chat.completions.create(**kwargs)
             with stream:
                 for chunk in stream:
@@ -591,6 +612,11 @@ class OpenAINarrator:
         except ValueError as exc:  # a malformed event in the stream
             raise _Retryable(f"{endpoint.host} sent a malformed stream ({type(exc).__name__})") from None
         self._emit(request.stream_to, self.redact_exact(held))
+        return self._answer_text(parts, finish, stats)
+
+    def _answer_text(self, parts: list[str], finish: str | None, stats: CallStats) -> str:
+        """The whole answer, or why it is not one (cut off, filtered, empty)."""
+        endpoint = self.endpoint
         stats.finish_reason = finish
         text = self.redact_exact("".join(parts))
         if finish == "length":
@@ -647,6 +673,8 @@ class OpenAINarrator:
         detail = self._detail(exc)
         if code == 429:
             return _Retryable(f"rate limited by {endpoint.host}: {detail}", _retry_after(exc.response.headers))
+        if had_format and code >= 500 and "response_format" in detail:  # a server that 500s on a format it lacks
+            return _Unsupported(f"{endpoint.host} rejected the request ({code}: {detail})")
         if code >= 500 or code in (408, 409):
             return _Retryable(f"server error {code} from {endpoint.host}: {detail}")
         if code in (401, 403):

