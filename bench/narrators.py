@@ -156,7 +156,10 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run(count: int, models: list[str], modes: list[str], stories: list[str], threads: int | None) -> dict[str, Any]:
+def run(
+    count: int, models: list[str], modes: list[str], stories: list[str], threads: int | None, out: Path | None = None
+) -> dict[str, Any]:
+    """Play every narrator; with ``out``, the results so far are written after each narrator."""
     rows: dict[str, Any] = {}
     candidates: list[tuple[str | None, str | None]] = [(None, None)]
     candidates += [(m, mode) for m in models for mode in modes]
@@ -172,6 +175,9 @@ def run(count: int, models: list[str], modes: list[str], stories: list[str], thr
             "stories": {story: {**summarize([r]), "turn_log": r["turns"]} for story, r in runs.items()},
         }
         print(f"  done: {label}", flush=True)
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps({"partial": True, "rows": rows}, indent=2))
     return {
         "actions_per_story": count,
         "stories": stories,
@@ -253,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "narrators.json")
     args = parser.parse_args(argv)
-    result = run(args.actions, args.models, args.modes, args.stories, args.threads)
+    result = run(args.actions, args.models, args.modes, args.stories, args.threads, args.out)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     if args.json:

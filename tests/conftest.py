@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,11 @@ from game.world.rules import Rules
 from game.world.state import GameState, new_game
 
 DATA = Path(__file__).parent / "data"
+
+# The suite installs llama.cpp and a model, so `--llm auto` (the default) would pick the local narrator: the
+# tests play with the deterministic scripted one unless they choose otherwise (tests/test_narrator_choice.py
+# unsets this to test auto). Set before any test module builds its subprocess environment.
+os.environ.setdefault("STORYECHO_LLM", "scripted")
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ def turn(narration: str, **effects) -> str:
 
 def test_auto_without_an_endpoint_or_a_model_plays_scripted_and_says_why(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("STORYECHO_LLM", raising=False)  # the default: auto
     monkeypatch.setattr("game.cli._available", lambda name, settings: name == "scripted")
     actions = tmp_path / "a.txt"
     actions.write_text("look\n")
@@ -45,6 +46,7 @@ def test_a_narrator_that_cannot_start_gives_way_with_a_visible_message(tmp_path,
 
 def test_auto_picks_a_configured_endpoint_and_the_trace_has_its_usage(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
+    monkeypatch.delenv("STORYECHO_LLM", raising=False)
     with FakeOpenAIServer() as server:
         server.script(ok(turn("You walk east to the lodge.", move_to="hunter_cabin"), usage=(900, 50, 512)))
         actions = tmp_path / "a.txt"
@@ -65,6 +67,7 @@ def test_auto_picks_a_configured_endpoint_and_the_trace_has_its_usage(tmp_path, 
 
 def test_a_planted_key_appears_in_no_save_log_or_json_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", PLANTED)
+    monkeypatch.delenv("STORYECHO_LLM", raising=False)
     with FakeOpenAIServer() as server:
         server.script(
             ok(turn("You look around the trailhead.")),
@@ -88,3 +91,17 @@ def test_a_planted_key_appears_in_no_save_log_or_json_line(tmp_path, capsys, mon
     for where, text in (("stdout", out), ("stderr and logs", err), ("saves", saved.decode("utf-8", "replace"))):
         assert PLANTED not in text, where
         assert PLANTED[-10:] not in text, where
+
+
+def test_auto_picks_the_local_model_when_llamacpp_and_weights_are_present(monkeypatch):
+    from game.cli import local_available, make_narrator
+    from game.config import load_settings
+    from game.world.loader import content_root, load_pack
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("STORYECHO_LLM", raising=False)
+    settings = load_settings()
+    assert settings.llm == "auto" and local_available(settings)  # the test install has the local extra
+    narrator, said = make_narrator(settings, load_pack(content_root() / "fantasy_001"))
+    assert narrator.name.startswith("local") or "local" in said
+    assert "Narrator: local (smollm2, prose mode) (auto: llama.cpp and a model file are present)" in said
