@@ -33,7 +33,7 @@ from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 
-SMALL = {"n_ctx": 2048, "max_tokens": 256, "seed": 1}
+SMALL = {"n_ctx": 2048, "max_tokens": 256, "seed": 1, "n_threads": 1}
 
 
 @pytest.fixture(scope="module")

@@ -86,6 +86,7 @@ MAX_GRAMMAR_NOTES = 2
 FULL_BUDGET_TOKENS = 400
 """The answer these caps are sized for (about 370 tokens at the worst); a smaller max_tokens shrinks them."""
 _CTX_MARGIN = 16
+"""Tokens kept free for the chat template's own markers when fitting a prompt."""
 CHAT_FORMATS = {"gemma": "gemma", "llama": "llama-2", "qwen": "chatml", "mistral": "mistral-instruct"}
 """Chat formats by model architecture, for GGUF files that carry no chat template."""
 REPEAT_PENALTY = 1.1
@@ -94,7 +95,6 @@ ANSWER_KEPT_CHARS = 400
 """How much of each answer :class:`LocalCall` keeps."""
 REWRITE_SENTENCES = 2
 """A rewrite keeps at most this many sentences of the model's answer (small models ramble on)."""
-"""Tokens kept free for the chat template's own markers when fitting a prompt."""
 
 
 def _cores() -> int:
@@ -104,6 +104,17 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def default_threads() -> int:
+    """All cores but one (at least one).
+
+    llama.cpp's threads wait for each other at every step of the graph;
+    when another process (or the game's own memory worker) takes a core, a
+    thread per core stalls the whole model: measured on 2 cores with the
+    other one busy, SmolLM2 generated 4 tokens/s with 2 threads and 42 with 1.
+    """
+    return max(1, _cores() - 1)
+
+
 class LocalSettings(BaseModel):
     """Settings of the local narrator.
 
@@ -111,7 +122,8 @@ class LocalSettings(BaseModel):
         model_path: a GGUF file; unset, the bundled model ``bundled`` found on
             disk through its installed package (never downloaded).
         bundled: which bundled model to use when ``model_path`` is unset.
-        n_threads: CPU threads for generation and prompt processing.
+        n_threads: CPU threads for generation and prompt processing (default:
+            all cores but one, see :func:`default_threads`).
         n_ctx: context window in tokens (prompt and answer).
         n_gpu_layers: layers offloaded to a GPU (0: CPU only; -1: all).
         max_tokens: the most tokens of one answer in ``full`` mode.
@@ -125,7 +137,7 @@ class LocalSettings(BaseModel):
 
     model_path: Path | None = None
     bundled: Literal["smollm2", "gemma3"] = "smollm2"
-    n_threads: int = Field(default_factory=_cores, ge=1, le=256)
+    n_threads: int = Field(default_factory=default_threads, ge=1, le=256)
     n_ctx: int = Field(4096, ge=512, le=131_072)
     n_gpu_layers: int = Field(0, ge=-1)
     max_tokens: int = Field(400, ge=16, le=8192)
@@ -644,6 +656,7 @@ class LocalNarrator:
         self.model_name = self.model_path.name
         started = time.perf_counter()
         self._llama_cpp = _import_llama_cpp()
+        logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's load chatter off stderr
         try:
             self.llm: Any = self._llama_cpp.Llama(
                 model_path=str(self.model_path),

@@ -17,19 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from game.memory.records import NOTE_CHARS
+from game.memory.records import ENTRY_TYPES, NOTE_CHARS
 
 MAX_NEW_FACTS = 12
 MAX_FACT_UPDATES = 8
-FACT_TYPES: tuple[str, ...] = (
-    "character",
-    "relationship",
-    "location",
-    "world_rule",
-    "item",
-    "event",
-    "open_thread",
-)
+FACT_TYPES: tuple[str, ...] = tuple(t for t in ENTRY_TYPES if t not in ("style_rule", "safety_rule"))
+"""What extraction may write: any Story Bible type but the style and safety rules, which only the content writes."""
 FactType = Literal["character", "relationship", "location", "world_rule", "item", "event", "open_thread"]
 
 
