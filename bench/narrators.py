@@ -14,6 +14,8 @@ the real :class:`TurnPipeline` with keyword memory run inline, and measures:
   makes no model call on turns it does not retell);
 - ``valid``: share of turns whose answer validated at once (no error in
   ``trace.validation_errors``: no re-ask, no failed turn);
+- ``parsed``: full mode, share of model answers that were a JSON turn as they
+  stood (the others were cut off at ``max_tokens`` and locally repaired);
 - ``accepted``: share of the effects the narrator proposed that the rules
   accepted (``applied`` entries that are proposed effects, against ``rejected``);
 - ``names``: share of turns whose narration names the place the player is in
@@ -109,7 +111,8 @@ def play(story: str, count: int, model: str | None, mode: str | None, threads: i
                 "prompt_tokens": (main.prompt_tokens or None)
                 if main
                 else (None if local or not prompt else prompt.tokens),
-                "rewrite": None if mode != "prose" or main is None else main.valid,
+                "parsed": None if mode != "full" or main is None else main.valid,
+                "rewrite": None if mode != "prose" or main is None or main.note.startswith("skipped") else main.valid,
                 "model_note": main.note if main else "",
                 "model_answer": main.answer if main else "",
                 "summaries": [
@@ -150,6 +153,7 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "objectives": sum(t["objectives"] for t in turns),
         "prompt_tok": _median([t["prompt_tokens"] for t in turns]),
         "rewrites": _share(rewrites),
+        "parsed": _share([t["parsed"] for t in turns if t.get("parsed") is not None]),
         "model_summaries": len(summaries),
         "model_summaries_ok": _share([x["ok"] for x in summaries]),
         "model_summary_ms": _median([x["ms"] for x in summaries]),
@@ -157,14 +161,30 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(
-    count: int, models: list[str], modes: list[str], stories: list[str], threads: int | None, out: Path | None = None
+    count: int,
+    models: list[str],
+    modes: list[str],
+    stories: list[str],
+    threads: int | None,
+    out: Path | None = None,
+    *,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """Play every narrator; with ``out``, the results so far are written after each narrator."""
+    """Play every narrator; with ``out``, the results so far are written after each narrator.
+
+    With ``resume``, the narrators already in a partial ``out`` file are not played again.
+    """
     rows: dict[str, Any] = {}
+    if resume and out is not None and out.is_file():
+        previous = json.loads(out.read_text())
+        if previous.get("partial") and previous.get("actions_per_story") == count:
+            rows = previous["rows"]
     candidates: list[tuple[str | None, str | None]] = [(None, None)]
     candidates += [(m, mode) for m in models for mode in modes]
     for model, mode in candidates:
         label = "scripted" if model is None else f"{model}/{mode}"
+        if label in rows and "error" not in rows[label]:
+            continue
         if model is not None and find_bundled_model(model) is None:
             rows[label] = {"error": f"bundled model {model} is not installed"}
             continue
@@ -177,7 +197,7 @@ def run(
         print(f"  done: {label}", flush=True)
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps({"partial": True, "rows": rows}, indent=2))
+            out.write_text(json.dumps({"partial": True, "actions_per_story": count, "rows": rows}, indent=2))
     return {
         "actions_per_story": count,
         "stories": stories,
@@ -226,6 +246,7 @@ COLUMNS = (
     "tok_s",
     "turn_s",
     "valid",
+    "parsed",
     "accepted",
     "names",
     "objectives",
@@ -240,7 +261,7 @@ def table(result: dict[str, Any]) -> str:
         if "error" in row:
             lines.append(f"{label:<16}  {row['error']}")
             continue
-        cells = "".join(f"{'-' if row[c] is None else row[c]:>11}" for c in COLUMNS)
+        cells = "".join(f"{'-' if row.get(c) is None else row[c]:>11}" for c in COLUMNS)
         lines.append(f"{label:<16}{cells}")
     lines.append(
         f"auto -> {result['auto']['pick']}  ({result['actions_per_story']} actions x {len(result['stories'])} stories, "
@@ -256,10 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--stories", nargs="+", choices=sorted(WALKTHROUGHS), default=sorted(WALKTHROUGHS))
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: all cores)")
+    parser.add_argument("--resume", action="store_true", help="keep the narrators a partial --out file already has")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "narrators.json")
     args = parser.parse_args(argv)
-    result = run(args.actions, args.models, args.modes, args.stories, args.threads, args.out)
+    result = run(args.actions, args.models, args.modes, args.stories, args.threads, args.out, resume=args.resume)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     if args.json:

@@ -103,11 +103,13 @@ def test_full_mode_answers_json_that_parses_under_the_grammar(mini_pack, full):
     assert output.effects.move_to in (None, *exits)  # the grammar only offers the ids listed here
 
 
-def test_full_mode_summary_is_short_and_checked(mini_pack, full):
+def test_summaries_are_extractive_with_a_bundled_model_and_checked_with_a_named_one(mini_pack, full):
     text = "The player took the Iron Sword at the Quiet Camp. The Old Sage told the player about the troll."
-    summary = full.summarize(text, max_words=20)
-    call = full.last_call
-    assert call.kind == "summary" and summary and len(summary.split()) <= 20
+    assert full.summarize(text, max_words=20) == extractive_summary(text, 20)  # no model call
+    named = LocalNarrator(LocalSettings(mode="full", model_path=find_bundled_model(), **SMALL), mini_pack)
+    summary = named.summarize(text, max_words=20)
+    call = named.last_call
+    assert call.kind == "summary" and call.completion_tokens > 0 and summary and len(summary.split()) <= 20
     assert call.valid or summary == extractive_summary(text, 20)
 
 

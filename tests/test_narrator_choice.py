@@ -31,7 +31,7 @@ def test_auto_without_an_endpoint_or_a_model_plays_scripted_and_says_why(tmp_pat
         ["run", "--story", "fantasy_001", "--no-embeddings", "--actions", str(actions), "--data-dir", str(tmp_path)]
     )
     assert code == 0
-    assert "Narrator: scripted (auto: no endpoint configured and no local model found)" in capsys.readouterr().err
+    assert "Narrator: scripted (auto: no endpoint or local model configured)" in capsys.readouterr().err
 
 
 def test_a_narrator_that_cannot_start_gives_way_with_a_visible_message(tmp_path, capsys, monkeypatch):
@@ -93,15 +93,21 @@ def test_a_planted_key_appears_in_no_save_log_or_json_line(tmp_path, capsys, mon
         assert PLANTED[-10:] not in text, where
 
 
-def test_auto_picks_the_local_model_when_llamacpp_and_weights_are_present(monkeypatch):
+def test_auto_never_picks_the_bundled_small_model_but_takes_a_configured_one(monkeypatch, tmp_path):
+    """bench/narrators.py: the bundled models play worse than (full) or no better than (prose) scripted."""
     from game.cli import local_available, make_narrator
     from game.config import load_settings
+    from game.llm.local import find_bundled_model
     from game.world.loader import content_root, load_pack
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("STORYECHO_LLM", raising=False)
+    pack = load_pack(content_root() / "fantasy_001")
     settings = load_settings()
-    assert settings.llm == "auto" and local_available(settings)  # the test install has the local extra
-    narrator, said = make_narrator(settings, load_pack(content_root() / "fantasy_001"))
-    assert narrator.name.startswith("local") or "local" in said
-    assert "Narrator: local (smollm2, prose mode) (auto: llama.cpp and a model file are present)" in said
+    assert settings.llm == "auto" and local_available(settings)  # the test install has llama.cpp and SmolLM2
+    narrator, said = make_narrator(settings, pack)
+    assert narrator.name == "scripted" and "no endpoint or local model configured" in said
+    monkeypatch.setenv("STORYECHO_LOCAL__MODEL_PATH", str(find_bundled_model("smollm2")))
+    narrator, said = make_narrator(load_settings(), pack)
+    assert "Narrator: local (SmolLM2-135M-Instruct.Q4_1.gguf, prose mode)" in said
+    assert "(auto: a local model file is configured and llama.cpp is installed)" in said
