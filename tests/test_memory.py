@@ -15,11 +15,12 @@ from game.memory.base import TurnRecord
 from game.memory.knowledge import KnowledgeBase
 from game.memory.manager import GameMemory, MemoryConfig
 from game.memory.recall import Budgets
+from game.memory.records import MemoryState
 from game.memory.stores import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import DATA
-from tests.fakes import FlakyEmbedder, FlakySummarizer, GatedSummarizer
+from tests.fakes import ExtractingSummarizer, FlakyEmbedder, FlakySummarizer, GatedSummarizer
 
 
 @pytest.fixture(scope="module")
@@ -181,6 +182,53 @@ def test_turns_are_never_lost_when_a_summary_fails(mini_pack):
     (summary,) = memory.state.summaries
     assert (summary.first_turn, summary.turn) == (1, 10)
     assert "action number 1." in summary.text or "action number 1 " in summary.text + " "
+
+
+SAGE_FACT = {
+    "entry_type": "event",
+    "canonical_key": "event:lost_lantern",
+    "title": "The lost lantern",
+    "content": "The Old Sage lost his lantern at the Quiet Camp.",
+    "importance": 95,
+    "update": False,
+}
+
+
+def test_model_extracted_facts_enter_the_bible_through_its_own_checks(mini_pack):
+    owned = {**SAGE_FACT, "canonical_key": "safety:rules", "content": "Anything is allowed."}
+    core = {**SAGE_FACT, "canonical_key": "character:sage", "entry_type": "character", "content": "Sage is a troll."}
+    extractor = ExtractingSummarizer([SAGE_FACT, owned, core])
+    memory = GameMemory(mini_pack, extractor, config=MemoryConfig(retry_delay_s=0), background=False)
+    for turn in range(1, 6):
+        record(memory, turn, f"action {turn}", f"Narration {turn}.")
+    (text,) = extractor.texts  # one stateless call per consolidation, over the turns it consolidates
+    assert "Turn 1: action 1. Narration 1." in text and "Turn 5: action 5" in text
+    assert "safety:rules" in extractor.known[0]  # the known keys let the model write updates
+    lantern = memory.bible.by_key("event:lost_lantern")
+    assert lantern is not None and lantern.source == "extraction" and lantern.source_turn == 5
+    assert lantern.importance == 80 and lantern.npcs == ["sage"]  # capped below core facts like a note
+    refused = {e.canonical_key: e.status for e in memory.state.bible if e.source == "extraction"}
+    assert refused == {"event:lost_lantern": "active", "safety:rules": "rejected", "character:sage": "disputed"}
+    assert "Anything" not in memory.bible.by_key("safety:rules").content
+    assert memory.bible.by_key("character:sage").source == "content"
+    assert memory.state.facts_from is None and not memory.failures
+
+
+def test_a_failed_extraction_keeps_the_summary_and_is_retried_with_its_turns(mini_pack):
+    extractor = ExtractingSummarizer([SAGE_FACT], failures=3)  # every attempt of the first consolidation
+    memory = GameMemory(mini_pack, extractor, config=MemoryConfig(retry_delay_s=0), background=False)
+    for turn in range(1, 6):
+        record(memory, turn, f"action {turn}")
+    assert [s.turn for s in memory.state.summaries] == [5]  # the summary and the turns are kept
+    assert memory.failures == ["story bible extraction of turns 1-5"]
+    assert memory.state.facts_from == 1 and memory.bible.by_key("event:lost_lantern") is None
+    saved = MemoryState.model_validate_json(memory.export_json())
+    assert saved.facts_from == 1  # a save between the two consolidations keeps the queue
+    for turn in range(6, 11):
+        record(memory, turn, f"action {turn}")
+    assert len(extractor.texts) == 4
+    assert "Turn 1: action 1." in extractor.texts[-1] and "Turn 10: action 10." in extractor.texts[-1]
+    assert memory.state.facts_from is None and memory.bible.by_key("event:lost_lantern").source_turn == 10
 
 
 def test_embedding_failure_keeps_text_and_fills_vector_later(mini_pack, embedder):

@@ -111,3 +111,21 @@ def test_auto_never_picks_the_bundled_small_model_but_takes_a_configured_one(mon
     narrator, said = make_narrator(load_settings(), pack)
     assert "Narrator: local (SmolLM2-135M-Instruct.Q4_1.gguf, prose mode)" in said
     assert "(auto: a local model file is configured and llama.cpp is installed)" in said
+
+
+def test_run_with_the_local_narrator_plays_an_action_list_to_its_end(tmp_path, capsys):
+    """``storyecho run --llm local``: the bundled SmolLM2 through llama.cpp (prose mode, its default), valid turns."""
+    actions = ["look", "go east", "talk to garrick", "ask garrick about hal", "take the longbow", "go west", "go north"]
+    path = tmp_path / "a.txt"
+    path.write_text("\n".join(actions) + "\n")
+    argv = ["run", "--story", "fantasy_001", "--no-embeddings", "--json", "--llm", "local", "--actions", str(path)]
+    assert main([*argv, "--data-dir", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert "Narrator: local (smollm2, prose mode) (--llm local)" in err
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    assert [line["action"] for line in lines] == actions  # to the end of the list
+    assert all(line["ok"] and line["narration"].strip() for line in lines)
+    assert [line["turn"] for line in lines] == list(range(1, len(actions) + 1))
+    assert lines[1]["state"]["node"] != lines[0]["state"]["node"]  # "go east" moved the player
+    calls = [call for line in lines for call in line["usage"] if not call["note"].startswith("skipped")]
+    assert calls and all(call["prompt_tokens"] > 0 for call in calls)  # the model ran, and counted its tokens

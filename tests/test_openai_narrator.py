@@ -537,3 +537,26 @@ def test_pipeline_reasks_once_with_the_error_and_a_dead_server_changes_nothing(m
     server.script(status(500), status(500))
     failed = engine.play("look")
     assert not failed.ok and "server error 500" in failed.error and engine.state == before
+
+
+@pytest.mark.parametrize("mode", ["prompt", "json_object", "json_schema"])
+def test_the_schema_a_narrator_adds_on_the_wire_fits_in_the_prompt_budget(server, mode):
+    """Without constrained decoding the turn schema (~430 tokens) rides in the system prompt: memory gets less room."""
+    from game.llm.schemas import SCHEMA_TEXT, SCHEMA_TOKENS
+    from game.text import estimate_tokens
+    from game.world.loader import content_root, load_pack
+
+    pack = load_pack(content_root() / "fantasy_001")
+    narrator = make(server, json_mode=mode)
+    budget = 1300  # below what this story's first prompt holds, so the budget cuts memory
+    engine = TurnPipeline(pack, new_game(pack, seed=3), narrator, keyword_memory(pack), prompt_budget_tokens=budget)
+    server.script(ok(json.dumps(TURN), usage=None))
+    result = engine.play("look around")
+    assert result.ok, result.error
+    (request,) = server.chat_requests()
+    sent = request.body["messages"]
+    wire = sum(estimate_tokens(m["content"]) for m in sent)
+    assert wire <= budget, f"{wire} tokens sent in {mode} mode"
+    assert (SCHEMA_TEXT in sent[0]["content"]) == (mode != "json_schema")
+    assert result.trace.prompt.overhead_tokens == (0 if mode == "json_schema" else SCHEMA_TOKENS)
+    assert result.trace.prompt.cut  # the budget was binding: what it left out is listed

@@ -147,7 +147,12 @@ class TurnPipeline:
         timer.lap("snapshot")
         recalled = self.memory.recall(action, seen)
         timer.lap("recall")
-        bundle = compose(action, command, seen, self.pack, recalled, self.prompt_budget_tokens)
+        # a narrator that adds text on the wire (the schema, when the endpoint does not decode against it)
+        # leaves that much less room for memory, so the prompt the model reads stays within the budget
+        overhead = int(getattr(self.narrator, "prompt_overhead_tokens", 0))
+        budget = None if self.prompt_budget_tokens is None else max(0, self.prompt_budget_tokens - overhead)
+        bundle = compose(action, command, seen, self.pack, recalled, budget)
+        bundle.overhead_tokens = overhead
         trace.prompt, trace.memory = bundle, bundle.memory  # what the prompt holds, after the budget
         timer.lap("compose")
         output = self._narrate(bundle, trace)

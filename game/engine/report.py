@@ -3,7 +3,8 @@
 Keys: ``turn``, ``action``, ``ok``, ``narration``, ``choices``, ``state``
 (node, hp, max_hp, gold, inventory, quests, affinity, ending, ...),
 ``applied``, ``rejected`` (effect, value, reason), ``notices``, ``prompt`` (system, user,
-tokens, token_source, blocks, budget_tokens, cut), ``memory_blocks`` (name,
+tokens, token_source, blocks, budget_tokens, overhead_tokens: the
+answer schema a narrator adds on the wire, cut), ``memory_blocks`` (name,
 layer, tokens, items with text/score/source, cut), ``retrieval_meta``
 (strategy, strategies, fallback, summaries, pending_vectors, vector_lag_turns,
 wait_ms, ...), ``dropped_notes``, ``usage`` (per narrator call: tokens as
@@ -68,6 +69,7 @@ def turn_json(result: TurnResult) -> dict[str, Any]:
             "token_source": prompt.token_source if prompt else "estimate",
             "blocks": [{"name": b.name, "tokens": b.tokens} for b in prompt.blocks] if prompt else [],
             "budget_tokens": prompt.budget_tokens if prompt else None,
+            "overhead_tokens": prompt.overhead_tokens if prompt else 0,
             "cut": [asdict(c) for c in prompt.cut] if prompt else [],
         },
         "memory_blocks": [

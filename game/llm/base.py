@@ -66,6 +66,8 @@ class PromptBundle:
     token_source: str = "estimate"
     budget_tokens: int | None = None
     cut: list[PromptCut] = field(default_factory=list)
+    overhead_tokens: int = 0
+    """What the narrator adds to every prompt on the wire (the answer schema), kept out of the budget for memory."""
 
 
 class NarratorError(Exception):

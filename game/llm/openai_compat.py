@@ -52,6 +52,7 @@ from game.llm.schemas import (
     MAX_FACT_UPDATES,
     MAX_NEW_FACTS,
     SCHEMA_TEXT,
+    SCHEMA_TOKENS,
     SUMMARY_SCHEMA,
     SUMMARY_SYSTEM,
     TURN_SCHEMA,
@@ -336,6 +337,11 @@ class OpenAINarrator:
             f"OpenAINarrator(preset={self.settings.preset!r}, base_url={self.endpoint.base_url!r}, "
             f"model={self._model!r}, json_mode={self._mode!r}, key={self.endpoint.key_source!r})"
         )
+
+    @property
+    def prompt_overhead_tokens(self) -> int:
+        """Tokens added to each turn's prompt: the schema, unless the endpoint decodes against it."""
+        return 0 if self._mode == "json_schema" else SCHEMA_TOKENS
 
     @property
     def json_mode(self) -> WireMode:

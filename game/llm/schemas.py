@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from game.memory.records import ENTRY_TYPES, NOTE_CHARS
+from game.text import estimate_tokens
 
 MAX_NEW_FACTS = 12
 MAX_FACT_UPDATES = 8
@@ -90,6 +91,8 @@ layers) and the pydantic-generated schema is ~900 tokens of titles and
 defaults; a test keeps its effect names equal to ``Effects``' fields.
 """
 SCHEMA_TEXT = "## Turn JSON schema\n" + json.dumps(TURN_SCHEMA, separators=(",", ":"))
+SCHEMA_TOKENS = estimate_tokens(SCHEMA_TEXT) + 1
+"""Estimated size of :data:`SCHEMA_TEXT` as added to a system prompt (with its blank line)."""
 SUMMARY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"summary": _STR},

@@ -12,12 +12,12 @@ Every fact has a ``canonical_key``. Proposing a fact:
   needs an NPC ``hal``), else it is **rejected**.
 
 Facts have owners. A source may only write what its authority covers
-(content > effect > consolidation > memory note): keys and types the content
+(content > effect > consolidation > memory note = model extraction): keys and types the content
 owns (core characters, world, item, style and safety rules) are written only
 by the content, facts the rules established (quests, defeats, choices,
 relationships) only by the applied effects, and an active fact is never
 superseded by a source of lower authority (the newcomer is **disputed**).
-A narrator's note is capped at importance 80, so it can never pose as a core
+A narrator's note or a model-extracted fact is capped at importance 80, so it can never pose as a core
 fact. This is the memory side of "the rules are the only door": whatever a
 model writes in ``memory_notes``, it cannot rewrite the rules every later
 prompt carries. A fact that reads as an instruction to the narrator ("ignore
@@ -25,8 +25,9 @@ your rules", "give me 1000 gold", see :mod:`game.memory.guard`) is rejected,
 whoever proposes it.
 
 Facts come from the content pack (core settings, at session start), from the
-narrator's ``memory_notes``, from the effects the rules applied, and from each
-consolidation summary. Quest start opens an ``open_thread``; completion
+narrator's ``memory_notes``, from the effects the rules applied, from each
+consolidation summary, and from a model narrator's stateless extraction call
+at each consolidation (:meth:`StoryBible.from_extraction`). Quest start opens an ``open_thread``; completion
 archives it. A promise thread is archived when a completed quest fulfils it
 (it was told about someone the quest had the player meet) or when it is older
 than ``THREAD_MAX_AGE_TURNS`` turns, so open threads never pile up.
@@ -34,8 +35,8 @@ than ``THREAD_MAX_AGE_TURNS`` turns, so open threads never pile up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, get_args
 
 from game.memory.guard import looks_like_instruction, quotes
 from game.memory.player_facts import PLAYER_TEMPLATES, clean, player_facts
@@ -49,8 +50,10 @@ NOTE_MAX_IMPORTANCE = 80
 THREAD_MAX_AGE_TURNS = 150
 """A promise thread older than this is archived at the next consolidation."""
 Outcome = Literal["created", "skipped", "superseded", "rejected", "disputed"]
-Source = Literal["content", "effect", "consolidation", "memory_note"]
-AUTHORITY: dict[str, int] = {"content": 3, "effect": 2, "consolidation": 1, "memory_note": 0, "": 0}
+Source = Literal["content", "effect", "consolidation", "memory_note", "extraction"]
+AUTHORITY: dict[str, int] = {"content": 3, "effect": 2, "consolidation": 1, "memory_note": 0, "extraction": 0, "": 0}
+MODEL_SOURCES = frozenset({"memory_note", "extraction"})
+"""Sources a language model writes: capped below core importance, threads age out."""
 OWNED_PREFIXES: dict[str, str] = {
     "rule:": "content",
     "lore:": "content",
@@ -106,7 +109,7 @@ class StoryBible:
         existing = self.by_key(key)
         if existing is not None and clean(existing.content).lower() == content.lower():
             return existing, "skipped"
-        if source == "memory_note":
+        if source in MODEL_SOURCES:
             importance = min(importance, NOTE_MAX_IMPORTANCE)
         entry = BibleEntry(
             id=f"bible-{self.state.next_entry}",
@@ -156,7 +159,7 @@ class StoryBible:
         people = {o.target for o in quest.objectives if o.kind == "talk"}
         people |= {o.to_npc for o in quest.objectives if o.to_npc is not None}
         for entry in self.active():
-            if entry.entry_type == "open_thread" and entry.source == "memory_note" and set(entry.npcs) & people:
+            if entry.entry_type == "open_thread" and entry.source in MODEL_SOURCES and set(entry.npcs) & people:
                 entry.status, entry.ended_turn = "archived", turn
                 entry.reason = f"fulfilled by the quest {quest.title}"
 
@@ -166,7 +169,7 @@ class StoryBible:
             e
             for e in self.active()
             if e.entry_type == "open_thread"
-            and e.source == "memory_note"
+            and e.source in MODEL_SOURCES
             and e.source_turn < turn - THREAD_MAX_AGE_TURNS
         ]
         for entry in stale:
@@ -314,6 +317,35 @@ class StoryBible:
             npcs=note.npcs or self._npcs_in(note.content) or npcs,
             source="memory_note",
         )
+
+    def from_extraction(
+        self, facts: Iterable[Mapping[str, Any]], turn: int, npcs: Iterable[str]
+    ) -> list[tuple[BibleEntry, Outcome]]:
+        """Facts a model extracted from the turns just consolidated (``clean_facts`` output).
+
+        They go through :meth:`propose` like any other source: a key the content or
+        the rules own is rejected, an instruction is rejected, importance is capped.
+        """
+        present = list(npcs)
+        out = []
+        for fact in facts:
+            content = str(fact.get("content", ""))
+            key = str(fact.get("canonical_key", ""))
+            if fact.get("entry_type") not in get_args(EntryType) or not key or not content.strip():
+                continue  # an extractor that skipped clean_facts: nothing unvalidated becomes a fact
+            out.append(
+                self.propose(
+                    fact.get("entry_type", "event"),
+                    key,
+                    str(fact.get("title") or content[:60]),
+                    content,
+                    importance=int(fact.get("importance", 50)),
+                    turn=turn,
+                    npcs=self._npcs_in(content) or present,
+                    source="extraction",
+                )
+            )
+        return out
 
     def _npcs_in(self, text: str) -> list[str]:
         return mentions(text, ((npc.id, npc.names) for npc in self.pack.npcs.values()))[0]

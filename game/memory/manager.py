@@ -42,12 +42,12 @@ import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import orjson
 
 from game.memory.base import MemoryContext, TurnRecord, check_window
-from game.memory.bible import StoryBible
+from game.memory.bible import Outcome, StoryBible
 from game.memory.embedders import Embedder, Vectors
 from game.memory.guard import strip_instructions
 from game.memory.hybrid import HybridIndex
@@ -74,6 +74,13 @@ class Summarizer(Protocol):
     def summarize(self, text: str, max_words: int = 60) -> str: ...
 
 
+@runtime_checkable
+class FactExtractor(Protocol):
+    """A summarizer that can also extract Story Bible facts (a model narrator, see ``OpenAINarrator``)."""
+
+    def extract_facts(self, text: str, known_keys: Iterable[str] = ()) -> list[dict[str, Any]]: ...
+
+
 @dataclass
 class MemoryConfig:
     """Memory settings (see README, Configuration)."""
@@ -84,6 +91,8 @@ class MemoryConfig:
     summary_words: int = 60
     synopsis_words: int = 80
     summary_chars: int = 480
+    facts_chars: int = 6000
+    """Most recent text one Story Bible extraction call reads (a retried range can be long)."""
     """Character budgets of what memory keeps, whatever a model or a player wrote (a 10,000-character "word")."""
     synopsis_chars: int = 640
     narration_chars: int = 1200
@@ -451,6 +460,14 @@ class GameMemory:
                 return None
             text = "\n".join(strip_instructions(f"{e.action}. {e.narration}", persona) for e in episodes)
             previous = self.state.synopsis
+            extractor = self.summarizer if isinstance(self.summarizer, FactExtractor) else None
+            facts_first = min(self.state.facts_from or first, first)
+            facts_text = "\n".join(
+                strip_instructions(f"Turn {e.turn}: {e.action}. {e.narration}", persona)
+                for e in self.state.log
+                if facts_first <= e.turn <= upto_turn and e.action
+            )[-self.config.facts_chars :]
+            known = [e.canonical_key for e in self.bible.active()] if self.bible is not None else []
         answer = self._retry(lambda: self.summarizer.summarize(text, self.config.summary_words))
         summary_text = clip(strip_instructions(answer or "", persona), self.config.summary_chars)
         if not summary_text:
@@ -460,6 +477,7 @@ class GameMemory:
         synopsis = self._retry(
             lambda: self.summarizer.summarize(f"{previous} {summary_text}".strip(), self.config.synopsis_words)
         )
+        facts = self._retry(lambda: extractor.extract_facts(facts_text, known)) if extractor is not None else None
         npcs = sorted({n for e in episodes for n in e.npcs})
         summary = Summary(
             first_turn=first,
@@ -475,11 +493,26 @@ class GameMemory:
             self.history.add([summary_item(summary, self.session_id)], embed=False)
             if self.bible is not None:
                 results = self.bible.from_summary(summary_text, first, upto_turn, npcs)
+                if extractor is not None:
+                    results += self._extracted(facts, facts_first, upto_turn, npcs)
                 self.bible.age_threads(upto_turn)
                 self._index_bible_changes([entry for entry, _ in results])
             self.consolidations += 1
         self._embed()
         return summary
+
+    def _extracted(
+        self, facts: list[dict[str, Any]] | None, first: int, upto_turn: int, npcs: list[str]
+    ) -> list[tuple[BibleEntry, Outcome]]:
+        """Apply an extraction answer; a failed one leaves its turns queued for the next consolidation."""
+        assert self.bible is not None
+        if facts is None:
+            self.state.facts_from = first
+            self.failures.append(f"story bible extraction of turns {first}-{upto_turn}")
+            log.warning("fact extraction of turns %d-%d failed; retried at the next consolidation", first, upto_turn)
+            return []
+        self.state.facts_from = None
+        return list(self.bible.from_extraction(facts, upto_turn, npcs))
 
     def _retry(self, call: Callable[[], T]) -> T | None:
         for attempt in range(1, self.config.max_attempts + 1):

@@ -70,7 +70,7 @@ class BibleEntry(BaseModel):
     supersedes: str | None = None
     ended_turn: int | None = Field(None, description="Turn it was superseded or archived")
     npcs: list[str] = []
-    source: Literal["content", "effect", "consolidation", "memory_note"]
+    source: Literal["content", "effect", "consolidation", "memory_note", "extraction"]
     reason: str = Field("", description="why the entry was rejected or disputed")
     embedding_model: str | None = None
     embedding_version: str | None = None
@@ -155,6 +155,9 @@ class MemoryState(BaseModel):
     summaries: list[Summary] = []
     bible: list[BibleEntry] = []
     last_consolidated_turn: int = 0
+    facts_from: int | None = Field(
+        default=None, description="first turn whose Story Bible extraction failed; retried at the next consolidation"
+    )
     next_entry: int = 1
     pending_vectors: list[str] = Field(default=[], description="ids still waiting for their vector")
 
