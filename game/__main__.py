@@ -1,3 +1,3 @@
-from game.cli import main
+from game.main import main
 
 raise SystemExit(main())

@@ -15,9 +15,9 @@ import importlib.util
 import logging
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import orjson
 
@@ -30,7 +30,7 @@ from game.llm.base import Narrator, NarratorError
 from game.llm.local import LocalNarrator, find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
-from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
+from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig, Summarizer
 from game.memory.stores import IndexBusy, InProcessVectorStore, StoreUnavailable, VectorStore, open_chroma
 from game.saves.format import SaveError
@@ -44,6 +44,8 @@ from game.world.state import new_game
 log = logging.getLogger("storyecho.cli")
 
 DEFAULT_STORY = "fantasy_001"
+Progress = Callable[[str, int, int], None]
+"""``progress(label, done, total)``: how far loading has come ("Indexing lore", 31, 58)."""
 
 
 NARRATOR_ORDER = ("openai", "local", "scripted")
@@ -133,33 +135,56 @@ def _label(name: str, settings: Settings) -> str:
     return name
 
 
-def make_memory(settings: Settings, pack: ContentPack, summarizer: Summarizer) -> GameMemory:
-    """Memory with the best parts that start here: embeddings + Chroma, else fallbacks."""
-    embedder: SentenceTransformerEmbedder | None = None
+Say = Callable[[str], None]
+"""Where a factory tells the player something (stderr for the CLI, a notification in the TUI)."""
+
+
+def _stderr(message: str) -> None:
+    print(f"storyecho: {message}", file=sys.stderr)
+
+
+def make_embedder(settings: Settings) -> SentenceTransformerEmbedder | None:
+    """The embedder, loaded, or None (keyword recall) when embeddings are off or cannot load."""
+    if not settings.memory.embeddings:
+        return None
+    embedder = SentenceTransformerEmbedder()
+    try:
+        embedder.load()
+    except EmbedderUnavailable as exc:
+        log.warning("embeddings unavailable, using keyword recall: %s", exc)
+        return None
+    return embedder
+
+
+def make_memory(
+    settings: Settings,
+    pack: ContentPack,
+    summarizer: Summarizer,
+    *,
+    embedder: Embedder | bool | None = True,
+    progress: Progress | None = None,
+    say: Say = _stderr,
+) -> GameMemory:
+    """Memory with the best parts that start here: embeddings + Chroma, else fallbacks.
+
+    ``embedder``: an embedder already loaded (the TUI loads it once, in the
+    background, for every game), None for keyword recall, True to load one.
+    ``progress(label, done, total)`` follows the knowledge-base indexing.
+    """
+    model: Embedder | None = make_embedder(settings) if embedder is True else (embedder or None)
     store: VectorStore | None = None
-    if settings.memory.embeddings:
-        embedder = SentenceTransformerEmbedder()
-        try:
-            embedder.load()
-        except EmbedderUnavailable as exc:
-            log.warning("embeddings unavailable, using keyword recall: %s", exc)
-            embedder = None
-    if embedder is not None:
+    if model is not None:
         if settings.memory.vector_store == "chroma" or settings.memory.chroma_url:
             try:
                 chroma = open_chroma(settings.data_dir / ".index", settings.memory.chroma_url)
             except IndexBusy as exc:
-                print(f"storyecho: {exc}; this game keeps its memory index in memory instead", file=sys.stderr)
+                say(f"{exc}; this game keeps its memory index in memory instead")
             except StoreUnavailable as exc:
                 log.warning("%s; using the in-process vector index", exc)
             else:
                 store = chroma
                 if chroma.rebuilt_from:
-                    print(
-                        f"storyecho: the memory index was damaged ({chroma.rebuilt_from}); "
-                        "it is being rebuilt from your saves",
-                        file=sys.stderr,
-                    )
+                    say(f"the memory index was damaged ({chroma.rebuilt_from}); it is being rebuilt from your saves")
         if store is None:
             store = InProcessVectorStore()
     config = MemoryConfig(
@@ -167,18 +192,29 @@ def make_memory(settings: Settings, pack: ContentPack, summarizer: Summarizer) -
         summary_interval_turns=settings.memory.summary_interval_turns,
         recency_half_life_turns=settings.memory.recency_half_life_turns,
     )
-    memory = GameMemory(pack, summarizer, store=store, embedder=embedder, config=config)
-    memory.prepare()
+    memory = GameMemory(pack, summarizer, store=store, embedder=model, config=config)
+    memory.prepare(progress=progress)
     return memory
 
 
-def make_engine(story_id: str, settings: Settings, content_dir: Path | None = None) -> TurnPipeline:
-    """Build a ready-to-play pipeline for ``story_id``."""
+def make_engine(
+    story_id: str,
+    settings: Settings,
+    content_dir: Path | None = None,
+    *,
+    embedder: Embedder | bool | None = True,
+    progress: Progress | None = None,
+    say: Say = _stderr,
+    on_text: Callable[[str], None] | None = None,
+) -> TurnPipeline:
+    """Build a ready-to-play pipeline for ``story_id`` (``on_text``: the narration as a model streams it)."""
     pack = load_pack((content_dir or content_root()) / story_id)
     state = new_game(pack, seed=settings.seed)
     narrator, chosen = make_narrator(settings, pack)
-    print(f"storyecho: {chosen}", file=sys.stderr)
-    memory = make_memory(settings, pack, narrator)
+    say(chosen)
+    if on_text is not None and hasattr(narrator, "on_text"):
+        narrator.on_text = on_text
+    memory = make_memory(settings, pack, narrator, embedder=embedder, progress=progress, say=say)
     return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=settings.prompt_budget_tokens)
 
 
@@ -196,8 +232,10 @@ def _print_turn(result: TurnResult, out: TextIO, *, echo: bool = True) -> None:
         out.write("  Choices: " + " | ".join(result.choices) + "\n")
 
 
-def make_session(story: str | None, settings: Settings, slot: str | None = None) -> tuple[GameSession, list[str]]:
-    """A game session of ``story``, resumed from ``slot`` when that slot exists.
+def make_session(
+    story: str | None, settings: Settings, slot: str | None = None, **engine: Any
+) -> tuple[GameSession, list[str]]:
+    """A game session of ``story``, resumed from ``slot`` when that slot exists (``engine``: see :func:`make_engine`).
 
     Returns:
         The session and notices for the player (a save loaded from its backup, changed content).
@@ -213,7 +251,7 @@ def make_session(story: str | None, settings: Settings, slot: str | None = None)
         story = loaded.save.story_id
     if not story:
         raise SaveError(f"no save named {slot!r}; give --story to start a new game in it")
-    session = GameSession(make_engine(story, settings), slots, slot=slot or AUTOSAVE_SLOT)
+    session = GameSession(make_engine(story, settings, **engine), slots, slot=slot or AUTOSAVE_SLOT)
     notices = session.resume(loaded) if loaded is not None else []
     return session, notices
 
@@ -401,7 +439,16 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="storyecho", description="StoryEcho: a text adventure that remembers.")
+    parser = argparse.ArgumentParser(
+        prog="storyecho",
+        description="StoryEcho: a text adventure that remembers.",
+        epilog="Saves (and the memory index) go to --data-dir, else STORYECHO_DATA_DIR, else data_dir in "
+        "storyecho.toml, else ./saves in a checkout of StoryEcho (the checkout's saves/ when the game runs from "
+        "one started elsewhere), else the user data folder: "
+        "~/.local/share/storyecho/saves on Linux ($XDG_DATA_HOME/storyecho/saves when set), "
+        "~/Library/Application Support/storyecho/saves on macOS, "
+        "%LOCALAPPDATA%\\storyecho\\storyecho\\saves on Windows.",
+    )
     parser.add_argument("--version", action="version", version=f"storyecho {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     sub = parser.add_subparsers(dest="command")
@@ -426,8 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
         p.add_argument("--config", type=Path, default=None, help="TOML settings file (default: ./storyecho.toml)")
 
-    play = sub.add_parser("play", help="play interactively")
+    play = sub.add_parser("play", help="play in the terminal (the Textual game; --headless: a line prompt)")
     play.add_argument("--story", default=None)
+    play.add_argument("--headless", action="store_true", help="the line-based prompt instead of the Textual game")
     common(play)
     run = sub.add_parser("run", help="play actions from a file or stdin")
     run.add_argument("--story", default=None, help="the story (optional when --slot names an existing save)")
@@ -460,7 +508,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+Front = Callable[[argparse.Namespace, Settings], int]
+"""A full-screen front end (the Textual game, ``game.tui``), given by ``game.main``: the CLI never imports it."""
+
+
+def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
+    """``storyecho``: with ``tui``, no command (or ``play`` without ``--headless``) in a terminal starts it."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
@@ -487,7 +540,10 @@ def main(argv: list[str] | None = None) -> int:
             if not args.story and not args.slot:
                 parser.error("run needs --story, or --slot naming an existing save")
             return cmd_run(args, settings)
-        return cmd_play(args if args.command == "play" else argparse.Namespace(story=None), settings)
+        play_args = args if args.command == "play" else argparse.Namespace(story=None, headless=False, config=None)
+        if tui is not None and not play_args.headless and sys.stdin.isatty() and sys.stdout.isatty():
+            return tui(play_args, settings)
+        return cmd_play(play_args, settings)
     except (ConfigError, ContentError, SaveError) as exc:
         print(f"storyecho: {exc}", file=sys.stderr)
         return 2

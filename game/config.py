@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
+import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
@@ -30,6 +31,34 @@ from game.llm.openai_compat import OpenAISettings
 from game.memory.base import check_window
 
 DEFAULT_CONFIG_FILE = Path("storyecho.toml")
+SOURCE_ROOT = Path(__file__).resolve().parents[1]
+"""The folder holding the ``game`` package: a checkout's root, or site-packages when installed."""
+
+
+def is_checkout(folder: Path) -> bool:
+    """``folder`` is the root of a StoryEcho checkout: its ``pyproject.toml`` names storyecho and
+    the stories' ``content/`` sits next to the ``game`` package."""
+    try:
+        project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    name = project.get("project", {}).get("name")
+    return name == "storyecho" and (folder / "content").is_dir() and (folder / "game").is_dir()
+
+
+def default_data_dir(cwd: Path | None = None, source_root: Path | None = None) -> Path:
+    """Where saves go when neither a flag, ``STORYECHO_DATA_DIR`` nor the config file says.
+
+    ``./saves`` when the working folder is a checkout of StoryEcho; the checkout's ``saves/``
+    when the game runs from one (an editable install) started elsewhere; else the user's data
+    folder for storyecho (``platformdirs``; on Linux ``~/.local/share/storyecho/saves``).
+    """
+    if is_checkout(Path.cwd() if cwd is None else cwd):
+        return Path("saves")
+    source = SOURCE_ROOT if source_root is None else source_root
+    if is_checkout(source):
+        return source / "saves"
+    return platformdirs.user_data_path("storyecho") / "saves"
 
 
 class ConfigError(Exception):
@@ -78,7 +107,8 @@ class Settings(BaseSettings):
         openai: the OpenAI-compatible endpoint (preset, base URL, model, the
             name of the environment variable holding the key, ...).
         local: the local llama.cpp model (GGUF file, threads, context, mode).
-        data_dir: where save slots and the rebuildable vector index live.
+        data_dir: where save slots and the rebuildable vector index live
+            (default: :func:`default_data_dir`).
         seed: seed of the game's dice (combat, loot).
         prompt_budget_tokens: the most tokens one narrator prompt may take;
             over it, the least essential memory is cut (and the cut recorded).
@@ -88,7 +118,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="STORYECHO_", env_nested_delimiter="__", extra="ignore")
 
     llm: Literal["auto", "openai", "local", "scripted"] = "auto"
-    data_dir: Path = Path("saves")
+    data_dir: Path = Field(default_factory=default_data_dir)
     seed: int = 0
     prompt_budget_tokens: int = Field(DEFAULT_PROMPT_BUDGET, ge=1000, le=200_000)
     memory: MemorySettings = MemorySettings()

@@ -108,9 +108,10 @@ def test_seed_changes_nothing_but_dice(tmp_path):
     def strip(out):
         lines = [json.loads(x) for x in out.stdout.splitlines()]
         for line in lines:
-            line.pop("timings_ms")
-            line["retrieval_meta"].pop("recall_ms")
-            line["retrieval_meta"].pop("session")
+            # the game, not what memory recalled: turns 6-9 may or may not see the turn-5 summary yet,
+            # depending on how fast the background consolidation runs on a busy machine
+            for key in ("timings_ms", "retrieval_meta", "memory_blocks", "prompt"):
+                line.pop(key)
         return lines
 
     five = strip(runs[5])

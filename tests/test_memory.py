@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import threading
 from pathlib import Path
 
+import orjson
 import pytest
 
 from game.config import load_settings
@@ -368,3 +370,45 @@ def test_hidden_endings_keep_their_conditions_out_of_the_knowledge_base(fantasy)
     endings = {d.id.rsplit(":", 1)[1]: d.text for d in build_documents(fantasy) if d.category == "ending"}
     assert "Requires:" not in endings["peace"] and "negotiate" not in endings["peace"]
     assert "Requires:" in endings["victory"]
+
+
+def test_prepare_reports_indexing_progress_with_real_embeddings(mini_pack, embedder, chroma_store, monkeypatch):
+    from game.memory import knowledge as knowledge_module
+    from game.memory import manager as manager_module
+
+    monkeypatch.setattr(knowledge_module, "EMBED_BATCH", 4)  # several batches even for the small test story
+    monkeypatch.setattr(manager_module, "EMBED_BATCH", 2)
+    calls: list[tuple[str, int, int]] = []
+    memory = GameMemory(mini_pack, ScriptedNarrator(mini_pack), store=chroma_store, embedder=embedder)
+    memory.prepare(progress=lambda label, done, total: calls.append((label, done, total)))
+
+    labels = [label for label, _, _ in calls]
+    assert labels == sorted(labels, key=["Indexing lore", "Restoring memories"].index)  # lore first, then memories
+    lore = [(done, total) for label, done, total in calls if label == "Indexing lore"]
+    restoring = [(done, total) for label, done, total in calls if label == "Restoring memories"]
+    assert memory.knowledge is not None and memory.knowledge.stats is not None
+    documents = len(memory.knowledge.docs)
+    seeded = len([e for e in memory.state.bible if e.status == "active"])
+    for steps, total in ((lore, documents), (restoring, seeded)):
+        assert len(steps) >= 3  # the start, a report after each batch
+        assert steps[0] == (0, total) and steps[-1] == (total, total)
+        assert {t for _, t in steps} == {total}
+        assert all(a < b for (a, _), (b, _) in itertools.pairwise(steps))
+    assert memory.knowledge.stats.embedded == documents
+    assert memory.memories.pending_ids() == set() and memory.state.pending_vectors == []  # embedded before returning
+
+    # the same store already holds every vector: a memory restored from the state counts them done at once
+    again: list[tuple[str, int, int]] = []
+    saved = MemoryState.model_validate(orjson.loads(memory.export_json()))
+    memory.close()
+    restored = GameMemory(mini_pack, ScriptedNarrator(mini_pack), store=chroma_store, embedder=embedder, state=saved)
+    restored.prepare(progress=lambda label, done, total: again.append((label, done, total)))
+    assert again == [("Indexing lore", 0, documents), ("Indexing lore", documents, documents)]
+    restored.close()
+
+    # without vectors nothing is embedded, and the lore is indexed all the same
+    keyword: list[tuple[str, int, int]] = []
+    GameMemory(mini_pack, ScriptedNarrator(mini_pack), background=False).prepare(
+        progress=lambda label, done, total: keyword.append((label, done, total))
+    )
+    assert keyword == [("Indexing lore", 0, documents), ("Indexing lore", documents, documents)]

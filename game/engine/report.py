@@ -5,9 +5,12 @@ Keys: ``turn``, ``action``, ``ok``, ``narration``, ``choices``, ``state``
 ``applied``, ``rejected`` (effect, value, reason), ``notices``, ``prompt`` (system, user,
 tokens, token_source, blocks, budget_tokens, overhead_tokens: the
 answer schema a narrator adds on the wire, cut), ``memory_blocks`` (name,
-layer, tokens, items with text/score/source, cut), ``retrieval_meta``
+layer, tokens, items with text/score/source/parts, cut: the same items),
+where ``parts`` is what the score is made of, weights applied, summing to the
+score up to rounding (``semantic``, ``importance``, ``recency`` and any bonus
+such as ``match`` or ``open_thread``; see ``MemoryItem``), ``retrieval_meta``
 (strategy, strategies, fallback, summaries, pending_vectors, vector_lag_turns,
-wait_ms, ...), ``dropped_notes``, ``usage`` (per narrator call: tokens as
+pinned, wait_ms, ...), ``dropped_notes``, ``usage`` (per narrator call: tokens as
 the model reported them, cached tokens, attempts, ms), ``asked_again`` (asked, first_rejected,
 narration_replaced: a turn the rules partly refused is asked once more),
 ``timings_ms``.

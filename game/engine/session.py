@@ -16,6 +16,13 @@ A manual or quick save is complete too. Loading replaces the game state and
 restores memory from the save (:meth:`Memory.restore`): recall then sees
 exactly what the save holds, so an older save never recalls its future.
 A save that cannot be written or read leaves the game as it was and says why.
+
+The session keeps the results of its last ``HISTORY_LIMIT`` engine turns in
+:attr:`GameSession.history` (for the debug panel: step back through the turns,
+chart prompt tokens per block with :meth:`GameSession.prompt_tokens_by_block`).
+It is this session's history, not the game's: loading a save keeps it (the
+turns played before the load stay viewable, and turn numbers may then repeat),
+and it is not saved.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ log = logging.getLogger("storyecho.session")
 AUTOSAVE_SLOT = "autosave"
 """The autosave slot (``storyecho play`` keeps one per story: ``autosave-<story id>``)."""
 QUICK_SLOT = "quick"
+HISTORY_LIMIT = 200
+"""Engine turns :attr:`GameSession.history` keeps (the oldest go first)."""
 
 
 class GameSession:
@@ -58,6 +67,11 @@ class GameSession:
         self.autosave_every = autosave_every
         self.notices: list[str] = []
         """What the player should be told that no turn says (autosave failures, load notices)."""
+        self.history: list[TurnResult] = []
+        """The result of every input the engine played, oldest first, at most ``HISTORY_LIMIT``: played turns,
+        failed ones (refused input, narrator errors) and meta commands (``help``, ``inventory``: no prompt),
+        but not the save commands the session answers itself. Kept across :meth:`load` (see the module
+        docstring)."""
 
     # ----------------------------------------------------------------- play
     def play(self, text: str) -> TurnResult:
@@ -67,6 +81,8 @@ class GameSession:
             return self._slot_command(command)
         before = self.engine.state.turn
         result = self.engine.play(text)
+        self.history.append(result)
+        del self.history[:-HISTORY_LIMIT]
         turn = self.engine.state.turn
         if (
             result.ok
@@ -78,6 +94,23 @@ class GameSession:
             if notice:
                 result.notices.append(notice)
         return result
+
+    def prompt_tokens_by_block(self) -> list[tuple[int, dict[str, int]]]:
+        """Prompt tokens per block for each turn of :attr:`history` that composed a prompt, oldest first.
+
+        Each is ``(turn, {block name: tokens})`` with the blocks in prompt order
+        (``PromptBlock.tokens``, estimated; memory blocks hold what the prompt
+        budget left of them). ``turn`` is the turn the prompt was composed for:
+        the result's turn for a played turn; for a failed one, the turn it tried
+        to play (which a retry then shares). Meta commands and input refused
+        before a prompt was composed have no entry.
+        """
+        out = []
+        for result in self.history:
+            prompt = result.trace.prompt
+            if prompt is not None:
+                out.append((prompt.state.turn + 1, {block.name: block.tokens for block in prompt.blocks}))
+        return out
 
     def _slot_command(self, command: Command) -> TurnResult:
         name = command.target.strip() or QUICK_SLOT

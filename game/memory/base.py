@@ -34,9 +34,31 @@ def check_window(window_messages: int, summary_interval_turns: int) -> None:
 
 @dataclass
 class MemoryItem:
+    """One recalled item: its text, how well it ranked, and where it came from.
+
+    Attributes:
+        text: what the prompt shows.
+        score: the rank score (higher is better), rounded to 3 decimals.
+        source: its id (``bible-12``, ``turn-7``, ``history:summary-5``, ``kb:npc:Garrick``).
+        parts: what the score is made of, weights applied, so that ``score == sum(parts.values())``
+            up to rounding (each part is rounded to 3 decimals too):
+
+            - relevant memories (``retrieval.py``): ``semantic`` (0.5 x the fused dense + keyword
+              similarity, min-max scaled over the hits, place prior included), ``importance``
+              (0.3 x importance/100), ``recency`` (0.2 x the recency decay), and the bonuses
+              ``match`` (0.1: a character in focus or a query word in its key) and
+              ``open_thread`` (0.05), present only when earned;
+            - knowledge and history hits: ``semantic`` (the fused hybrid score itself);
+            - the latest summaries and the recent turns, shown whatever the query: ``recency`` 1.0;
+            - Story Bible blocks, which are not ranked by the query: ``importance`` (importance/100).
+
+            Empty for items built elsewhere (a test, a narrator's own context).
+    """
+
     text: str
     score: float
     source: str
+    parts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -44,7 +66,7 @@ class MemoryBlock:
     """A named section of recalled memory.
 
     Attributes:
-        name: section id, e.g. ``knowledge`` or ``history_recall``.
+        name: section id, e.g. ``pinned``, ``knowledge`` or ``history_recall``.
         title: heading printed in the prompt.
         layer: where it came from (``L1``, ``L2``, ``L3``, ``bible``, ``kb``, ``history``).
         items: the kept items, best first.

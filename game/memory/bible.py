@@ -31,11 +31,32 @@ at each consolidation (:meth:`StoryBible.from_extraction`). Quest start opens an
 archives it. A promise thread is archived when a completed quest fulfils it
 (it was told about someone the quest had the player meet) or when it is older
 than ``THREAD_MAX_AGE_TURNS`` turns, so open threads never pile up.
+
+The player reviews the Bible (:meth:`StoryBible.review`, through
+``GameMemory.review_bible``) and is the authority there, above the content:
+
+- **accept** makes a ``candidate``, ``disputed`` or ``rejected`` entry active;
+  the active entry with the same key is superseded (``ended_turn``: the turn
+  of the review). What was rejected as an instruction to the narrator or as a
+  quote of the system prompt can never be accepted;
+- **reject** takes back an ``active``, ``candidate`` or ``disputed`` entry
+  (reason ``rejected by the player``); a rejected active entry that had
+  superseded another gives the key back to it (the older fact stands again);
+- **archive** retires an active entry (``ended_turn``: the turn of the review);
+- **pin** / **unpin**: a pinned active entry is in every prompt, whole, in its
+  own block (``pinned``, see ``retrieval.py``). A pin belongs to the fact: it
+  moves to the entry that supersedes it, and an entry that stops being active
+  any other way loses it; a pinned thread never ages out.
+
+The story's safety rule is not the player's to take back (it cannot be
+rejected, archived or superseded). Currently every proposal is decided at once (active,
+rejected or disputed), so ``candidate`` does not occur; a review treats it
+like ``disputed``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, get_args
 
 from game.memory.guard import looks_like_instruction, quotes
@@ -50,6 +71,15 @@ NOTE_MAX_IMPORTANCE = 80
 THREAD_MAX_AGE_TURNS = 150
 """A promise thread older than this is archived at the next consolidation."""
 Outcome = Literal["created", "skipped", "superseded", "rejected", "disputed"]
+ReviewAction = Literal["accept", "reject", "pin", "unpin", "archive"]
+REVIEW_ACTIONS: tuple[str, ...] = get_args(ReviewAction)
+ACCEPTABLE: tuple[str, ...] = ("candidate", "disputed", "rejected")
+"""Statuses the player may accept (make active)."""
+REJECTABLE: tuple[str, ...] = ("active", "candidate", "disputed")
+"""Statuses the player may reject."""
+PLAYER_ACCEPTED = "accepted by the player"
+PLAYER_REJECTED = "rejected by the player"
+PLAYER_ARCHIVED = "archived by the player"
 Source = Literal["content", "effect", "consolidation", "memory_note", "extraction"]
 AUTHORITY: dict[str, int] = {"content": 3, "effect": 2, "consolidation": 1, "memory_note": 0, "extraction": 0, "": 0}
 MODEL_SOURCES = frozenset({"memory_note", "extraction"})
@@ -139,6 +169,7 @@ class StoryBible:
                 return entry, "disputed"
             existing.status, existing.ended_turn = "superseded", turn
             entry.supersedes = existing.id
+            entry.pinned, existing.pinned = existing.pinned, False  # the player's pin follows the fact
             entry.status = "active"
             return entry, "superseded"
         entry.status = "active"
@@ -147,7 +178,7 @@ class StoryBible:
     def archive(self, key: str, turn: int, reason: str = "") -> BibleEntry | None:
         entry = self.by_key(key)
         if entry is not None:
-            entry.status, entry.ended_turn = "archived", turn
+            entry.status, entry.ended_turn, entry.pinned = "archived", turn, False
             entry.reason = reason or entry.reason
         return entry
 
@@ -160,22 +191,92 @@ class StoryBible:
         people |= {o.to_npc for o in quest.objectives if o.to_npc is not None}
         for entry in self.active():
             if entry.entry_type == "open_thread" and entry.source in MODEL_SOURCES and set(entry.npcs) & people:
-                entry.status, entry.ended_turn = "archived", turn
+                entry.status, entry.ended_turn, entry.pinned = "archived", turn, False
                 entry.reason = f"fulfilled by the quest {quest.title}"
 
     def age_threads(self, turn: int) -> list[BibleEntry]:
-        """Archive narrator-noted threads older than ``THREAD_MAX_AGE_TURNS``; returns them."""
+        """Archive narrator-noted threads older than ``THREAD_MAX_AGE_TURNS`` (not pinned ones); returns them."""
         stale = [
             e
             for e in self.active()
             if e.entry_type == "open_thread"
             and e.source in MODEL_SOURCES
             and e.source_turn < turn - THREAD_MAX_AGE_TURNS
+            and not e.pinned
         ]
         for entry in stale:
             entry.status, entry.ended_turn = "archived", turn
             entry.reason = f"no longer current after {THREAD_MAX_AGE_TURNS} turns"
         return stale
+
+    def review(self, entry_id: str, action: ReviewAction, turn: int) -> list[BibleEntry]:
+        """The player's review of one entry (see the module docstring); returns the entries it changed.
+
+        The reviewed entry comes first; the entry it superseded (accept) or gave
+        its key back to (reject) follows.
+
+        Raises:
+            ValueError: the review is not allowed, with a message for the player
+                (unknown entry or action, an instruction to the narrator, a
+                status the action does not apply to); nothing changed.
+        """
+        if action not in REVIEW_ACTIONS:
+            raise ValueError(f"Unknown review action {action!r}: use {', '.join(REVIEW_ACTIONS)}.")
+        entry = self.get(entry_id)
+        if entry is None:
+            raise ValueError(f"There is no Story Bible entry {entry_id!r}.")
+        label = _label(entry)
+        if action == "accept":
+            return self._accept(entry, label, turn)
+        if action == "reject":
+            return self._reject(entry, label, turn)
+        if action == "archive":
+            _allowed(entry, label, "archived", ("active",))
+            self._protect(entry, label, "archived")
+            entry.status, entry.ended_turn, entry.reason, entry.pinned = "archived", turn, PLAYER_ARCHIVED, False
+            return [entry]
+        if action == "pin":
+            _allowed(entry, label, "pinned", ("active",))
+        entry.pinned = action == "pin"
+        return [entry]
+
+    def _accept(self, entry: BibleEntry, label: str, turn: int) -> list[BibleEntry]:
+        if entry.status == "active":
+            raise ValueError(f"{label} is already active.")
+        _allowed(entry, label, "accepted", ACCEPTABLE)
+        problem = self.instruction_check(entry)
+        if problem is None and entry.reason in (INSTRUCTION_REASON, QUOTE_REASON):
+            problem = entry.reason
+        if problem is not None:
+            raise ValueError(f"{label} cannot be accepted: it {problem}. Only facts of the story can be.")
+        changed = [entry]
+        existing = self.by_key(entry.canonical_key)
+        if existing is not None:
+            self._protect(existing, _label(existing), "superseded")
+            existing.status, existing.ended_turn = "superseded", turn
+            entry.supersedes = existing.id
+            entry.pinned, existing.pinned = existing.pinned, False
+            changed.append(existing)
+        entry.status, entry.ended_turn, entry.reason = "active", None, PLAYER_ACCEPTED
+        return changed
+
+    def _reject(self, entry: BibleEntry, label: str, turn: int) -> list[BibleEntry]:
+        _allowed(entry, label, "rejected", REJECTABLE)
+        self._protect(entry, label, "rejected")
+        changed = [entry]
+        if entry.status == "active":
+            entry.ended_turn = turn
+            previous = self.get(entry.supersedes) if entry.supersedes else None
+            if previous is not None and previous.status == "superseded" and self.by_key(entry.canonical_key) is entry:
+                previous.status, previous.ended_turn, previous.pinned = "active", None, entry.pinned
+                changed.append(previous)
+        entry.status, entry.reason, entry.pinned = "rejected", PLAYER_REJECTED, False
+        return changed
+
+    @staticmethod
+    def _protect(entry: BibleEntry, label: str, done: str) -> None:
+        if entry.entry_type == "safety_rule" and entry.source == "content":
+            raise ValueError(f"{label} is the story's safety rule; it cannot be {done}.")
 
     def instruction_check(self, entry: BibleEntry) -> str | None:
         """Why ``entry`` may not be a fact: it orders the narrator about or quotes the system prompt (else None)."""
@@ -495,3 +596,16 @@ class StoryBible:
             )
             for npc_id in involved
         ]
+
+
+def _label(entry: BibleEntry) -> str:
+    """How a message to the player names an entry."""
+    return f'"{entry.title or entry.canonical_key}" ({entry.id})'
+
+
+def _allowed(entry: BibleEntry, label: str, done: str, statuses: Sequence[str]) -> None:
+    """Raise when ``entry``'s status is not one of ``statuses`` (what may be ``done`` to it)."""
+    if entry.status not in statuses:
+        which = statuses[0] if len(statuses) == 1 else f"{', '.join(statuses[:-1])} or {statuses[-1]}"
+        article = "an" if which[0] in "aeiou" else "a"
+        raise ValueError(f"{label} is {entry.status}; only {article} {which} entry can be {done}.")

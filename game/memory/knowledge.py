@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from game.memory.embedders import Embedder, Vectors
@@ -24,6 +24,9 @@ log = logging.getLogger("storyecho.memory")
 
 COLLECTION = "knowledge"
 SNIPPET_CHARS = 300
+LORE_LABEL = "Indexing lore"
+EMBED_BATCH = 16
+"""Documents embedded per batch (progress is reported after each)."""
 
 
 @dataclass(frozen=True)
@@ -176,8 +179,24 @@ class KnowledgeBase:
         self.index = HybridIndex(COLLECTION, store, embedder, namespace="kb")
         self.stats: IndexStats | None = None
 
-    def build(self) -> IndexStats:
-        """Index the documents; only new or changed ones are embedded, vanished ones deleted."""
+    def build(self, progress: Callable[[str, int, int], None] | None = None) -> IndexStats:
+        """Index the documents; only new or changed ones are embedded, vanished ones deleted.
+
+        Args:
+            progress: called as ``progress("Indexing lore", done, total)`` over the
+                documents: at the start (0), once the ones the store already holds
+                are counted, after each embedding batch of ``EMBED_BATCH``, and at
+                the end (``done == total``, whether or not every embedding worked).
+        """
+        total = len(self.docs)
+        reported: list[int] = []
+
+        def report(done: int) -> None:
+            if progress is not None and (not reported or done > reported[-1]):
+                reported.append(done)
+                progress(LORE_LABEL, done, total)
+
+        report(0)
         meta = {
             d.id: {"story": self.pack.id, "category": d.category, "name": d.name, "doc_hash": d.digest}
             for d in self.docs.values()
@@ -194,8 +213,18 @@ class KnowledgeBase:
                 store.delete(COLLECTION, removed)
             except Exception as exc:  # noqa: BLE001 - stale documents are never returned anyway
                 log.warning("cleaning the knowledge index failed: %s", exc)
-        todo = len(self.index.pending_ids())
-        left = self.index.embed_pending()
+        pending = sorted(self.index.pending_ids())
+        done = total - len(pending)
+        report(done)
+        left = len(pending)
+        if self.index.dense_ok:
+            for start in range(0, len(pending), EMBED_BATCH):
+                chunk = pending[start : start + EMBED_BATCH]
+                left = self.index.embed_pending(chunk)
+                done += len(chunk)
+                report(done)
+        report(total)
+        todo = len(pending)
         self.stats = IndexStats(len(self.docs), todo - left if self.index.dense_ok else 0, len(removed), unchanged)
         log.info("knowledge base %s: %s", self.pack.id, self.stats)
         return self.stats

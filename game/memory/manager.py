@@ -31,6 +31,12 @@ Invariants (each has a test):
   the window, synopsis and Bible are read as of the turn being recalled.
 
 Recall itself (blocks, ranking) lives in ``retrieval.py``.
+
+The player reviews the Story Bible through :meth:`GameMemory.bible_entries`
+and :meth:`GameMemory.review_bible` (accept, reject, pin, unpin, archive; the
+rules are in ``bible.py``), under the same lock as the background worker; a
+review is re-indexed like any other Bible change and saved with the memory
+state.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import orjson
 
 from game.memory.base import MemoryContext, TurnRecord, check_window
-from game.memory.bible import Outcome, StoryBible
+from game.memory.bible import Outcome, ReviewAction, StoryBible
 from game.memory.embedders import Embedder, Vectors
 from game.memory.guard import strip_instructions
 from game.memory.hybrid import HybridIndex
@@ -68,6 +74,11 @@ MESSAGE_CHARS = 200
 QUIET_EFFECTS = frozenset({"move_to", "rest", "achievement"})
 """Effects that do not make a turn worth remembering by themselves."""
 T = TypeVar("T")
+Progress = Callable[[str, int, int], None]
+"""A loading-progress callback: ``progress(label, done, total)``."""
+RESTORE_LABEL = "Restoring memories"
+EMBED_BATCH = 32
+"""Texts embedded per batch when :meth:`GameMemory.prepare` reports progress."""
 
 
 class Summarizer(Protocol):
@@ -173,21 +184,32 @@ class GameMemory:
         return self._lock
 
     # ------------------------------------------------------------ lifecycle
-    def prepare(self) -> None:
-        """Seed the Bible, index the knowledge base and re-index saved memories."""
+    def prepare(self, progress: Progress | None = None) -> None:
+        """Seed the Bible, index the knowledge base and re-index saved memories.
+
+        Args:
+            progress: called as ``progress(label, done, total)`` while indexing, in
+                the calling thread: ``("Indexing lore", done, total)`` over the
+                knowledge documents (at the start, after each embedding batch, and
+                at the end), then ``("Restoring memories", done, total)`` over
+                the memories the vector store lacks, if there are any to embed.
+                With a callback, that embedding happens here, before ``prepare``
+                returns; without one, in the background worker (the first recall
+                waits for it). Nothing is reported when memory was prepared already.
+        """
         if self._prepared:
             return
         self._prepared = True
         if self.pack is not None and self.knowledge is None:
             self.knowledge = KnowledgeBase(self.pack, self.store, self.embedder)
         if self.knowledge is not None and self.knowledge.stats is None:
-            self.knowledge.build()
+            self.knowledge.build(progress=progress)
         if self.bible is not None and not self.state.bible:
             self.bible.seed_from_content()
-        self._reindex()
+        self._reindex(progress)
         self._resume_consolidation()
 
-    def restore(self, state: MemoryState) -> None:
+    def restore(self, state: MemoryState, progress: Progress | None = None) -> None:
         """Continue from a saved memory state (a loaded save).
 
         Background work of the current state finishes first. The indexes are
@@ -200,10 +222,13 @@ class GameMemory:
             self._consolidating.clear()
             self._use(state)
         self._prepared = False
-        self.prepare()
+        self.prepare(progress)
 
-    def _reindex(self) -> None:
-        """Index everything the state holds: text at once, vectors from the store or embedded later."""
+    def _reindex(self, progress: Progress | None = None) -> None:
+        """Index everything the state holds: text at once, vectors from the store or embedded later.
+
+        With ``progress``, what the store lacks is embedded now, in batches, reporting each.
+        """
         with self._lock:
             session, log_ = self.session_id, self.state.log
             items = [episode_item(log_, n, session) for n in range(len(log_))]
@@ -213,10 +238,14 @@ class GameMemory:
         self.history.add(summaries, embed=False)
         self.memories.adopt_stored()
         self.history.adopt_stored()
-        if self.memories.pending_ids() or self.history.pending_ids():
-            # what the store lacks (a new game's seeded Bible, a save whose vectors were lost with a damaged
-            # index) is embedded in full before the first recall, which waits for it: recall after a rebuild
-            # is the recall the intact index gave
+        if not (self.memories.pending_ids() or self.history.pending_ids()):
+            return
+        # what the store lacks (a new game's seeded Bible, a save whose vectors were lost with a damaged
+        # index) is embedded in full before the first recall, which waits for it: recall after a rebuild
+        # is the recall the intact index gave
+        if progress is not None and self.memories.dense_ok:
+            self._embed_reporting(RESTORE_LABEL, progress)
+        else:
             future = self._submit(lambda: self._embed(force=True))
             if future is not None:
                 with self._lock:
@@ -407,17 +436,46 @@ class GameMemory:
         self.query.register(entity_id, names)
 
     def _index_bible_changes(self, entries: list[BibleEntry]) -> None:
-        drop = []
-        for entry in entries:
-            if entry.status == "active":
-                self.memories.add([entry_item(entry, self.session_id)], embed=False)
-            if entry.supersedes:
-                drop.append(entry.supersedes)
-        for entry in self.state.bible:
-            if entry.status in ("archived", "superseded") and entry.id in self.memories.items:
-                drop.append(entry.id)
+        """Index the entries that are active; take every entry that no longer is out of the index."""
+        active = [entry_item(entry, self.session_id) for entry in entries if entry.status == "active"]
+        if active:
+            self.memories.add(active, embed=False)
+        indexed = self.memories.items
+        drop = [entry.id for entry in self.state.bible if entry.status != "active" and entry.id in indexed]
         if drop:
             self.memories.remove(sorted(set(drop)))
+
+    # --------------------------------------------------------- bible review
+    def bible_entries(self) -> list[BibleEntry]:
+        """Every Story Bible entry, all statuses, in the order they were proposed (copies: edit through
+        :meth:`review_bible`)."""
+        with self._lock:
+            return [entry.model_copy(deep=True) for entry in self.state.bible]
+
+    def review_bible(self, entry_id: str, action: ReviewAction, turn: int) -> BibleEntry:
+        """The player's review of one Story Bible entry; returns (a copy of) the entry after it.
+
+        ``accept`` makes a candidate, disputed or rejected entry active (it
+        supersedes the active entry of its key), ``reject`` takes back an
+        active, candidate or disputed one, ``archive`` retires an active one,
+        ``pin``/``unpin`` keep an active entry in every prompt or stop doing so
+        (see ``bible.py``). ``turn`` is the game turn of the review (the
+        ``ended_turn`` of what it ends). The change is indexed for search at
+        once and saved with the memory state.
+
+        Raises:
+            ValueError: the review is not allowed (unknown entry, accepting an
+                instruction to the narrator, pinning an inactive entry, ...),
+                with a message for the player; nothing changed.
+        """
+        with self._lock:
+            if self.bible is None:
+                raise ValueError("This game has no Story Bible.")
+            changed = self.bible.review(entry_id, action, turn)
+            self._index_bible_changes(changed)
+            reviewed = changed[0].model_copy(deep=True)
+        self._schedule_embedding()
+        return reviewed
 
     # ------------------------------------------------------------ embedding
     def _unready(self) -> set[str]:
@@ -434,6 +492,26 @@ class GameMemory:
         for index, ready in batches:
             if ready:
                 index.embed_pending(ready)
+        self._note_pending()
+
+    def _embed_reporting(self, label: str, progress: Progress) -> None:
+        """Embed everything pending now, in batches, calling ``progress(label, done, total)`` at the start and
+        after each batch (a batch that fails stays pending and counts as done)."""
+        with self._lock:
+            batches = [(index, sorted(index.pending_ids())) for index in (self.memories, self.history)]
+        total = sum(len(ids) for _, ids in batches)
+        done = 0
+        progress(label, done, total)
+        for index, ids in batches:
+            for start in range(0, len(ids), EMBED_BATCH):
+                chunk = ids[start : start + EMBED_BATCH]
+                index.embed_pending(chunk)
+                done += len(chunk)
+                progress(label, done, total)
+        self._note_pending()
+
+    def _note_pending(self) -> None:
+        """Record in the state which ids still wait for a vector, and which model embedded the Bible entries."""
         pending = self.memories.pending_ids() | self.history.pending_ids()
         with self._lock:
             self.state.pending_vectors = sorted(pending)

@@ -3,6 +3,7 @@
 Blocks go from stable to dynamic, each under a token budget (what does not fit
 is recorded in ``cut``):
 
+    pinned            Story Bible entries the player pinned: always injected, whole (no budget)
     bible_core        Story Bible core settings: characters (present/addressed NPCs first)
     bible_rules       world and item rules (importance >= 70)
     bible_style       style and safety rules
@@ -14,14 +15,15 @@ is recorded in ``cut``):
 
 Relevant memories score ``0.5 semantic + 0.3 importance + 0.2 recency + 0.1
 type/key match + 0.05 open thread``; recency halves every
-``recency_half_life_turns`` game turns. Items a fixed section already shows are
-not repeated.
+``recency_half_life_turns`` game turns; each item keeps these terms in
+``MemoryItem.parts`` (:func:`score_parts`), so the debug panel can show why it
+ranked where it did. Items a fixed section already shows are not repeated.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from game.memory.base import MemoryBlock, MemoryItem
 from game.text import estimate_tokens
@@ -50,6 +52,7 @@ class Budgets:
 
 
 TITLES = {
+    "pinned": "Story Bible: pinned by the player",
     "bible_core": "Story Bible: characters",
     "bible_rules": "Story Bible: world and item rules",
     "bible_style": "Story Bible: style and safety",
@@ -60,6 +63,7 @@ TITLES = {
     "recent_story": "Recent events",
 }
 LAYERS = {
+    "pinned": "bible",
     "bible_core": "bible",
     "bible_rules": "bible",
     "bible_style": "bible",
@@ -71,6 +75,24 @@ LAYERS = {
 }
 
 
+def score_parts(semantic: float, importance: int, recency: float, match: bool, open_thread: bool) -> dict[str, float]:
+    """The weighted terms of a relevant memory's score (:func:`hybrid_score` is their sum).
+
+    ``semantic``, ``importance`` and ``recency`` are always there; the bonuses
+    ``match`` and ``open_thread`` only when earned.
+    """
+    parts = {
+        "semantic": W_SEMANTIC * semantic,
+        "importance": W_IMPORTANCE * importance / 100,
+        "recency": W_RECENCY * recency,
+    }
+    if match:
+        parts["match"] = W_MATCH
+    if open_thread:
+        parts["open_thread"] = W_OPEN_THREAD
+    return parts
+
+
 def hybrid_score(semantic: float, importance: int, recency: float, match: bool, open_thread: bool) -> float:
     return (
         W_SEMANTIC * semantic
@@ -79,6 +101,11 @@ def hybrid_score(semantic: float, importance: int, recency: float, match: bool, 
         + W_MATCH * float(match)
         + W_OPEN_THREAD * float(open_thread)
     )
+
+
+def rounded(parts: dict[str, float]) -> dict[str, float]:
+    """Score parts as an item shows them (3 decimals, like its score)."""
+    return {name: round(value, 3) for name, value in parts.items()}
 
 
 def recency(current_turn: int, turn: int, half_life_turns: float) -> float:
@@ -99,7 +126,7 @@ def make_block(name: str, items: list[MemoryItem], budget: int) -> MemoryBlock:
         if used + cost > budget:
             # a single oversized item is shortened rather than dropped
             room = max(20, (budget - used) * 4 - 4)
-            item = MemoryItem(item.text[:room].rstrip() + "…", item.score, item.source)
+            item = replace(item, text=item.text[:room].rstrip() + "…", parts=dict(item.parts))
             cost = estimate_tokens(f"- {item.text}\n")
         block.items.append(item)
         used += cost
@@ -109,12 +136,16 @@ def make_block(name: str, items: list[MemoryItem], budget: int) -> MemoryBlock:
 
 @dataclass
 class ScoredMemory:
+    """A ranked memory: ``score`` is the sum of ``parts`` (see :func:`score_parts`), ``semantic`` the scaled
+    similarity before its weight."""
+
     id: str
     text: str
     score: float
     semantic: float
     turn: int
     kind: str
+    parts: dict[str, float] = field(default_factory=dict)
 
 
 def unit_scale(scores: dict[str, float]) -> dict[str, float]:

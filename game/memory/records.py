@@ -72,6 +72,9 @@ class BibleEntry(BaseModel):
     npcs: list[str] = []
     source: Literal["content", "effect", "consolidation", "memory_note", "extraction"]
     reason: str = Field("", description="why the entry was rejected or disputed")
+    pinned: bool = Field(
+        False, description="the player pinned it: always in the prompt while active (older saves: not pinned)"
+    )
     embedding_model: str | None = None
     embedding_version: str | None = None
 
@@ -136,7 +139,7 @@ class Checkpoint:
     log: int
     bible: int
     next_entry: int
-    statuses: dict[str, tuple[EntryStatus, int | None, str]]
+    statuses: dict[str, tuple[EntryStatus, int | None, str, bool]]
 
 
 class MemoryState(BaseModel):
@@ -166,7 +169,7 @@ class MemoryState(BaseModel):
             len(self.log),
             len(self.bible),
             self.next_entry,
-            {e.id: (e.status, e.ended_turn, e.reason) for e in self.bible},
+            {e.id: (e.status, e.ended_turn, e.reason, e.pinned) for e in self.bible},
         )
 
     def rollback(self, checkpoint: Checkpoint) -> None:
@@ -175,7 +178,7 @@ class MemoryState(BaseModel):
         del self.bible[checkpoint.bible :]
         self.next_entry = checkpoint.next_entry
         for entry in self.bible:
-            entry.status, entry.ended_turn, entry.reason = checkpoint.statuses[entry.id]
+            entry.status, entry.ended_turn, entry.reason, entry.pinned = checkpoint.statuses[entry.id]
 
     def turns_upto(self, turn: int, count: int) -> list[Episode]:
         """The last ``count`` played turns up to ``turn``, oldest first."""

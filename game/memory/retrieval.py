@@ -12,10 +12,17 @@ embedder or the store failed and search fell back to keywords, with the
 reason in ``fallback``), ``strategies`` the same for each index, and
 ``pending_vectors`` / ``vector_lag_turns`` how far the vector index trails
 the text.
+
+Every item carries its score's parts (``MemoryItem.parts``, see
+``base.py``). Story Bible entries the player pinned
+(:meth:`GameMemory.review_bible`) form the first block, ``pinned``: whole,
+whatever the budgets, and never cut by the prompt budget (``prompt.py``
+cuts only the blocks of its ``CUT_ORDER``); the other blocks leave them out.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +36,8 @@ from game.memory.recall import (
     hybrid_score,
     make_block,
     recency,
+    rounded,
+    score_parts,
     unit_scale,
 )
 from game.memory.records import BibleEntry
@@ -92,12 +101,17 @@ class MemoryRecall:
             if found.fallback:
                 fallbacks["knowledge"] = found.fallback
             items = [
-                MemoryItem(snippet(doc.text), round(hit.score, 3), f"kb:{doc.category}:{doc.name}")
+                MemoryItem(
+                    snippet(doc.text),
+                    round(hit.score, 3),
+                    f"kb:{doc.category}:{doc.name}",
+                    {"semantic": round(hit.score, 3)},
+                )
                 for doc, hit in found
             ]
             blocks.append(make_block("knowledge", items, budgets.knowledge))
         threads = sorted(
-            (e for e in active if e.entry_type == "open_thread" and e.importance >= 30),
+            (e for e in active if e.entry_type == "open_thread" and e.importance >= 30 and not e.pinned),
             key=lambda e: (-e.importance, -e.source_turn),
         )
         blocks.append(
@@ -115,7 +129,7 @@ class MemoryRecall:
             strategies=strategies,
             fallbacks=fallbacks,
         )
-        items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id) for m in relevant]
+        items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts)) for m in relevant]
         blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
         blocks.append(make_block("history_recall", history, budgets.history_recall))
         blocks.append(make_block("recent_story", self._recent_items(state), budgets.recent_story))
@@ -132,6 +146,7 @@ class MemoryRecall:
             "focus_npcs": sorted(focus),
             "summaries": summaries,
             "bible_active": len(active),
+            "pinned": sum(1 for e in active if e.pinned),
             "pending_vectors": pending,
             "vector_lag_turns": lag,
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
@@ -147,7 +162,10 @@ class MemoryRecall:
         return len(lags), max(lags, default=0)
 
     def _fixed_blocks(self, active: list[BibleEntry], focus: set[str]) -> tuple[list[MemoryBlock], set[str]]:
+        """The pinned entries (whole, no budget), then the Story Bible sections (without the pinned entries)."""
         budgets = self.memory.config.budgets
+        pinned = [e for e in active if e.pinned]
+        active = [e for e in active if not e.pinned]
 
         def rank(entry: BibleEntry) -> tuple[int, int, int]:
             return (
@@ -160,6 +178,7 @@ class MemoryRecall:
         rules = sorted((e for e in active if e.entry_type in ("world_rule", "item") and e.importance >= 70), key=rank)
         style = sorted((e for e in active if e.entry_type in ("style_rule", "safety_rule")), key=rank)
         blocks = [
+            make_block("pinned", [entry_item(e, e.importance / 100) for e in pinned], sys.maxsize),
             make_block("bible_core", [entry_item(e, e.importance / 100) for e in characters], budgets.bible_core),
             make_block("bible_rules", [entry_item(e, e.importance / 100) for e in rules], budgets.bible_rules),
             make_block("bible_style", [entry_item(e, e.importance / 100) for e in style], budgets.bible_style),
@@ -242,7 +261,7 @@ class MemoryRecall:
             meta = items[doc_id].metadata
             key_terms = set(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
             match = involves(doc_id, focus) or bool(key_terms & query_terms)
-            score = hybrid_score(
+            terms = (
                 sem,
                 int(meta.get("importance", 40)),
                 recency(turn, int(meta.get("turn", 0)), memory.config.recency_half_life_turns),
@@ -250,7 +269,15 @@ class MemoryRecall:
                 meta.get("entry_type") == "open_thread",
             )
             scored.append(
-                ScoredMemory(doc_id, items[doc_id].text, score, sem, int(meta.get("turn", 0)), str(meta.get("kind")))
+                ScoredMemory(
+                    doc_id,
+                    items[doc_id].text,
+                    hybrid_score(*terms),
+                    sem,
+                    int(meta.get("turn", 0)),
+                    str(meta.get("kind")),
+                    score_parts(*terms),
+                )
             )
         scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
         return distinct(scored, k)
@@ -268,23 +295,30 @@ class MemoryRecall:
             summaries = [s for s in memory.state.summaries if s.turn <= state.turn]
         by_id = {s.id: s for s in summaries}
         chosen: dict[str, float] = {s.id: 1.0 for s in summaries[-memory.config.recent_summaries :]}
+        parts: dict[str, dict[str, float]] = {i: {"recency": 1.0} for i in chosen}  # the latest, whatever the query
         where = {"session": memory.session_id, "turn": {"$lte": state.turn}}
         ranked = memory.history.search(action, memory.config.history_k, where, query_vector=query_vector)
         strategies["history"] = ranked.strategy
         if ranked.fallback:
             fallbacks["history"] = ranked.fallback
         for hit in ranked:
-            if hit.id in by_id:
-                chosen.setdefault(hit.id, round(hit.score, 3))
+            if hit.id in by_id and hit.id not in chosen:
+                chosen[hit.id] = round(hit.score, 3)
+                parts[hit.id] = {"semantic": chosen[hit.id]}
         ordered = sorted(chosen, key=lambda i: -by_id[i].turn)
-        return [MemoryItem(by_id[i].labelled(), chosen[i], f"history:{i}") for i in ordered]
+        return [MemoryItem(by_id[i].labelled(), chosen[i], f"history:{i}", parts[i]) for i in ordered]
 
     def _recent_items(self, state: GameState) -> list[MemoryItem]:
         memory = self.memory
         with memory.lock:
             recent = memory.state.turns_upto(state.turn, memory.config.recent_turns)
         return [
-            MemoryItem(f"Turn {e.turn} ({e.action}): {'; '.join(e.events) or 'no change'}", 1.0, f"turn:{e.turn}")
+            MemoryItem(
+                f"Turn {e.turn} ({e.action}): {'; '.join(e.events) or 'no change'}",
+                1.0,
+                f"turn:{e.turn}",
+                {"recency": 1.0},
+            )
             for e in recent
         ]
 
@@ -296,4 +330,5 @@ class MemoryRecall:
 
 
 def entry_item(entry: BibleEntry, score: float) -> MemoryItem:
-    return MemoryItem(entry.text(), round(score, 3), entry.id)
+    """A Story Bible entry as an item of a block that is not ranked by the query (score: its importance)."""
+    return MemoryItem(entry.text(), round(score, 3), entry.id, {"importance": round(score, 3)})

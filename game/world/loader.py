@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
+from importlib import resources
 from pathlib import Path
 from typing import TypeVar
 
@@ -306,10 +307,20 @@ def _check_connected(pack: ContentPack) -> list[str]:
 
 
 def content_root() -> Path:
-    """The repository's bundled ``content/`` folder."""
+    """The folder holding the bundled stories, one sub-folder per story id.
+
+    An installed game (a wheel, ``pip install .``, ``pipx``) carries them as the
+    package data ``game/content/``, found through :mod:`importlib.resources`;
+    running from a checkout (or an editable install of one), they are the
+    repository's top-level ``content/`` folder, their single source.
+    """
+    bundled = resources.files("game") / "content"
+    if isinstance(bundled, Path) and bundled.is_dir():
+        return bundled
     return Path(__file__).resolve().parents[2] / "content"
 
 
 def available_stories(root: Path | None = None) -> list[str]:
+    """The ids of the stories under ``root`` (default :func:`content_root`), sorted."""
     base = root or content_root()
     return sorted(p.name for p in base.iterdir() if (p / "story.json").is_file()) if base.is_dir() else []

@@ -1,0 +1,379 @@
+"""The Textual game: ``storyecho`` with no arguments.
+
+The title screen shows at once; the story engine and the embedding model load
+in a worker thread with a visible progress bar, and a game is built (the
+narrator, the knowledge-base index, "Indexing lore 31/58") in another. Every
+operation on the game (a turn, a save, a load, closing) runs in a worker
+under :attr:`StoryEchoApp.game_lock`, so the screen never freezes and two of
+them never touch the session at once. Heavy libraries (torch, chromadb,
+openai, llama.cpp) are imported in those workers, never before the first frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from game.config import Settings
+from game.saves.slots import SlotStore
+from game.tui.confirm import ConfirmScreen
+from game.tui.play import PlayScreen
+from game.tui.themes import THEMES, TITLE, theme_for
+from game.tui.title import EndingScreen, LoadingScreen, StoryScreen, TitleScreen
+from game.tui.widgets import LoadingBar
+
+if TYPE_CHECKING:
+    from game.engine.pipeline import TurnResult
+    from game.engine.session import GameSession
+    from game.memory.embedders import Embedder
+
+AUTOSAVE = "autosave"
+log = logging.getLogger("storyecho.tui")
+
+
+class StoryEchoApp(App[None]):
+    """StoryEcho in the terminal."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "StoryEcho"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("ctrl+q", "request_quit", "Quit", priority=True),
+        Binding("f1", "help", "Help"),
+        Binding("f2", "save", "Save"),
+        Binding("f3", "load", "Load"),
+        Binding("f5", "quick_save", "Quick save", show=False),
+        Binding("f9", "quick_load", "Quick load", show=False),
+        Binding("f12", "debug", "Memory"),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        config_path: Path | None = None,
+        story: str | None = None,
+        content_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.config_path = config_path or Path("storyecho.toml")
+        self.story = story
+        self.content_dir = content_dir
+        self.slots = SlotStore(settings.data_dir)
+        self.session: GameSession | None = None
+        self.game_lock = threading.Lock()
+        """Held by every worker that touches the session (turns, saves, loads, close)."""
+        self.ready = threading.Event()
+        """Set when the warm-up (engine modules, embedder) is done."""
+        self.embedder: Embedder | None = None
+        self.loading: tuple[str, int, int] = ("Starting", 0, 0)
+        self.saved_turn = 0
+        """The turn of the last save of this game (quit asks first when the game is past it)."""
+        self.results: list[TurnResult] = []
+
+    # -------------------------------------------------------------- startup
+    def on_mount(self) -> None:
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = TITLE.name
+        self.push_screen(TitleScreen(self._continue_label()))
+        self.warm_up()
+
+    @work(thread=True, group="warm-up")
+    def warm_up(self) -> None:
+        """Import the engine's libraries and load the embedding model, with progress on screen."""
+        steps = 2 if self.settings.memory.embeddings else 1
+        self.progress("Loading the story engine", 0, steps)
+        from game import cli  # the narrators, memory stores and their libraries
+
+        if self.settings.memory.embeddings:
+            self.progress("Loading the memory model", 1, steps)
+            self.embedder = cli.make_embedder(self.settings)
+        self.progress("Ready", steps, steps)
+        self.ready.set()
+
+    def progress(self, label: str, done: int, total: int) -> None:
+        """Show loading progress (from any thread)."""
+        self.loading = (label, done, total)
+        if threading.get_ident() == self._thread_id:
+            self.show_loading()
+        else:
+            self.call_from_thread(self.show_loading)
+
+    def show_loading(self) -> None:
+        label, done, total = self.loading
+        for bar in self.screen.query(LoadingBar):
+            bar.show(label, done, total)
+            bar.display = not (self.ready.is_set() and isinstance(self.screen, TitleScreen))
+
+    def _continue_label(self) -> str | None:
+        latest = self._latest_slot()
+        if latest is None:
+            return None
+        return f"{latest.name}: {latest.story_title or latest.story_id}, turn {latest.turn}"
+
+    def _latest_slot(self) -> Any:
+        try:
+            infos = [info for info in self.slots.list() if not info.error]
+        except OSError:
+            return None
+        return max(infos, key=lambda info: info.mtime, default=None)
+
+    # ----------------------------------------------------------------- menu
+    def menu(self, choice: str) -> None:
+        """A choice of the title or ending screen."""
+        if choice == "new":
+            if self.story:
+                self.start_game(self.story)
+            else:
+                self.push_screen(StoryScreen(self._packs()), self._picked_story)
+        elif choice == "continue":
+            latest = self._latest_slot()
+            if latest is not None:
+                self.start_game(None, slot=latest.name)
+        elif choice == "load":
+            self.action_load()
+        elif choice == "settings":
+            self.action_settings()
+        elif choice == "help":
+            self.action_help()
+        elif choice == "quit":
+            self.action_request_quit()
+
+    def _packs(self) -> list[Any]:
+        from game.world.loader import available_stories, content_root, load_pack
+
+        root = self.content_dir or content_root()
+        return [load_pack(root / story) for story in available_stories()]
+
+    def _picked_story(self, story: str | None) -> None:
+        if story:
+            self.start_game(story)
+
+    # ----------------------------------------------------------------- game
+    def start_game(self, story: str | None, *, slot: str | None = None) -> None:
+        """Build a game of ``story`` (or the one in ``slot``) in a worker, then play it."""
+        self._show(LoadingScreen("Loading your game…" if slot else "Preparing the story…"))
+        self._build(story, slot)
+
+    @work(thread=True, exclusive=True, group="game")
+    def _build(self, story: str | None, slot: str | None) -> None:
+        from game import cli
+        from game.saves.format import SaveError
+
+        with self.game_lock:
+            self._close_session()
+            self.ready.wait()
+            notices: list[str] = []
+            try:
+                if story and not slot:
+                    notices += self._set_aside(f"{AUTOSAVE}-{story}")
+                session, more = cli.make_session(
+                    story,
+                    self.settings,
+                    slot,
+                    embedder=self.embedder,
+                    progress=self.progress,
+                    say=lambda message: self.call_from_thread(self.notify, message),
+                    on_text=self._stream,
+                )
+            except (SaveError, OSError, ValueError) as exc:
+                self.call_from_thread(self._failed_start, str(exc))
+                return
+            except Exception as exc:  # a game that cannot start must not take the app down (logged)
+                log.exception("the game could not start")
+                self.call_from_thread(self._failed_start, f"{type(exc).__name__}: {exc}")
+                return
+            session.slot = f"{AUTOSAVE}-{session.engine.pack.story.id}"
+            self.call_from_thread(self._enter, session, notices + more)
+
+    def _set_aside(self, autosave: str) -> list[str]:
+        """A new game never overwrites the last one: its autosave moves to ``<slot>-previous``."""
+        if not self.slots.exists(autosave):
+            return []
+        kept = f"{autosave}-previous"
+        try:
+            self.slots.write(kept, self.slots.path(autosave).read_bytes())
+            self.slots.delete(autosave)
+        except Exception as exc:  # noqa: BLE001 - tell the player, keep going
+            return [f"Your last game could not be set aside ({exc})."]
+        return [f"A new game. Your last one is kept in slot {kept!r} (F3 to load it)."]
+
+    def _failed_start(self, message: str) -> None:
+        self.notify(message, title="Could not start the game", severity="error", markup=False)
+        self._to_title()
+
+    def _enter(self, session: GameSession, notices: list[str]) -> None:
+        self.session = session
+        self.saved_turn = session.engine.state.turn
+        self.theme = theme_for(session.engine.pack.story.genre)
+        self._show(PlayScreen(session, notices))
+        if session.engine.state.ending:
+            self.push_screen(EndingScreen(session))
+
+    def _show(self, screen: Screen[Any]) -> None:
+        """Show ``screen`` above the title (the title stays at the bottom of the stack)."""
+        if isinstance(self.screen, TitleScreen):
+            self.push_screen(screen)
+        else:
+            while len(self.screen_stack) > 3 or (len(self.screen_stack) == 3 and self.screen.is_modal):
+                self.pop_screen()
+            self.switch_screen(screen)
+
+    def _to_title(self) -> None:
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        self.theme = TITLE.name
+        if isinstance(self.screen, TitleScreen):
+            self.screen.set_continue(self._continue_label())
+
+    def _stream(self, chunk: str) -> None:
+        screen = self.screen
+        if isinstance(screen, PlayScreen):
+            self.call_from_thread(screen.stream, chunk)
+
+    def turn_played(self, result: TurnResult) -> None:
+        """After each turn: note autosaves, show an ending."""
+        session = self.session
+        if session is None:
+            return
+        self.results.append(result)
+        state = session.engine.state
+        if result.meta in ("save", "load") and result.ok:
+            self.saved_turn = state.turn
+        every = session.autosave_every
+        if result.ok and every and (state.turn % every == 0 or state.ending) and not result.notices:
+            self.saved_turn = state.turn
+            self.notify(f"Autosaved at turn {state.turn}.", timeout=2)
+        if state.ending and result.meta is None:
+            self.push_screen(EndingScreen(session))
+
+    def _close_session(self) -> None:
+        """Close the current game (its complete autosave); call with :attr:`game_lock` held."""
+        session, self.session = self.session, None
+        if session is not None:
+            try:
+                session.close()
+            except Exception as exc:  # noqa: BLE001 - closing must not stop a quit or a new game
+                self.call_from_thread(self.notify, f"The game could not be saved on close: {exc}", severity="error")
+
+    # -------------------------------------------------------------- actions
+    def action_help(self) -> None:
+        from game.tui.help import HelpScreen
+
+        self.push_screen(HelpScreen(self.session.engine.pack if self.session else None))
+
+    def action_settings(self) -> None:
+        from game.tui.settings import SettingsScreen
+
+        self.push_screen(SettingsScreen(self.settings, self.config_path), self._settings_saved)
+
+    def _settings_saved(self, settings: Settings | None) -> None:
+        if settings is not None:
+            self.settings = settings
+            self.slots = SlotStore(settings.data_dir)
+            self.notify("Settings saved. The narrator and memory settings apply to the next game.")
+
+    def action_debug(self) -> None:
+        if self.session is None:
+            self.notify("Start a game first: the memory panel shows what each turn's prompt held.")
+            return
+        from game.tui.debug import DebugScreen
+
+        if isinstance(self.screen, DebugScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(DebugScreen(self.session))
+
+    def action_save(self) -> None:
+        if self.session is None:
+            self.notify("There is no game to save yet.")
+            return
+        from game.tui.slots import SlotScreen
+
+        self.push_screen(SlotScreen(self.slots, "save", self.session.engine.pack.story.id), self._save_to)
+
+    def _save_to(self, name: str | None) -> None:
+        if name:
+            self._save(name, "manual")
+
+    def action_quick_save(self) -> None:
+        if self.session is None:
+            self.notify("There is no game to save yet.")
+            return
+        self._save("quick", "quick")
+
+    @work(thread=True, group="game")
+    def _save(self, name: str, kind: str) -> None:
+        from game.saves.format import SaveError
+
+        with self.game_lock:
+            session = self.session
+            if session is None:
+                return
+            try:
+                message = session.save(name, kind=kind)  # type: ignore[arg-type]
+            except SaveError as exc:
+                self.call_from_thread(self.notify, str(exc), title="Not saved", severity="error", markup=False)
+                return
+            self.saved_turn = session.engine.state.turn
+            self.call_from_thread(self.notify, message, markup=False)
+
+    def action_load(self) -> None:
+        from game.tui.slots import SlotScreen
+
+        self.push_screen(SlotScreen(self.slots, "load"), self._load_from)
+
+    def action_quick_load(self) -> None:
+        if not self.slots.exists("quick"):
+            self.notify("There is no quick save yet (F5 makes one).")
+            return
+        self._load_from("quick")
+
+    def _load_from(self, name: str | None) -> None:
+        if name:
+            self.start_game(None, slot=name)
+
+    def action_request_quit(self) -> None:
+        session = self.session
+        if session is not None and session.engine.state.turn != self.saved_turn:
+            message = (
+                f"Quit StoryEcho? Your game has progress since turn {self.saved_turn}; "
+                "it will be autosaved before the game closes."
+            )
+            self.push_screen(ConfirmScreen(message, yes="Quit", no="Keep playing"), self._quit_answer)
+        else:
+            self._quit()
+
+    def _quit_answer(self, yes: bool | None) -> None:
+        if yes:
+            self._quit()
+
+    @work(thread=True, group="game")
+    def _quit(self) -> None:
+        with self.game_lock:
+            self._close_session()
+        self.call_from_thread(self.exit)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Memory debug panel", "What the last turn's prompt held, and why (F12)", self.action_debug)
+        yield SystemCommand("Save game", "Save to a slot (F2)", self.action_save)
+        yield SystemCommand("Load game", "Load a slot (F3)", self.action_load)
+        yield SystemCommand("Settings", "Narrator, model, memory", self.action_settings)
+        yield SystemCommand("Help", "How to play (F1)", self.action_help)
+
+
+def run_app(settings: Settings, *, story: str | None = None, config_path: Path | None = None) -> int:
+    """Play in the terminal until the player quits."""
+    StoryEchoApp(settings, story=story, config_path=config_path).run()
+    return 0

@@ -1,0 +1,249 @@
+"""The play screen: header, scene, narration log, choices, action input and sidebar.
+
+A turn runs in a worker thread (:meth:`PlayScreen.play`): the input stays
+responsive, a spinner runs while the narrator writes, streamed narration shows
+as it arrives, and a failed turn shows its message and changes nothing.
+Combat, quest updates, achievements and endings are shown as such beside the
+prose, from the effects the rules applied.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static
+
+from game.engine.pipeline import TurnResult
+from game.tui.text import plain
+from game.tui.widgets import ActionInput, Choices, WorldSuggester, header_text, scene_text, sidebar_text
+from game.world.parser import parse
+
+if TYPE_CHECKING:
+    from game.engine.session import GameSession
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+EVENT_STYLES = {
+    "start_combat": ("⚔ Combat", "bold red"),
+    "defeated": ("⚔ Defeated", "bold green"),
+    "knocked_out": ("✖ Knocked out", "bold red"),
+    "quest_started": ("✦ New quest", "bold cyan"),
+    "objective_done": ("✔ Objective", "green"),
+    "quest_completed": ("✔ Quest completed", "bold green"),
+    "achievement": ("★ Achievement", "bold yellow"),
+    "level_up": ("▲ Level up", "bold yellow"),
+    "talent": ("✦ Talent", "yellow"),
+    "items_gained": ("+ Item", ""),
+    "items_lost": ("- Item", "dim"),
+    "ending": ("◆ Ending", "bold magenta"),
+}
+
+
+def event_lines(result: TurnResult, session: GameSession) -> list[Text]:
+    """The turn's notable effects as short tagged lines ("✔ Quest completed: The Mist's Call")."""
+    lines = []
+    for applied in result.applied:
+        tag = EVENT_STYLES.get(applied.effect)
+        if tag is None:
+            continue
+        label, style = tag
+        detail = _name_of(applied.effect, applied.detail, session)
+        lines.append(Text.assemble((label, style), ": ", plain(detail)))
+    return lines
+
+
+def _name_of(effect: str, detail: str, session: GameSession) -> str:
+    pack = session.engine.pack
+    if effect in ("quest_started", "quest_completed") and (quest := pack.quest(detail)):
+        return quest.title
+    if effect in ("items_gained", "items_lost") and detail in pack.items:
+        return pack.items[detail].name
+    if effect in ("start_combat", "defeated") and detail in pack.enemies:
+        return pack.enemies[detail].name
+    if effect == "achievement":
+        found = next((a for a in pack.achievements if a.id == detail), None)
+        return found.name if found else detail
+    if effect == "objective_done":
+        quest_id, _, objective_id = detail.partition(":")
+        quest = pack.quest(quest_id)
+        found_objective = next((o for o in quest.objectives if o.id == objective_id), None) if quest else None
+        return found_objective.description if found_objective else detail
+    if effect == "ending":
+        found_ending = next((e for e in pack.endings if e.id == detail), None)
+        return found_ending.title if found_ending else detail
+    return detail
+
+
+class PlayScreen(Screen[None]):
+    """One game being played."""
+
+    BINDINGS = [
+        Binding("escape", "focus_input", "Input", show=False),
+        Binding("pageup", "scroll_log(-1)", "Scroll up", show=False),
+        Binding("pagedown", "scroll_log(1)", "Scroll down", show=False),
+    ]
+
+    def __init__(self, session: GameSession, notices: list[str] | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.notices = notices or []
+        self.busy = threading.Event()
+        self.suggester = WorldSuggester()
+        self._choices: list[str] = []
+        self._frame = 0
+        self._spinning = False
+        self._streamed = ""
+
+    # --------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Static(id="header")
+        with Horizontal(id="main"):
+            with Vertical(id="story"):
+                yield Static(id="scene")
+                yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+                yield Static(id="stream", markup=False)
+                yield Static(id="status", markup=False)
+                yield Choices(id="choices")
+                yield ActionInput(id="action", suggester=self.suggester)
+            with VerticalScroll(id="sidebar"):
+                yield Static(id="stats")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        engine = self.session.engine
+        log = self.query_one("#log", RichLog)
+        if engine.state.turn == 0:
+            log.write(Text(engine.pack.story.title, style="bold"))
+            log.write(plain(engine.pack.story.intro))
+            log.write(plain(engine.pack.nodes[engine.state.node].description))
+        else:
+            log.write(Text(f"{engine.pack.story.title}: continuing at turn {engine.state.turn}.", style="bold"))
+            memory_state = getattr(engine.memory, "state", None)
+            for episode in memory_state.log[-3:] if memory_state is not None else []:
+                log.write(Text.assemble(("> ", "bold"), plain(episode.action)))
+                log.write(plain(episode.narration))
+        for notice in self.notices:
+            log.write(Text.assemble(("ⓘ ", "bold"), plain(notice, "italic")))
+        self.query_one("#stream", Static).display = False
+        self.query_one("#status", Static).display = False
+        self.refresh_world([])
+        self.query_one("#action", ActionInput).focus()
+        self.set_interval(0.1, self._spin)
+
+    # ---------------------------------------------------------------- state
+    def refresh_world(self, choices: list[str] | None = None) -> None:
+        """Header, scene, sidebar, completion words and (when given) the choices, from the state as it is."""
+        engine = self.session.engine
+        state, pack = engine.state, engine.pack
+        self.query_one("#header", Static).update(header_text(state, pack))
+        self.query_one("#scene", Static).update(scene_text(state, pack, banner=self.app.size.height >= 30))
+        self.query_one("#stats", Static).update(sidebar_text(state, pack))
+        self.suggester.update(state, pack)
+        if choices is not None:
+            self._choices = list(choices)
+            self.query_one("#choices", Choices).show(self._choices)
+
+    # ----------------------------------------------------------------- turns
+    def on_input_submitted(self, event: ActionInput.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        if self.busy.is_set():
+            self.notify("The narrator is still writing the last turn.", severity="warning")
+            return
+        action = self.query_one("#action", ActionInput)
+        action.remember(text)
+        action.value = ""
+        self.submit(text)
+
+    def on_action_input_choice(self, event: ActionInput.Choice) -> None:
+        self.pick(event.number)
+
+    def on_choices_picked(self, event: Choices.Picked) -> None:
+        self.submit(event.choice)
+
+    def pick(self, number: int) -> None:
+        if 1 <= number <= len(self._choices) and not self.busy.is_set():
+            self.submit(self._choices[number - 1])
+
+    def submit(self, text: str) -> None:
+        """Play ``text`` (help and quit are the app's; everything else is the session's)."""
+        verb = parse(text).verb
+        if verb == "help":
+            self.app.action_help()  # type: ignore[attr-defined]
+            return
+        if verb == "quit":
+            self.app.action_request_quit()  # type: ignore[attr-defined]
+            return
+        if self.busy.is_set():
+            return
+        self.busy.set()
+        self._streamed = ""
+        self.query_one("#log", RichLog).write(Text.assemble(("\n> ", "bold"), plain(text, "bold")))
+        self.play(text)
+
+    @work(thread=True, exclusive=True, group="turn")
+    def play(self, text: str) -> None:
+        """Run the turn in a worker thread (the session never raises)."""
+        try:
+            with self.app.game_lock:  # type: ignore[attr-defined]
+                result = self.session.play(text)
+        except Exception as exc:  # noqa: BLE001 - the app must survive anything a turn does
+            self.app.call_from_thread(self._failed, f"{type(exc).__name__}: {exc}")
+            return
+        self.app.call_from_thread(self.show_result, result)
+
+    def stream(self, chunk: str) -> None:
+        """Narration as the model writes it (called on the UI thread)."""
+        self._streamed += chunk
+        stream = self.query_one("#stream", Static)
+        stream.display = True
+        stream.update(plain(self._streamed[-600:], "italic"))
+
+    def _failed(self, message: str) -> None:
+        self.busy.clear()
+        self.query_one("#log", RichLog).write(plain(f"Something went wrong: {message}. Nothing changed.", "red"))
+
+    def show_result(self, result: TurnResult) -> None:
+        self.busy.clear()
+        self._streamed = ""
+        self.query_one("#stream", Static).display = False
+        log = self.query_one("#log", RichLog)
+        if not result.ok:
+            log.write(plain(result.error or result.narration or "That did not work.", "red"))
+        else:
+            log.write(plain(result.narration))
+        for line in event_lines(result, self.session):
+            log.write(line)
+        for notice in result.notices:
+            log.write(Text.assemble(("ⓘ ", "bold"), plain(notice, "italic")))
+        self.refresh_world(result.choices if result.ok else None)
+        self.app.turn_played(result)  # type: ignore[attr-defined]
+
+    def _spin(self) -> None:
+        status = self.query_one("#status", Static)
+        if self.busy.is_set():
+            self._frame = (self._frame + 1) % len(SPINNER)
+            status.update(Text(f"{SPINNER[self._frame]} The narrator is writing…", style="italic"))
+            status.display = self._spinning = True
+        elif self._spinning:
+            self._spinning = status.display = False
+
+    def on_resize(self) -> None:
+        self.refresh_world()
+
+    def action_focus_input(self) -> None:
+        self.query_one("#action", ActionInput).focus()
+
+    def action_scroll_log(self, direction: int) -> None:
+        log = self.query_one("#log", RichLog)
+        if direction < 0:
+            log.scroll_page_up()
+        else:
+            log.scroll_page_down()

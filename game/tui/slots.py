@@ -1,0 +1,284 @@
+"""The save/load screen: the slots of the data folder in a table, newest first.
+
+The screen only picks a name: the app does the saving or loading with it. In
+``load`` mode Enter on a slot dismisses with its name; in ``save`` mode a new
+name is typed (checked with the slot store's own rules) or an existing slot is
+picked, after a confirmation to overwrite it. ``d`` or Delete removes the
+highlighted slot after a confirmation. Slots that cannot be read are listed as
+``unreadable``, with the reason shown when highlighted. Every name, title and
+place is shown as plain text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import CellDoesNotExist
+
+from game.saves.format import SaveError
+from game.saves.slots import SlotInfo, SlotStore, check_name
+from game.tui.confirm import ConfirmScreen
+
+SlotMode = Literal["save", "load"]
+UNREADABLE = "unreadable"
+COLUMNS = ("Slot", "Story", "Turn", "Place", "Kind", "Saved at")
+
+
+def saved_at_text(saved_at: str) -> str:
+    """An ISO 8601 save time as local ``YYYY-MM-DD HH:MM``; anything else as it is."""
+    try:
+        moment = datetime.fromisoformat(saved_at)
+    except ValueError:
+        return saved_at
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def slot_cells(info: SlotInfo) -> tuple[Text, ...]:
+    """The table cells of one slot, as plain text (never markup)."""
+    if info.error:
+        return (Text(info.name), Text(UNREADABLE, style="bold red"), Text("-"), Text("-"), Text("-"), Text("-"))
+    return (
+        Text(info.name),
+        Text(info.story_title or info.story_id),
+        Text(str(info.turn), justify="right"),
+        Text(info.place),
+        Text(info.kind),
+        Text(saved_at_text(info.saved_at)),
+    )
+
+
+class SlotScreen(ModalScreen[str | None]):
+    """Pick a save slot; dismisses with its name, or None (Escape).
+
+    Args:
+        slots: the slot store to list (and delete from).
+        mode: ``load`` (pick an existing, readable slot) or ``save`` (type a new
+            name or pick a slot to overwrite, after a confirmation).
+        story_id: the story being played, to warn before overwriting another
+            story's save.
+    """
+
+    DEFAULT_CSS = """
+    SlotScreen {
+        align: center middle;
+    }
+    SlotScreen > #slots-dialog {
+        width: 100%;
+        max-width: 110;
+        height: 100%;
+        max-height: 30;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    SlotScreen #slots-title {
+        text-style: bold;
+        width: 100%;
+        height: 1;
+    }
+    SlotScreen #slots-table {
+        height: 1fr;
+        min-height: 3;
+    }
+    SlotScreen #slot-name {
+        margin-top: 1;
+    }
+    SlotScreen #slots-detail {
+        height: auto;
+        max-height: 2;
+        color: $text-muted;
+    }
+    SlotScreen #slots-status {
+        height: auto;
+        max-height: 3;
+    }
+    SlotScreen .error {
+        color: $error;
+    }
+    SlotScreen #slots-keys {
+        height: 1;
+        color: $text-muted;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("d,delete", "delete_slot", "Delete"),
+    ]
+
+    def __init__(self, slots: SlotStore, mode: SlotMode, story_id: str | None = None) -> None:
+        super().__init__()
+        if mode not in ("save", "load"):
+            raise ValueError(f"mode must be 'save' or 'load', not {mode!r}")
+        self.slots = slots
+        self.mode: SlotMode = mode
+        self.story_id = story_id
+        self.infos: dict[str, SlotInfo] = {}
+
+    # ------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Vertical(id="slots-dialog"):
+            title = (
+                "Save the game: pick a slot to overwrite, or type a new name" if self.mode == "save" else "Load a game"
+            )
+            yield Static(title, id="slots-title", markup=False)
+            table: DataTable[Text] = DataTable(id="slots-table", cursor_type="row", zebra_stripes=True)
+            yield table
+            if self.mode == "save":
+                yield Input(placeholder="new slot name, then Enter", id="slot-name", max_length=64)
+            yield Static("", id="slots-detail", markup=False)
+            yield Static("", id="slots-status", markup=False)
+            keys = "Enter: save here · Tab: name/table" if self.mode == "save" else "Enter: load"
+            yield Static(f"{keys} · d/Del: delete slot · Esc: close", id="slots-keys", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#slots-table", DataTable)
+        table.add_columns(*COLUMNS)
+        self.refresh_slots()
+        if self.mode == "save":
+            self.query_one("#slot-name", Input).focus()
+        else:
+            table.focus()
+
+    # ------------------------------------------------------------- state
+    def refresh_slots(self, keep: int | None = None) -> None:
+        """Re-read the slot list into the table (the cursor stays at row ``keep`` when given)."""
+        table: DataTable[Text] = self.query_one("#slots-table", DataTable)
+        table.clear()
+        self.infos = {}
+        try:
+            infos = self.slots.list()
+        except (SaveError, OSError) as exc:
+            self.show(f"Cannot list the saves in {self.slots.root}: {exc}", error=True)
+            return
+        for info in infos:
+            self.infos[info.name] = info
+            table.add_row(*slot_cells(info), key=info.name)
+        if not infos:
+            self.show_detail("No saves yet." if self.mode == "load" else "No saves yet: type a name for this one.")
+            return
+        if keep is not None:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+        self.describe_highlighted()
+
+    def show(self, message: str, *, error: bool = False) -> None:
+        """Tell the player what happened (an error in red)."""
+        status = self.query_one("#slots-status", Static)
+        status.update(message)
+        status.set_class(error, "error")
+
+    def show_detail(self, message: str, *, error: bool = False) -> None:
+        detail = self.query_one("#slots-detail", Static)
+        detail.update(message)
+        detail.set_class(error, "error")
+
+    def highlighted(self) -> SlotInfo | None:
+        """The slot under the table's cursor, if any."""
+        table: DataTable[Text] = self.query_one("#slots-table", DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except CellDoesNotExist:
+            return None
+        return self.infos.get(str(row_key.value)) if row_key.value is not None else None
+
+    def describe_highlighted(self) -> None:
+        info = self.highlighted()
+        if info is None:
+            self.show_detail("")
+        elif info.error:
+            self.show_detail(f"{info.name}: {info.error}", error=True)
+        else:
+            self.show_detail(f"{info.name}: {info.story_title or info.story_id}, turn {info.turn}, at {info.place}")
+
+    # ------------------------------------------------------------ events
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.describe_highlighted()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        name = str(event.row_key.value)
+        info = self.infos.get(name)
+        if info is None:
+            return
+        if self.mode == "load":
+            if info.error:
+                self.show(f"Slot {name!r} cannot be loaded: {info.error}", error=True)
+                return
+            self.dismiss(name)
+        else:
+            self.confirm_overwrite(name)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.show("")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        name = event.value.strip()
+        try:
+            check_name(name)
+            exists = self.slots.exists(name)
+        except SaveError as exc:
+            self.show(str(exc), error=True)
+            return
+        if exists:
+            self.confirm_overwrite(name)
+        else:
+            self.dismiss(name)
+
+    def confirm_overwrite(self, name: str) -> None:
+        info = self.infos.get(name)
+        what = f"Slot {name!r} already holds a save"
+        if info is not None and info.error:
+            what = f"Slot {name!r} holds an unreadable save"
+        elif info is not None:
+            story = info.story_title or info.story_id
+            other = self.story_id is not None and info.story_id != self.story_id
+            what += f" of {'another story, ' if other else ''}{story} (turn {info.turn}, at {info.place})"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(name)
+            else:
+                self.show(f"Slot {name!r} kept as it was.")
+
+        self.app.push_screen(ConfirmScreen(f"{what}. Overwrite it with this game?", yes="Overwrite"), answered)
+
+    # ----------------------------------------------------------- actions
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_delete_slot(self) -> None:
+        info = self.highlighted()
+        if info is None:
+            self.show("No slot to delete.")
+            return
+        name = info.name
+        row = self.query_one("#slots-table", DataTable).cursor_row
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self.show(f"Slot {name!r} kept.")
+                return
+            try:
+                self.slots.delete(name)
+            except (SaveError, OSError) as exc:
+                self.refresh_slots(keep=row)
+                self.show(f"Could not delete slot {name!r}: {exc}", error=True)
+                return
+            self.refresh_slots(keep=row)
+            self.show(f"Slot {name!r} deleted.")
+
+        self.app.push_screen(ConfirmScreen(f"Delete slot {name!r}? This cannot be undone.", yes="Delete"), answered)

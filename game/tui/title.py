@@ -1,0 +1,193 @@
+"""Title, story choice, loading and ending screens."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from game.tui.text import plain
+from game.tui.widgets import LoadingBar
+
+if TYPE_CHECKING:
+    from game.engine.session import GameSession
+    from game.world.content import ContentPack
+
+BANNER = r"""
+ ____  _                    _____     _
+/ ___|| |_ ___  _ __ _   _ | ____|___| |__   ___
+\___ \| __/ _ \| '__| | | ||  _| / __| '_ \ / _ \
+ ___) | || (_) | |  | |_| || |__| (__| | | | (_) |
+|____/ \__\___/|_|   \__, ||_____\___|_| |_|\___/
+                     |___/
+"""
+MENU = (
+    ("new", "New game"),
+    ("continue", "Continue"),
+    ("load", "Load"),
+    ("settings", "Settings"),
+    ("help", "Help"),
+    ("quit", "Quit"),
+)
+
+
+def pitch(pack: ContentPack, chars: int = 320) -> str:
+    """A story's one-paragraph pitch: the start of its intro, cut at a sentence."""
+    intro = " ".join(pack.story.intro.split())
+    if len(intro) <= chars:
+        return intro
+    cut = intro[:chars]
+    end = cut.rfind(". ")
+    return cut[: end + 1] if end > 80 else cut.rstrip() + "…"
+
+
+class TitleScreen(Screen[None]):
+    """The banner, the menu and what is still loading in the background."""
+
+    BINDINGS = [Binding("n", "menu('new')", "New game"), Binding("c", "menu('continue')", "Continue")]
+
+    def __init__(self, continue_label: str | None = None) -> None:
+        super().__init__()
+        self.continue_label = continue_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="title-box"):
+            yield Static(Text(BANNER.strip("\n"), style="bold"), id="banner")
+            yield Static(Text("a text adventure whose narrator remembers", style="italic"), id="tagline")
+            with Center():
+                yield OptionList(*self._options(), id="menu")
+            yield LoadingBar(id="loading")
+        yield Footer()
+
+    def _options(self) -> list[Option]:
+        options = []
+        for key, label in MENU:
+            if key == "continue":
+                text = f"Continue ({self.continue_label})" if self.continue_label else "Continue"
+                options.append(Option(plain(text), id=key, disabled=self.continue_label is None))
+            else:
+                options.append(Option(label, id=key))
+        return options
+
+    def on_mount(self) -> None:
+        self.query_one("#menu", OptionList).focus()
+        self.app.show_loading()  # type: ignore[attr-defined]
+
+    def set_continue(self, label: str | None) -> None:
+        self.continue_label = label
+        menu = self.query_one("#menu", OptionList)
+        highlighted = menu.highlighted
+        menu.clear_options()
+        menu.add_options(self._options())
+        menu.highlighted = highlighted
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_menu(event.option.id or "")
+
+    def action_menu(self, choice: str) -> None:
+        self.app.menu(choice)  # type: ignore[attr-defined]
+
+
+class StoryScreen(ModalScreen[str | None]):
+    """Pick a story: each with its one-paragraph pitch."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Back")]
+
+    def __init__(self, packs: list[ContentPack]) -> None:
+        super().__init__()
+        self.packs = packs
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="story-dialog"):
+            yield Static(Text("Choose your story", style="bold"), id="story-title")
+            options = []
+            for pack in self.packs:
+                text = Text.assemble((pack.story.title, "bold"), "\n", plain(pitch(pack), "italic"), "\n")
+                options.append(Option(text, id=pack.story.id))
+            yield OptionList(*options, id="stories")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#stories", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
+class LoadingScreen(Screen[None]):
+    """Shown while a game is being built (the narrator, the knowledge base index)."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="loading-box"):
+            yield Static(plain(self.title_text, "bold"), id="loading-title")
+            yield LoadingBar(id="loading")
+
+    def on_mount(self) -> None:
+        self.app.show_loading()  # type: ignore[attr-defined]
+
+
+def ending_summary(session: GameSession) -> Text:
+    """The run in a few lines: the ending, turns, quests, achievements and the choices made."""
+    engine = session.engine
+    state, pack = engine.state, engine.pack
+    ending = next((e for e in pack.endings if e.id == state.ending), None)
+    text = Text()
+    text.append((ending.title if ending else "The End") + "\n\n", style="bold")
+    if ending is not None:
+        text.append_text(plain(ending.description))
+        text.append("\n\n")
+    done = [q for q in pack.all_quests() if state.quests.get(q.id) and state.quests[q.id].status == "completed"]
+    text.append(f"Turns played: {state.turn}\n", style="bold")
+    text.append(f"Quests completed: {len(done)}\n", style="bold")
+    for quest in done:
+        text.append(f"  ✔ {quest.title}\n")
+    names = {a.id: a.name for a in pack.achievements}
+    text.append(f"Achievements: {len(state.achievements)}\n", style="bold")
+    for achievement in state.achievements:
+        text.append(f"  ★ {names.get(achievement, achievement)}\n")
+    choices = [c.name for c in pack.story.choices if state.has_flag(f"choice:{c.id}")]
+    if choices:
+        text.append("Choices made:\n", style="bold")
+        for choice in choices:
+            text.append(f"  ◆ {choice}\n")
+    text.append(f"\nLevel {state.level}, {state.gold} gold, HP {state.hp}/{state.max_hp}.\n")
+    return text
+
+
+class EndingScreen(Screen[None]):
+    """An ending: a summary of the run, then a new game, a load or quit."""
+
+    BINDINGS = [
+        Binding("n", "choose('new')", "New game"),
+        Binding("l", "choose('load')", "Load"),
+        Binding("q", "choose('quit')", "Quit"),
+    ]
+
+    def __init__(self, session: GameSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="ending-box"):
+            yield Static(ending_summary(self.session), id="ending-summary")
+            yield OptionList(Option("New game", id="new"), Option("Load a save", id="load"), Option("Quit", id="quit"))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_choose(event.option.id or "")
+
+    def action_choose(self, choice: str) -> None:
+        self.app.menu(choice)  # type: ignore[attr-defined]

@@ -1,0 +1,230 @@
+"""The Textual game driven by Pilot: title, new games, turns, choices, saves, endings, quitting, plain text.
+
+The app is the real one over the real engine (scripted narrator; keyword
+memory where a test says so, real embeddings in the default-configuration
+test). A model's narration comes from the fault-injecting fake OpenAI server
+(tests/fake_openai_server.py), the only way to make a model answer markup on
+demand.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from textual.widgets import RichLog
+
+from game.config import load_settings
+from game.engine.session import GameSession
+from game.saves.slots import SlotStore
+from game.tui.app import StoryEchoApp
+from game.tui.play import PlayScreen
+from game.tui.title import EndingScreen, StoryScreen, TitleScreen
+from tests.fake_openai_server import FakeOpenAIServer, ok
+
+SIZE = (100, 32)
+
+
+def settings_for(tmp_path: Path, **extra):
+    memory = {"embeddings": False} | extra.pop("memory", {})
+    return load_settings(None, llm=extra.pop("llm", "scripted"), data_dir=tmp_path / "saves", memory=memory, **extra)
+
+
+async def until(pilot, condition, timeout: float = 60.0, what: str = "") -> None:
+    """Let the app run until ``condition()`` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}; screen: {pilot.app.screen!r}")
+        await pilot.pause(0.05)
+
+
+def log_text(app) -> str:
+    log = app.screen.query_one("#log", RichLog)
+    return "\n".join(strip.text for strip in log.lines)
+
+
+async def new_game(pilot, story_index: int = 0) -> PlayScreen:
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, TitleScreen), what="title")
+    await pilot.press("n")  # New game
+    await until(pilot, lambda: isinstance(app.screen, StoryScreen), what="story choice")
+    for _ in range(story_index):
+        await pilot.press("down")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, PlayScreen), what="play screen")
+    return app.screen
+
+
+async def play(pilot, text: str) -> None:
+    app = pilot.app
+    screen = app.screen
+    turn = app.session.engine.state.turn
+    if text.isdigit():
+        await pilot.press(text)  # a suggested choice, by its number
+    else:
+        screen.query_one("#action").value = text
+        await pilot.press("enter")
+    await until(pilot, lambda: not screen.busy.is_set() and app.session.engine.state.turn != turn, what=text)
+
+
+async def test_a_new_game_in_each_story_plays_turns_and_choices(tmp_path):
+    app = StoryEchoApp(settings_for(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await new_game(pilot, 0)
+        assert app.session.engine.pack.story.id == "fantasy_001" and app.theme == "misty-forest"
+        assert "Misty Forest" in log_text(app)
+        await play(pilot, "go east")
+        assert app.session.engine.state.turn == 1
+        assert "Old Hunter's Lodge" in str(screen.query_one("#header").render())
+        choices = list(screen._choices)
+        assert choices, "suggested choices after a turn"
+        await play(pilot, "1")  # the first suggested choice, by key
+        assert app.session.history[-1].action == choices[0]
+        assert f"> {choices[0]}" in log_text(app)
+        assert app.session.engine.state.turn == 2
+    cyber = StoryEchoApp(settings_for(tmp_path / "cyber"))
+    async with cyber.run_test(size=SIZE) as pilot:
+        await new_game(pilot, 1)
+        assert cyber.session.engine.pack.story.id == "scifi_001" and cyber.theme == "cyber-neon"
+        await play(pilot, "look")
+        assert cyber.session.engine.state.turn == 1
+
+
+async def test_the_default_configuration_loads_embeddings_with_progress_then_plays(tmp_path):
+    """Real embeddings and Chroma: the title shows at once, the loading bar moves, the game plays."""
+    settings = settings_for(tmp_path, memory={"embeddings": True})
+    app = StoryEchoApp(settings)
+    seen: list[tuple[str, int, int]] = []
+    original = app.progress
+
+    def record(label, done, total):
+        seen.append((label, done, total))
+        original(label, done, total)
+
+    app.progress = record  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TitleScreen), what="title")
+        assert not app.ready.is_set() or seen  # the title is up before (or while) the engine loads
+        await new_game(pilot, 0)
+        assert app.session.engine.memory.embedder is not None
+        await play(pilot, "talk to garrick")
+        assert app.session.engine.state.turn == 1
+    labels = [label for label, _, _ in seen]
+    assert "Loading the memory model" in labels and "Ready" in labels
+    lore = [(done, total) for label, done, total in seen if label.startswith("Indexing lore")]
+    assert lore and lore[-1][0] == lore[-1][1]
+
+
+async def test_save_to_a_slot_and_load_it_in_a_fresh_app(tmp_path):
+    settings = settings_for(tmp_path)
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await new_game(pilot, 0)
+        for action in ("go east", "talk to garrick", "take the longbow"):
+            await play(pilot, action)
+        expected = app.session.engine.state.model_copy(deep=True)
+        await pilot.press("f2")
+        await until(pilot, lambda: type(app.screen).__name__ == "SlotScreen", what="save screen")
+        app.screen.query_one("Input").value = "before the swamp"
+        await pilot.press("enter")
+        await until(pilot, lambda: SlotStore(settings.data_dir).exists("before the swamp"), what="saved")
+    fresh = StoryEchoApp(settings)
+    async with fresh.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(fresh.screen, TitleScreen), what="title")
+        await pilot.press("f3")
+        await until(pilot, lambda: type(fresh.screen).__name__ == "SlotScreen", what="load screen")
+        table = fresh.screen.query_one("DataTable")
+        names = [table.get_row_at(i)[0] for i in range(table.row_count)]
+        table.move_cursor(row=[str(n) for n in names].index("before the swamp"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(fresh.screen, PlayScreen), what="play screen")
+        state = fresh.session.engine.state
+        assert state.model_dump(exclude={"clock_minutes"}) == expected.model_dump(exclude={"clock_minutes"})
+        assert "take the longbow" in log_text(fresh)  # the last turns are shown again
+
+
+async def test_markup_and_escapes_from_a_model_and_a_player_show_literally(tmp_path):
+    narration = "[bold]Bold?[/bold] [@click=app.quit]Click me[/] \x1b[31mred\x1b[0m"
+    turn = {"narration": narration, "choices": ["[@click=app.quit]"], "effects": {}, "memory_notes": []}
+    with FakeOpenAIServer() as server:
+        server.fallback = ok(json.dumps(turn))
+        settings = settings_for(tmp_path, llm="openai", openai={"base_url": server.url, "model": "m"})
+        app = StoryEchoApp(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await new_game(pilot, 0)
+            await play(pilot, "say [@click=app.quit] hello [bold]")
+            text = log_text(app)
+            assert "[bold]Bold?[/bold] [@click=app.quit]Click me[/]" in text
+            assert "\\x1b[31mred" in text  # the escape is shown, not obeyed
+            assert "> say [@click=app.quit] hello [bold]" in text
+            choice = screen.query(".choice").first()
+            await pilot.click(choice)  # a click on the model's "choice" plays it as text; it does not quit
+            await until(pilot, lambda: app.session.engine.state.turn == 2, what="choice played")
+            assert app.is_running and isinstance(app.screen, PlayScreen)
+
+
+async def test_reaching_an_ending_shows_its_screen_and_offers_a_new_game(tmp_path):
+    settings = settings_for(tmp_path)
+    walkthrough = Path(__file__).parents[1] / "walkthroughs" / "fantasy_001__eternal_night.txt"
+    actions = [line.strip() for line in walkthrough.read_text().splitlines() if line.strip() and line[0] != "#"]
+    # play all but the last action headless and save it, then finish in the app
+    from game.cli import make_engine
+
+    engine = make_engine("fantasy_001", settings, embedder=None, say=lambda _: None)
+    session = GameSession(engine, SlotStore(settings.data_dir))
+    for action in actions[:-1]:
+        session.play(action)
+    assert not engine.state.ending
+    session.save("last step")
+    session.close(save=False)
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TitleScreen), what="title")
+        app.start_game(None, slot="last step")
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen), what="play")
+        screen = app.screen
+        screen.query_one("#action").value = actions[-1]
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, EndingScreen), what="ending screen")
+        summary = str(app.screen.query_one("#ending-summary").render())
+        assert "Eternal Night" in summary and f"Turns played: {app.session.engine.state.turn}" in summary
+        await pilot.press("n")  # a new game, not an exit
+        await until(pilot, lambda: isinstance(app.screen, StoryScreen), what="story choice")
+        assert app.is_running
+
+
+async def test_quit_asks_when_there_is_unsaved_progress_and_autosaves(tmp_path):
+    settings = settings_for(tmp_path)
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await new_game(pilot, 0)
+        await play(pilot, "go east")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="confirm")
+        await pilot.press("n")  # keep playing
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen), what="back to play")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="confirm")
+        await pilot.press("y")
+        await until(pilot, lambda: not app.is_running, what="exit")
+    saved = SlotStore(settings.data_dir).read("autosave-fantasy_001").save
+    assert saved.game.turn == 1 and saved.game.node != "forest_edge"
+
+
+async def test_a_failed_narrator_shows_a_message_and_the_game_goes_on(tmp_path):
+    with FakeOpenAIServer() as server:
+        settings = settings_for(
+            tmp_path, llm="openai", openai={"base_url": server.url, "model": "m", "max_attempts": 1, "timeout_s": 2}
+        )
+        app = StoryEchoApp(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await new_game(pilot, 0)
+            screen.query_one("#action").value = "look"
+            await pilot.press("enter")
+            await until(pilot, lambda: not screen.busy.is_set() and "Nothing changed" in log_text(app), what="error")
+            assert app.session.engine.state.turn == 0 and app.is_running
+            server.fallback = ok(json.dumps({"narration": "The fog lifts.", "choices": [], "effects": {}}))
+            await play(pilot, "look")  # the next turn works
+            assert "The fog lifts." in log_text(app)
