@@ -42,7 +42,7 @@ log = logging.getLogger("storyecho.tui")
 class StoryEchoApp(App[None]):
     """StoryEcho in the terminal."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "StoryEcho"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
@@ -86,7 +86,8 @@ class StoryEchoApp(App[None]):
             self.register_theme(theme)
         self.theme = TITLE.name
         self.push_screen(TitleScreen(self._continue_label()))
-        self.warm_up()
+        # the heavy imports start once the title is on screen: an import holds the GIL, and would delay the frame
+        self.call_after_refresh(self.warm_up)
 
     @work(thread=True, group="warm-up")
     def warm_up(self) -> None:

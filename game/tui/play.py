@@ -27,6 +27,7 @@ from game.world.parser import parse
 
 if TYPE_CHECKING:
     from game.engine.session import GameSession
+    from game.llm.local import NarrationStream
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 EVENT_STYLES = {
@@ -99,6 +100,9 @@ class PlayScreen(Screen[None]):
         self._frame = 0
         self._spinning = False
         self._streamed = ""
+        self._raw = ""
+        self._decoder: NarrationStream | None = None
+        self._decoding = False
 
     # --------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -183,8 +187,13 @@ class PlayScreen(Screen[None]):
             return
         if self.busy.is_set():
             return
+        from game.llm.local import NarrationStream
+
         self.busy.set()
         self._streamed = ""
+        self._raw = ""
+        self._decoding = False
+        self._decoder = NarrationStream()
         self.query_one("#log", RichLog).write(Text.assemble(("\n> ", "bold"), plain(text, "bold")))
         self.play(text)
 
@@ -200,7 +209,21 @@ class PlayScreen(Screen[None]):
         self.app.call_from_thread(self.show_result, result)
 
     def stream(self, chunk: str) -> None:
-        """Narration as the model writes it (called on the UI thread)."""
+        """Narration as the model writes it (called on the UI thread).
+
+        A model narrator streams its JSON answer: the ``narration`` string is
+        decoded from it as it arrives; a narrator that streams prose (the
+        local one decodes its own) is shown as it comes.
+        """
+        self._raw += chunk
+        decoder = self._decoder
+        if decoder is not None and self._decoding:
+            chunk = decoder.feed(chunk)
+        elif decoder is not None and ('"narration"' in self._raw or self._raw.lstrip().startswith("{")):
+            self._decoding = True
+            chunk = decoder.feed(self._raw)
+        if not chunk:
+            return
         self._streamed += chunk
         stream = self.query_one("#stream", Static)
         stream.display = True

@@ -228,3 +228,71 @@ async def test_a_failed_narrator_shows_a_message_and_the_game_goes_on(tmp_path):
             server.fallback = ok(json.dumps({"narration": "The fog lifts.", "choices": [], "effects": {}}))
             await play(pilot, "look")  # the next turn works
             assert "The fog lifts." in log_text(app)
+
+
+async def test_a_models_narration_streams_onto_the_screen_as_it_is_written(tmp_path):
+    narration = "The fog parts slowly, and a lantern swings somewhere ahead of you on the trail."
+    content = json.dumps({"narration": narration, "choices": ["look"], "effects": {}, "memory_notes": []})
+    pieces = [content[i : i + 6] for i in range(0, len(content), 6)]
+    with FakeOpenAIServer() as server:
+        server.fallback = ok(content, chunks=pieces, chunk_delay=0.05)
+        settings = settings_for(tmp_path, llm="openai", openai={"base_url": server.url, "model": "m"})
+        app = StoryEchoApp(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await new_game(pilot, 0)
+            screen.query_one("#action").value = "look"
+            await pilot.press("enter")
+            stream = screen.query_one("#stream")
+            await until(pilot, lambda: "The fog parts" in str(stream.render()), what="streamed narration")
+            shown = str(stream.render())
+            assert screen.busy.is_set() and "narration" not in shown and "{" not in shown  # prose, not JSON
+            assert narration not in shown  # part of it, while the rest is still coming
+            await until(pilot, lambda: not screen.busy.is_set(), what="turn end")
+            assert narration in " ".join(log_text(app).split()) and not stream.display
+
+
+HEAVY = ("torch", "sentence_transformers", "chromadb", "llama_cpp", "openai")
+STARTUP_PROBE = """
+import asyncio, json, sys
+from game.config import load_settings
+from game.tui.app import StoryEchoApp
+
+class Probe(StoryEchoApp):
+    def warm_up(self):  # called once the title has been drawn
+        self.title_drawn = type(self.screen).__name__ == "TitleScreen"
+        self.at_first_frame = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)
+        return super().warm_up()
+
+HEAVY = {heavy}
+settings = load_settings(None, llm="openai", data_dir=sys.argv[1], openai={{"base_url": "http://127.0.0.1:9/v1"}})
+
+async def main():
+    app = Probe(settings)
+    async with app.run_test() as pilot:
+        while not app.ready.is_set():
+            await pilot.pause(0.1)
+        later = sorted(m.split(".")[0] for m in sys.modules if m.split(".")[0] in HEAVY)
+    print(json.dumps({{"first": app.at_first_frame, "title": app.title_drawn, "later": sorted(set(later))}}))
+
+asyncio.run(main())
+"""
+
+
+def test_no_heavy_library_is_imported_before_the_first_frame(tmp_path):
+    """The title is drawn before torch, chromadb, openai or llama.cpp load (they load in the warm-up worker)."""
+    import subprocess
+    import sys
+
+    script = STARTUP_PROBE.format(heavy=repr(set(HEAVY)))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).parents[2],
+        env={**__import__("os").environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["title"] and figures["first"] == []
+    assert {"torch", "sentence_transformers"} <= set(figures["later"])  # the warm-up loaded the memory model
