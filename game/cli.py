@@ -421,7 +421,7 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
         print(
             f"slot:      {args.name}\nstory:     {save.story_title} ({save.story_id})\nturn:      {save.turn}\n"
             f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nsession:   {save.session_id}\n"
-            f"hp:        {save.game.hp}/{save.game.max_hp}, gold {save.game.gold}, level {save.game.level}\n"
+            f"hp:        {save.game.hp}/{save.game.max_hp}, money {save.game.gold}, level {save.game.level}\n"
             f"inventory: {', '.join(save.game.inventory) or 'nothing'}\n"
             f"quests:    {', '.join(f'{q} ({p.status})' for q, p in save.game.quests.items()) or 'none'}\n"
             f"ending:    {save.game.ending or '-'}\n"

@@ -112,3 +112,33 @@ def test_saves_benchmark_runs(tmp_path):
     assert all(r["of_medians"] > 0 and r["paired_median"] > 0 for r in result["ratios"].values())
     assert set(result["target"]) == {"ratio", "write_met", "write_met_vs_bare_fsync", "load_met"}
     assert list(tmp_path.iterdir()) == [tmp_path / "result.json"]  # the save folder is removed
+
+
+def test_balance_benchmark_runs(tmp_path):
+    def balance(out: Path) -> subprocess.CompletedProcess[str]:
+        # run as a module from the checkout, so it plays this checkout's rules and stories
+        return subprocess.run(
+            [sys.executable, "-m", "bench.balance", "--runs", "4", "--json", "--out", str(out)],
+            capture_output=True, text=True, timeout=300, cwd=ROOT,
+        )  # fmt: skip
+
+    out = balance(tmp_path / "result.json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert json.loads(out.stdout)["summary"] == result["summary"]
+    policies = ["careless", "heedless", "careful"]
+    assert list(result["summary"]) == [f"{s}/{p}" for s in ["fantasy_001", "scifi_001"] for p in policies]
+    for summary in result["summary"].values():
+        assert summary["runs"] == 4
+        assert 0 <= summary["ko_rate"] <= 1 and 0 <= summary["lowest_hp_p10"] <= summary["lowest_hp_median"] <= 1
+    runs = result["runs"]
+    assert len(runs) == 2 * 3 * 4
+    # seeds 0-3 play the four walkthrough routes of each story once; the careful player ends every one of them
+    careful = [r for r in runs if r["policy"] == "careful"]
+    assert sorted(r["route"] for r in careful if r["story"] == "scifi_001") == ["pact", "purge", "reboot", "rewrite"]
+    assert all(r["ending"] == r["route"] and r["knockouts"] == 0 for r in careful)
+    assert set(result["targets"]["met"]) == {"fantasy_001", "scifi_001"}
+    # the same seeds play the same games
+    again = balance(tmp_path / "again.json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads((tmp_path / "again.json").read_text())["runs"] == runs

@@ -28,7 +28,7 @@ from game.llm.base import Narrator, NarratorError, PromptBundle
 from game.memory.base import Memory, MemoryContext, TurnRecord
 from game.world.choices import choices_after
 from game.world.content import ContentPack
-from game.world.describe import HELP_TEXT, inventory_text, node_text, npc_now, quests_text, status_text
+from game.world.describe import help_text, inventory_text, node_text, npc_now, quests_text, status_text
 from game.world.parser import Command, parse
 from game.world.rules import AppliedEffect, Outcome, RejectedEffect, Rules
 from game.world.state import GameState
@@ -294,7 +294,7 @@ class TurnPipeline:
 
     def _meta(self, command: Command) -> TurnResult:
         texts = {
-            "help": HELP_TEXT,
+            "help": help_text(self.pack),
             "inventory": inventory_text(self.state, self.pack),
             "quests": quests_text(self.state, self.pack),
             "status": status_text(self.state, self.pack),

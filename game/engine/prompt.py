@@ -23,7 +23,7 @@ from game.memory.base import MemoryContext
 from game.text import estimate_tokens
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
-from game.world.describe import npc_brief, objective_lines, status_text
+from game.world.describe import node_description, npc_brief, objective_lines, status_text
 from game.world.parser import Command
 from game.world.state import GameState
 
@@ -109,7 +109,7 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
             lines += objective_lines(quest, state)
         blocks.append(_block("side_quests", "## Active side quests\n" + "\n".join(lines)))
     node_lines = [
-        f"## Node info\n{node.name} ({node.id}): {node.description}",
+        f"## Node info\n{node.name} ({node.id}): {node_description(state, pack)}",
         _ids("Exits (move_to)", [(t, _exit_label(state, pack, d, t)) for d, t in node.exits.items()]),
         _ids("NPCs here (talk_to)", [(n, pack.npcs[n].name) for n in npcs_at(pack, state.node)]),
         *(f"- {npc_brief(pack.npcs[n], state)}" for n in npcs_at(pack, state.node)),

@@ -6,6 +6,20 @@ narrator would, and answers with the same JSON turn. Its narration is built
 from the content pack's own text. Questions ("where is Hal?", "what is my
 name?") are answered from the memory blocks it is given, so it is also a probe
 of what memory recalled: if the answer was not injected, it cannot know it.
+Recalled facts are said as sentences: the Story Bible's first (the latest
+value of a fact wins), then the history's, never a raw log line.
+
+It understands players the way a game master would:
+
+- a question or talk with one person present goes to that person ("who are
+  you?", "ask about kyoto"), who answers in their own words (topics and their
+  ``topic_aliases``; a name another character goes by finds the topic about
+  them: "the shadow lord" is Silas), with the pronouns the content gives;
+- "me", "my" and "myself" are the player ("ask senda about me");
+- words the parser reads but the story does not name here ("speak the verse",
+  "haul him out of the roots", "wrench the case free") are matched against the
+  words of the quest objectives not yet done, so no objective's own wording
+  falls through.
 
 It also provides the extractive summary call memory uses.
 """
@@ -19,11 +33,21 @@ from collections.abc import Iterable
 from typing import Any
 
 from game.llm.base import PromptBundle
-from game.text import best_match, keywords
+from game.memory.base import MemoryItem
+from game.memory.player_facts import PLAYER_TEMPLATES
+from game.text import best_match, keywords, mentions
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
-from game.world.content import ContentPack
-from game.world.describe import inventory_text, node_text, npc_now, quests_text, status_text, the
-from game.world.parser import DIRECTIONS, Command
+from game.world.content import ContentPack, Npc, Objective
+from game.world.describe import (
+    inventory_text,
+    node_description,
+    node_text,
+    npc_now,
+    quests_text,
+    status_text,
+    the,
+)
+from game.world.parser import DIRECTIONS, PRONOUNS, Command, clauses, parse, verb_key
 from game.world.state import GameState
 
 _SENTENCE = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")
@@ -37,7 +61,26 @@ _BLOCK_WEIGHT = {
     "open_threads": 0.7,
     "knowledge": 0.6,
 }
+_NOT_FACTS = frozenset({"recent_story"})
+"""Blocks that log effects ("talk_to old_hunter; quest_started"), not facts to say."""
 _QUESTION_NOISE = frozenset({"know", "remember", "tell", "said", "say", "told", "now", "again", "recall"})
+_PLAYER = re.compile(r"\b(?:me|my|myself|mine|i|i'm|im)\b", re.I)
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|ya|u)\b", re.I)
+_ABOUT_SELF = re.compile(
+    r"^(?:you|yourself)$|\b(?:who|what)\s+(?:are|r)\s+(?:you|u)\b|\byour\s+name\b|\byourself\b|\babout\s+you$"
+    r"|\bwho\s+you\s+are\b"
+)
+_ABOUT_PLAYER = re.compile(
+    r"^(?:me|myself|i)$|\babout\s+(?:me|myself)\b|\bmy\s+name\b|\bwho\s+(?:am\s+i|i\s+am)\b|\b(?:know|remember)\s+me\b"
+)
+_EPISODE = re.compile(
+    r"^Turn (?P<turn>\d+)(?: at (?P<place>[^:]+))?: player: (?P<action>.*?) \| (?P<narration>.*)$", re.S
+)
+_LOGGED_TURN = re.compile(r"\bTurn (?P<turn>\d+)(?: at (?P<place>[^:]+))?: (?:player: )?(?P<action>[^.|]*)[.|]\s*")
+_CONVEYANCE = re.compile(r"\b(?:elevator|lift|stairs?|staircase|stairway|ladder|escalator|ramp)\b")
+_FORMS = {"he": ("him", "his"), "she": ("her", "her"), "they": ("them", "their"), "it": ("it", "its")}
+_TO_YOU = {"me": "you", "my": "your", "myself": "yourself", "mine": "yours", "i": "you", "i'm": "you're", "am": "are"}
+_REREAD_NEVER = frozenset({"look", "inventory", "quests", "status", "rest", "flee", "help", "ask"})
 
 
 def _words(text: str) -> set[str]:
@@ -64,6 +107,38 @@ def _second_person(text: str) -> str:
     return re.sub(r"(^|[.:!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
 
 
+def _to_you(text: str) -> str:
+    """The player's words as someone else says them back: "my sister" -> "your sister"."""
+    return re.sub(r"\b(?:me|my|myself|mine|i'm|i)\b", lambda m: _TO_YOU[m.group().lower()], text, flags=re.I)
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: a capital first, a stop last."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in '.!?"' else text + "."
+
+
+def pronouns(npc: Npc) -> tuple[str, str, str]:
+    """(subject, object, possessive) of an NPC, from its content ``pronouns`` ("she/her", "it/its")."""
+    subject, _, second = npc.pronouns.partition("/")
+    obj, possessive = _FORMS.get(subject, (second, second))
+    return subject, obj, possessive
+
+
+def _agree(subject: str, verb: str) -> str:
+    """The verb as ``subject`` (a pronoun or a name) does it: "she shakes", "they shake", "Old Sage shakes"."""
+    if subject == "they":
+        return verb
+    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "z", "o")) else "s")
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 class ScriptedNarrator:
     """Deterministic narrator over one content pack."""
 
@@ -82,6 +157,56 @@ class ScriptedNarrator:
     def _enemy_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
         return [(i, self.pack.enemies[i].names) for i in ids]
 
+    def _node_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
+        return [(i, [self.pack.nodes[i].name, i.replace("_", " ")]) for i in ids]
+
+    def _addressee(self, who: str, state: GameState) -> str | None:
+        """The NPC present ``who`` means: by name, by a pronoun, or the one person here when unnamed."""
+        here = npcs_at(self.pack, state.node)
+        if not who:
+            return here[0] if len(here) == 1 else None
+        if who in PRONOUNS or who in ("you", "u"):
+            fits = [n for n in here if who in (*pronouns(self.pack.npcs[n])[:2], self.pack.npcs[n].pronouns)]
+            fits = fits or here
+            return fits[0] if fits else None
+        return best_match(who, self._npc_names(here))
+
+    def _enemy_here(self, name: str, state: GameState) -> str | None:
+        """The enemy here ``name`` means: by its names, or by the names of the character it is.
+
+        The Shadow Lord is Silas: at the throne, "talk to silas" finds the Shadow Lord.
+        """
+        here = enemies_at(state, self.pack, state.node)
+        if not name or not here:
+            return None
+        enemy = best_match(name, self._enemy_names(here))
+        if enemy:
+            return enemy
+        npc = best_match(name, self._npc_names(self.pack.npcs))
+        if npc:
+            for alias in self.pack.npcs[npc].names:
+                found = mentions(alias, self._enemy_names(here))[0]
+                if len(found) == 1:
+                    return found[0]
+        return None
+
+    def _destination(self, target: str, state: GameState) -> str | None:
+        """The node a movement toward ``target`` leads to (a direction, a place, a lift or stair here)."""
+        exits = self.pack.nodes[state.node].exits
+        target = DIRECTIONS.get(target, target)
+        if target in exits:
+            return exits[target]
+        if not target:
+            return None
+        node_id = best_match(target, self._node_names(exits.values())) or best_match(
+            target, self._node_names(self.pack.nodes)
+        )
+        if (node_id is None or node_id == state.node) and _CONVEYANCE.search(target):
+            vertical = [d for d in ("up", "down") if d in exits]
+            if len(vertical) == 1:  # "take the lift" where it is: where it goes
+                return exits[vertical[0]]
+        return node_id
+
     # ---------------------------------------------------------------- entry
     def narrate(self, bundle: PromptBundle) -> str:
         turn = self.turn(bundle)
@@ -98,6 +223,7 @@ class ScriptedNarrator:
         elif state.combat:
             narration = self._combat(command, state, effects)
         else:
+            command = self._understood(command, state)
             handler = getattr(self, f"_do_{command.verb}", self._do_other)
             narration = handler(command, state, effects, notes, bundle)
         refused = [r for r in bundle.refused if r.effect in effects]
@@ -129,6 +255,122 @@ class ScriptedNarrator:
             return possible[0].id
         return matches[0].id if matches and command.verb == "other" else None
 
+    # ------------------------------------------------------ understanding
+    def _understood(self, command: Command, state: GameState) -> Command:
+        """The command as the story understands it.
+
+        Free text, words said that are not about the player, and a verb whose
+        object is nowhere here are read against the objectives still to do:
+        "speak the verse" at the spring is the dewdrop's use the objective
+        "Pour the dewdrop ... and speak the verse" asks for.
+        """
+        if command.verb in _REREAD_NEVER:
+            return command
+        if command.verb == "say" and (command.obj or _PLAYER.search(command.target)):
+            return command
+        if command.verb not in ("other", "say") and self._resolves(command, state):
+            return command
+        return self._objective_step(command, state) or command
+
+    def _resolves(self, command: Command, state: GameState) -> bool:
+        """Whether what ``command`` names is here to act on."""
+        pack, verb = self.pack, command.verb
+        if verb == "go":
+            return self._destination(command.target, state) is not None
+        if verb == "take":
+            return best_match(command.target, self._item_names(items_at(state, pack, state.node))) is not None
+        if verb in ("use", "drop"):
+            return best_match(command.target, self._item_names(state.inventory)) is not None
+        if verb == "attack":
+            if not command.target:
+                return bool(enemies_at(state, pack, state.node))
+            return self._enemy_here(command.target, state) is not None
+        if verb == "talk":
+            return self._addressee(command.obj, state) is not None or self._enemy_here(command.obj, state) is not None
+        if verb == "give":
+            item = best_match(command.target, self._item_names(state.inventory))
+            return item is not None and best_match(command.obj, self._npc_names(pack.npcs)) is not None
+        if verb == "examine":
+            here = [*state.inventory, *items_at(state, pack, state.node)]
+            return any(
+                best_match(command.target, names) is not None
+                for names in (
+                    self._item_names(here),
+                    self._npc_names(npcs_at(pack, state.node)),
+                    self._enemy_names(enemies_at(state, pack, state.node)),
+                )
+            )
+        return True
+
+    def _objective_step(self, command: Command, state: GameState) -> Command | None:
+        """The action an objective still to do describes in the player's words, if any.
+
+        The player's verb must mean the verb of one of the objective's steps
+        (``parser.clauses``, ``parser.verb_key``), and one of the other words
+        must be the step's or name what the objective is about.
+        """
+        words = re.findall(r"[a-z0-9'-]+", command.text.lower())
+        if len(words) < 2:
+            return None
+        verb, said = verb_key(words[0]), _words(" ".join(words[1:]))
+        if not said:
+            return None
+        skip = {"choice", "talk"} if command.verb == "say" else {"choice"}  # what is said stays said
+        best: tuple[tuple[int, bool], Objective] | None = None
+        for quest in self.pack.all_quests():
+            progress = state.quests.get(quest.id)
+            if progress is not None and progress.status != "active":
+                continue
+            for objective in quest.objectives:
+                if objective.kind in skip or (progress is not None and objective.id in progress.objectives_done):
+                    continue
+                named = _words(" ".join(self._objective_names(objective)))
+                for step in clauses(objective.description):
+                    first, _, rest = step.partition(" ")
+                    if verb_key(first) != verb:
+                        continue
+                    overlap = len(said & (_words(rest) | named))
+                    score = (overlap, progress is not None)
+                    if overlap and (best is None or score > best[0]):
+                        best = (score, objective)
+        return self._objective_command(best[1], command.text) if best else None
+
+    def _objective_names(self, objective: Objective) -> list[str]:
+        pack, target = self.pack, objective.target
+        pools: dict[str, Any] = {
+            "visit": pack.nodes,
+            "talk": pack.npcs,
+            "obtain": pack.items,
+            "use": pack.items,
+            "give": pack.items,
+            "defeat": pack.enemies,
+        }
+        names: list[str] = []
+        thing = pools[objective.kind].get(target)
+        if thing is not None:
+            names += getattr(thing, "names", [thing.name])
+        if objective.at_node:
+            names.append(pack.nodes[objective.at_node].name)
+        if objective.to_npc:
+            names += pack.npcs[objective.to_npc].names
+        return names
+
+    def _objective_command(self, objective: Objective, text: str) -> Command | None:
+        pack, target = self.pack, objective.target
+        if objective.kind == "visit":
+            return Command("go", target=pack.nodes[target].name, text=text)
+        if objective.kind == "talk":
+            return Command("talk", obj=pack.npcs[target].name, text=text)
+        if objective.kind == "obtain":
+            return Command("take", target=pack.items[target].name, text=text)
+        if objective.kind == "defeat":
+            return Command("attack", target=pack.enemies[target].name, text=text)
+        if objective.kind == "use":
+            return Command("use", target=pack.items[target].name, text=text)
+        if objective.kind == "give" and objective.to_npc:
+            return Command("give", target=pack.items[target].name, obj=pack.npcs[objective.to_npc].name, text=text)
+        return None
+
     # --------------------------------------------------------------- verbs
     def _combat(self, command: Command, state: GameState, effects: dict[str, Any]) -> str:
         assert state.combat is not None
@@ -146,18 +388,23 @@ class ScriptedNarrator:
         if command.verb == "attack":
             effects["combat_action"] = "attack"
             return f"You press the attack against {foe}."
+        if command.verb == "defend":
+            effects["combat_action"] = "defend"
+            return f"You brace yourself against {foe}."
         if command.verb in ("look", "examine", "status", "inventory", "quests"):
             return f"{self.pack.enemies[state.combat.enemy_id].encounter} You are locked in a fight with {foe}."
-        return f"There is no time for that: you are fighting {foe}. Attack, flee, or use an item."
+        return f"There is no time for that: you are fighting {foe}. Attack, defend, flee, or use an item."
 
-    def _do_go(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+    def _do_go(
+        self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
+    ) -> str:
         exits = self.pack.nodes[state.node].exits
-        target = DIRECTIONS.get(command.target, command.target)
-        node_id = exits.get(target)
+        node_id = self._destination(command.target, state)
         if node_id is None:
-            named = [(n, [self.pack.nodes[n].name, n.replace("_", " ")]) for n in self.pack.nodes]
-            node_id = best_match(target, [c for c in named if c[0] in exits.values()]) or best_match(target, named)
-        if node_id is None:
+            if self._addressee(command.target, state) and command.target:  # "find hal" where Hal is
+                return self._do_talk(
+                    Command("talk", obj=command.target, text=command.text), state, effects, notes, bundle
+                )
             return f"You cannot go '{command.target}' from here. Exits lead {', '.join(exits)}."
         effects["move_to"] = node_id
         here = self.pack.nodes[state.node]
@@ -165,7 +412,7 @@ class ScriptedNarrator:
             if here.exits[direction] == node_id and not holds(lock.condition, state):
                 return lock.message  # the rules will refuse the move too
         node = self.pack.nodes[node_id]
-        return f"You make your way to {node.name}. {node.description}"
+        return f"You make your way to {node.name}. {node_description(state, self.pack, node_id)}"
 
     def _do_look(self, command: Command, state: GameState, *_: Any) -> str:
         return node_text(state, self.pack)
@@ -190,27 +437,86 @@ class ScriptedNarrator:
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
     ) -> str:
         here = npcs_at(self.pack, state.node)
-        npc_id = best_match(command.obj, self._npc_names(here))
-        if npc_id is None and len(here) == 1 and not command.obj:
-            npc_id = here[0]
+        npc_id = self._addressee(command.obj, state)
         if npc_id is None:
-            other = best_match(command.obj, self._npc_names(self.pack.npcs))
+            enemy = self._enemy_here(command.obj, state)
+            if enemy:
+                return self._parley(enemy, state)
+            other = best_match(command.obj, self._npc_names(self.pack.npcs)) if command.obj else None
             if other:
                 effects["talk_to"] = other  # the rules will say they are not here
                 return f"You call out for {self.pack.npcs[other].name}, but no one answers."
-            return "There is no one here by that name."
+            if not command.obj and here:
+                return f"Whom do you mean? Here: {', '.join(self.pack.npcs[n].name for n in here)}."
+            return "There is no one here by that name." if command.obj else "There is no one here to talk to."
         npc = self.pack.npcs[npc_id]
         effects["talk_to"] = npc_id
         if command.topic:
-            said = self._topic(npc_id, command.topic, state)
-            if said:
-                notes.append(f"{npc.name} said about {command.topic}: {said}")
-                return f'{npc.name}: "{said}"'
-            return f'{npc.name} shakes their head. "I know nothing about {command.topic}."'
+            return self._reply(npc_id, command.topic, state, notes, bundle, asked=False)
         greeting, topics = self._mood(npc_id, state)
         return (
             f'{npc.name}: "{greeting}" (You could ask about: {", ".join(sorted(topics)) or "nothing in particular"}.)'
         )
+
+    def _parley(self, enemy_id: str, state: GameState) -> str:
+        """Words to an enemy: it answers with its challenge; the story's choices here are what words can do."""
+        options = [c.name[:1].lower() + c.name[1:] for c in self.pack.story.choices if holds(c.condition, state)]
+        offer = f" (You could {'; '.join(options)} - or fight.)" if options else " It is in no mood to talk."
+        return self.pack.enemies[enemy_id].encounter + offer
+
+    def _reply(
+        self, npc_id: str, topic: str, state: GameState, notes: list[str], bundle: PromptBundle, *, asked: bool
+    ) -> str:
+        """What an NPC says when asked about ``topic`` (or asked ``topic``, a question)."""
+        npc = self.pack.npcs[npc_id]
+        _, obj, possessive = pronouns(npc)
+        said = self._topic(npc_id, topic, state)
+        if said:
+            notes.append(f"{npc.name} said: {said}" if asked else f"{npc.name} said about {topic}: {said}")
+            return f'{npc.name} answers: "{said}"' if asked else f'{npc.name}: "{said}"'
+        lowered = topic.lower().strip()
+        if _ABOUT_SELF.search(lowered):
+            role = npc.role[:1].lower() + npc.role[1:] if npc.role[1:2].islower() else npc.role
+            said = f"I am {npc.name}, {role}."
+            notes.append(f"{npc.name} said: {said}")
+            return f'{npc.name}: "{said}"'
+        if _ABOUT_PLAYER.search(lowered):
+            return self._about_player(npc_id, state, bundle)
+        _, topics = self._mood(npc_id, state)
+        known = ", ".join(sorted(topics)) or "nothing in particular"
+        if asked:
+            return (
+                f"{npc.name} {_agree(npc.name, 'look')} at you for a long moment and {_agree(npc.name, 'give')} "
+                f"no answer to that. (You could ask {obj} about: {known}.)"
+            )
+        return f'{npc.name} {_agree(npc.name, "shake")} {possessive} head. "I know nothing about {_to_you(topic)}."'
+
+    def _about_player(self, npc_id: str, state: GameState, bundle: PromptBundle) -> str:
+        """What an NPC knows of the player: what memory holds the player said of themselves, and how they feel."""
+        npc = self.pack.npcs[npc_id]
+        subject, _, _ = pronouns(npc)
+        facts = [_second_person(PLAYER_TEMPLATES[label].format(value)) for label, value in self._player_facts(bundle)]
+        known = f"{'. '.join(facts)}. That much I know." if facts else "I know little about you yet."
+        affinity = state.affinity.get(npc_id, npc.initial_affinity)
+        mood = "friendly" if affinity >= 30 else "warm" if affinity >= 10 else "wary" if affinity < 0 else "neutral"
+        feeling = f"{_cap(subject)} {_agree(subject, 'seem')} {mood} toward you."
+        return f'{npc.name} {_agree(npc.name, "look")} you over. "{known}" {feeling}'
+
+    def _player_facts(self, bundle: PromptBundle) -> list[tuple[str, str]]:
+        """(label, value) of what the player said of themselves, from the recalled Story Bible; latest wins."""
+        found: dict[str, tuple[int, str]] = {}
+        for item in bundle.memory.all_items():
+            if not item.source.startswith("bible-"):
+                continue
+            for label, template in PLAYER_TEMPLATES.items():
+                if label not in ("name", "origin", "promise"):
+                    continue
+                pattern = re.escape(template).replace(re.escape("{}"), "(?P<v>.+)")
+                match = re.fullmatch(pattern, item.text.strip().rstrip("."))
+                number = int(item.source.split("-")[-1]) if item.source.split("-")[-1].isdigit() else 0
+                if match and (label not in found or number > found[label][0]):
+                    found[label] = (number, match.group("v"))
+        return [(label, found[label][1]) for label in ("name", "origin", "promise") if label in found]
 
     def _mood(self, npc_id: str, state: GameState) -> tuple[str, dict[str, str]]:
         """The NPC's greeting and topics now: later moods override earlier ones."""
@@ -218,23 +524,58 @@ class ScriptedNarrator:
 
     def _topic(self, npc_id: str, topic: str, state: GameState) -> str | None:
         _, topics = self._mood(npc_id, state)
-        key = best_match(topic, [(k, [k]) for k in topics])
+        key = self._topic_key(self.pack.npcs[npc_id], list(topics), topic)
         return topics[key] if key else None
+
+    def _topic_key(self, npc: Npc, topics: list[str], text: str) -> str | None:
+        """Which of ``topics`` ``text`` is about.
+
+        A topic or one of its ``topic_aliases`` whose words all occur (the most
+        words wins); an alias of stop words only ("me", "who am i") as a whole
+        phrase; a character named by another name stands for their topic ("the
+        shadow lord" finds "silas"); else the topic sharing the most words.
+        """
+        lowered = " ".join(text.lower().split()).strip(" ?!.")
+        bare = re.sub(r"^(?:about|of|the|a|an)\s+", "", lowered)
+        words = _words(lowered)
+        others = mentions(lowered, self._npc_names(n for n in self.pack.npcs if n != npc.id))[0]
+        also = _words(" ".join(name for other in others for name in self.pack.npcs[other].names))
+        best: tuple[int, str] | None = None
+        for key in topics:
+            for phrase in [key, *npc.topic_aliases.get(key, [])]:
+                needed = _words(phrase)
+                phrase_l = phrase.lower()
+                if needed:
+                    hit = needed <= words or needed <= also
+                elif " " in phrase_l:
+                    hit = re.search(rf"(?<![\w']){re.escape(phrase_l)}(?![\w'])", lowered) is not None
+                else:
+                    hit = bare == phrase_l
+                score = len(needed) or len(phrase_l.split())
+                if hit and (best is None or score > best[0]):
+                    best = (score, key)
+        if best:
+            return best[1]
+        if _PLAYER.search(lowered) and not words - {"player"}:
+            return None  # "me", "my name": about the player, not a topic that shares no word
+        return best_match(lowered, [(k, [k]) for k in topics])
 
     def _do_say(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
     ) -> str:
-        text = re.sub(r"^(say|shout|whisper|tell)\s+(to\s+)?", "", command.text, flags=re.I).strip(" \"'")
-        notes.append(f"The player said: {text}")
-        here = npcs_at(self.pack, state.node)
-        npc_id = (
-            best_match(command.obj, self._npc_names(here)) if command.obj else (here[0] if len(here) == 1 else None)
-        )
+        spoken = command.target or re.sub(r"^(say|shout|whisper|tell)\s+(to\s+)?", "", command.text, flags=re.I)
+        spoken = spoken.strip(" \"'")
+        notes.append(f"The player said: {spoken}")
+        npc_id = self._addressee(command.obj, state)
         if npc_id:
             effects["talk_to"] = npc_id
             npc = self.pack.npcs[npc_id]
-            return f'You tell {npc.name}: "{text}" {npc.name} listens, and will remember it.'
-        return f'You say aloud: "{text}" The words hang in the air.'
+            subject = pronouns(npc)[0]
+            listens = f"{npc.name} {_agree(npc.name, 'listen')}; {subject} will remember it."
+            if re.match(r"^about\s", spoken, re.I):
+                return f"You tell {npc.name} {_to_you(spoken)}. {listens}"
+            return f'You tell {npc.name}: "{_sentence(spoken)}" {listens}'
+        return f'You say aloud: "{_sentence(spoken)}" The words hang in the air.'
 
     def _do_ask(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
@@ -242,8 +583,18 @@ class ScriptedNarrator:
         question = command.topic
         if re.search(r"\bwhere am i\b", question):
             return node_text(state, self.pack)
-        for npc_id in npcs_at(self.pack, state.node):
-            said = self._topic(npc_id, question, state)
+        here = npcs_at(self.pack, state.node)
+        if here and _YOU.search(question):  # asked of someone: the person here answers, not your memory
+            npc_id = self._asked(question, here, state)
+            effects["talk_to"] = npc_id
+            about = re.search(r"\babout\s+(?P<x>.+)$", question)
+            return self._reply(npc_id, about.group("x") if about else question, state, notes, bundle, asked=True)
+        for npc_id in here:
+            said = (
+                self._topic(npc_id, question, state)
+                if not _PLAYER.search(question)
+                else self._alias_topic(npc_id, question, state)
+            )
             if said:
                 effects["talk_to"] = npc_id
                 npc = self.pack.npcs[npc_id]
@@ -254,31 +605,61 @@ class ScriptedNarrator:
             return answer
         return "You search your memory, but nothing you know answers that."
 
-    def _answer_from_memory(self, question: str, bundle: PromptBundle) -> str | None:
-        """Answer from the injected memory blocks only (extractive).
+    def _alias_topic(self, npc_id: str, question: str, state: GameState) -> str | None:
+        """A topic a question about the player names by a phrase of the content ("who am i"), not by a shared word."""
+        npc = self.pack.npcs[npc_id]
+        _, topics = self._mood(npc_id, state)
+        lowered = " ".join(question.lower().split()).strip(" ?!.")
+        for key in topics:
+            for phrase in npc.topic_aliases.get(key, []):
+                if " " in phrase and not _words(phrase) and re.search(rf"\b{re.escape(phrase.lower())}\b", lowered):
+                    return topics[key]
+        return None
 
-        The best item shares the most question words and best fits the kind of
-        question (a place for "where", a person for "who"); from it, the
-        sentence naming the subject and the sentence carrying the answer.
+    def _asked(self, question: str, here: list[str], state: GameState) -> str:
+        """Who of those here a question in the second person is for: the one named, one who knows, else the first."""
+        named = [n for n in mentions(question, self._npc_names(here))[0] if n in here]
+        if named:
+            return named[0]
+        knows = [n for n in here if self._topic(n, question, state)]
+        return (knows or here)[0]
+
+    # --------------------------------------------------------------- memory
+    def _answer_from_memory(self, question: str, bundle: PromptBundle) -> str | None:
+        """Answer from the injected memory blocks only (extractive), in sentences.
+
+        The best item shares the most question words; at a tie a Story Bible
+        fact beats the history, then the one that best fits the kind of question
+        (a place for "where", a person for "who"), then the latest. From it, the
+        sentence naming the subject and the sentence carrying the answer. A
+        logged turn ("Turn 2 at ...: player: ... | ...") is said as what
+        happened, never shown as it is logged.
         """
         lowered = question.lower()
         wanted = _words(question) - _QUESTION_NOISE
-        if re.search(r"\b(my|i|me|mine|myself)\b", lowered):
+        if _PLAYER.search(lowered):
             wanted.add("player")  # memory speaks of the player in the third person
         if not wanted:
             return None
         cues = self._cues(lowered)
-        best: tuple[float, list[str]] | None = None
+        best: tuple[tuple[int, bool, float, int], list[str]] | None = None
         for block in bundle.memory.blocks:
+            if block.name in _NOT_FACTS:
+                continue
             weight = _BLOCK_WEIGHT.get(block.name, 0.5)
             for item in block.items:
-                overlap = len(wanted & _words(item.text))
+                sentences, when = self._fact_sentences(item)
+                if not sentences:
+                    continue
+                text = " ".join(sentences)
+                said = _words(text) | ({"player"} if re.search(r"\b(?:you|your)\b", text, re.I) else set())
+                overlap = len(wanted & said)
                 if not overlap:
                     continue
-                sentences = [x.strip() for x in _SENTENCE.split(item.text) if x.strip()]
-                score = overlap + 0.3 * weight + 0.3 * max(self._cue_score(x, cues) for x in sentences)
-                if best is None or score > best[0]:
-                    best = (score, sentences)
+                score = 0.3 * weight + 0.3 * max(self._cue_score(x, cues) for x in sentences)
+                rank = (overlap, item.source.startswith("bible-"), score, when)
+                if best is None or rank > best[0]:
+                    best = (rank, sentences)
         if best is None:
             return None
         sentences = best[1]
@@ -287,7 +668,45 @@ class ScriptedNarrator:
         if not self._cue_score(answer, cues):
             answer = subject
         parts = [subject] if answer == subject else [subject, answer]
-        return "You recall: " + _second_person(" ".join(parts))
+        return "You recall: " + " ".join(_sentence(_second_person(p)) for p in parts)
+
+    def _fact_sentences(self, item: MemoryItem) -> tuple[list[str], int]:
+        """An item's sentences as facts (a logged turn told as what happened), and how recent it is."""
+        text = item.text.strip()
+        number = item.source.rsplit("-", 1)[-1]
+        when = int(number) if number.isdigit() else 0
+        logged = _EPISODE.match(text)
+        if logged:
+            when = int(logged.group("turn"))
+            said = self._action_sentence(logged.group("action"), logged.group("place") or "")
+            parts = [said] if said else []
+            parts += [s.strip() for s in _SENTENCE.split(logged.group("narration")) if s.strip()]
+            return parts, when
+        text = re.sub(r"^\[Turn \d+\]\s*", "", text)
+        text = re.sub(r"\s*\(turns? \d+(?:-\d+)?\)", "", text)
+        text = _LOGGED_TURN.sub(self._logged_turn, text)
+        return [s.strip() for s in _SENTENCE.split(text) if s.strip() and s.strip() not in ".|"], when
+
+    def _logged_turn(self, match: re.Match[str]) -> str:
+        """A "Turn N: <what the player typed>." inside a summary, said as what happened (a bare command dropped)."""
+        action = match.group("action")
+        said = self._action_sentence(action, match.group("place") or "")
+        if said:
+            return said + " "
+        return f"{action}. " if parse(action).verb in ("other", "ask") else ""
+
+    def _action_sentence(self, action: str, place: str = "") -> str:
+        """What the player did, as a sentence: 'At the Lodge you told Old Garrick: "my name is Bob".'"""
+        command = parse(action)
+        at = f"At {place}, you" if place else "You"
+        if command.verb == "say" and command.target:
+            npc = best_match(command.obj, self._npc_names(self.pack.npcs)) if command.obj else None
+            to = f" {self.pack.npcs[npc].name}" if npc else ""
+            return f'{at} {"told" if npc else "said"}{to}: "{command.target}".'
+        if command.verb == "talk" and command.topic:
+            npc = best_match(command.obj, self._npc_names(self.pack.npcs)) if command.obj else None
+            return f"{at} asked {self.pack.npcs[npc].name if npc else 'around'} about {_to_you(command.topic)}."
+        return ""
 
     def _cues(self, question: str) -> dict[str, float]:
         """Words that mark an answer to this kind of question, with their weight."""
@@ -306,6 +725,7 @@ class ScriptedNarrator:
         found = [w for cue, w in cues.items() if re.search(rf"\b{re.escape(cue)}\b", lowered)]
         return max(found) + 0.1 * len(found) if found else 0.0  # a list of exits is no better an answer
 
+    # --------------------------------------------------------------- things
     def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = items_at(state, self.pack, state.node)
         item = best_match(command.target, self._item_names(here))
@@ -325,19 +745,38 @@ class ScriptedNarrator:
         effects["items_lost"] = [item]
         return f"You set down the {self.pack.items[item].name}."
 
-    def _do_use(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+    def _do_use(
+        self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
+    ) -> str:
         item = best_match(command.target, self._item_names(state.inventory))
         if item is None:
             here = best_match(command.target, self._item_names(items_at(state, self.pack, state.node)))
             if here:
                 return f"You would have to pick up the {self.pack.items[here].name} first."
-            return f"You have no {command.target}."
+            feature = self._feature(command, state)
+            return feature or f"You have no {command.target}."
         effects["use_item"] = item
         return f"You use the {self.pack.items[item].name}."
 
+    def _feature(self, command: Command, state: GameState) -> str | None:
+        """Using what is part of the place ("drink from the spring"): the place, or who lives by it, answers."""
+        node = self.pack.nodes[state.node]
+        said = None
+        for npc_id in npcs_at(self.pack, state.node):
+            said = said or ((npc_id, s) if (s := self._topic(npc_id, command.target, state)) else None)
+        place = best_match(command.target, self._node_names([node.id]))
+        if said is None and place is None:
+            return None
+        action = " ".join(command.text.strip().rstrip(".!?").split())
+        told = f"You {action[:1].lower() + action[1:]}."
+        if said:
+            return f'{told} {self.pack.npcs[said[0]].name}: "{said[1]}"'
+        return f"{told} {node_description(state, self.pack, node.id)}"
+
     def _do_give(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         item = best_match(command.target, self._item_names(state.inventory))
-        npc = best_match(command.obj, self._npc_names(self.pack.npcs))
+        npc = self._addressee(command.obj, state) if command.obj in PRONOUNS else None
+        npc = npc or best_match(command.obj, self._npc_names(self.pack.npcs))
         if item is None:
             return f"You have no {command.target} to give."
         if npc is None:
@@ -347,7 +786,7 @@ class ScriptedNarrator:
 
     def _do_attack(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = enemies_at(state, self.pack, state.node)
-        enemy = best_match(command.target, self._enemy_names(here)) if command.target else (here[0] if here else None)
+        enemy = self._enemy_here(command.target, state) if command.target else (here[0] if here else None)
         if enemy is None:
             named = best_match(command.target, self._enemy_names(self.pack.enemies)) if command.target else None
             if named:

@@ -23,6 +23,7 @@ from textual.widgets import Footer, RichLog, Static
 from game.engine.pipeline import TurnResult
 from game.tui.text import plain
 from game.tui.widgets import ActionInput, Choices, WorldSuggester, header_text, scene_text, sidebar_text
+from game.world.describe import node_description
 from game.world.parser import parse
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ class PlayScreen(Screen[None]):
         if engine.state.turn == 0:
             log.write(Text(engine.pack.story.title, style="bold"))
             log.write(plain(engine.pack.story.intro))
-            log.write(plain(engine.pack.nodes[engine.state.node].description))
+            log.write(plain(node_description(engine.state, engine.pack)))
         else:
             log.write(Text(f"{engine.pack.story.title}: continuing at turn {engine.state.turn}.", style="bold"))
             memory_state = getattr(engine.memory, "state", None)

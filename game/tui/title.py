@@ -160,7 +160,7 @@ def ending_summary(session: GameSession) -> Text:
         text.append("Choices made:\n", style="bold")
         for choice in choices:
             text.append(f"  ◆ {choice}\n")
-    text.append(f"\nLevel {state.level}, {state.gold} gold, HP {state.hp}/{state.max_hp}.\n")
+    text.append(f"\nLevel {state.level}, {state.gold} {pack.story.currency}, HP {state.hp}/{state.max_hp}.\n")
     return text
 
 

@@ -66,7 +66,7 @@ def sidebar_text(state: GameState, pack: ContentPack, width: int = 24) -> Text:
     text.append(f" {state.hp}/{state.max_hp}\n")
     text.append(f"STR {state.strength}  AGI {state.agility}  INT {state.intelligence}\n")
     text.append(f"Level {state.level}  ({state.exp} exp)\n")
-    text.append(f"Gold {state.gold}\n", style="bold")
+    text.append(f"{pack.story.currency.capitalize()} {state.gold}\n", style="bold")
     if state.combat is not None:
         text.append("In combat\n", style="bold red")
     text.append("\nInventory\n", style="bold underline")

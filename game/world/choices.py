@@ -13,6 +13,7 @@ from game.text import best_match
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.parser import DIRECTIONS, parse
+from game.world.rules.combat import heavy_coming
 from game.world.state import GameState
 
 MAX_CHOICES = 4
@@ -24,7 +25,9 @@ def suggested(state: GameState, pack: ContentPack) -> list[str]:
         return []
     if state.combat:
         healing = [i for i in dict.fromkeys(state.inventory) if (use := pack.items[i].use) and use.heal]
-        return ["attack", "flee", *[f"use {pack.items[i].name}" for i in healing[:1]]]
+        hurt = state.hp < state.max_hp  # the rules refuse a heal at full health: never suggest one
+        guard = ["defend"] if heavy_coming(pack, state) else []  # the announced heavy blow
+        return ["attack", *guard, "flee", *[f"use {pack.items[i].name}" for i in healing[:1] if hurt]]
     node = pack.nodes[state.node]
     out = [f"talk to {pack.npcs[n].name}" for n in npcs_at(pack, state.node)[:1]]
     out += [f"take {pack.items[i].name}" for i in items_at(state, pack, state.node)[:1]]
@@ -38,7 +41,7 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
     command = parse(choice)
     verb, target = command.verb, command.target
     here = state.node
-    if verb == "flee":
+    if verb in ("flee", "defend"):
         return state.combat is not None
     if verb == "attack":
         if state.combat is not None:

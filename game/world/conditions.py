@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.world.content import Condition, ContentPack, Objective
+from game.world.content import Condition, ContentPack, NodeVariant, Objective
 from game.world.state import GameState
 
 
@@ -91,3 +91,9 @@ def enemies_at(state: GameState, pack: ContentPack, node_id: str) -> list[str]:
 
 def npcs_at(pack: ContentPack, node_id: str) -> list[str]:
     return list(pack.nodes[node_id].npcs)
+
+
+def variant_holds(variant: NodeVariant, state: GameState, pack: ContentPack, node_id: str) -> bool:
+    """Whether a place's text ``variant`` is true now: its condition holds and its ``items_here`` lie at ``node_id``."""
+    here = items_at(state, pack, node_id)
+    return holds(variant.when, state) and all(item in here for item in variant.items_here)

@@ -8,8 +8,9 @@ reading code.
 Files of a pack:
 
 - ``story.json``: id, title, genre, intro, start node, player defaults,
-  narrator persona, regions (name + ASCII banner), story choices.
-- ``map.json``: nodes with exits, NPCs, enemies, items.
+  narrator persona, regions (name + ASCII banner), story choices, currency,
+  help examples.
+- ``map.json``: nodes with exits, NPCs, enemies, items, state-dependent text.
 - ``items.json``, ``npcs.json``, ``quests.json``, ``enemies.json``,
   ``endings.json``, ``talents.json``, ``achievements.json``.
 - ``knowledge.json`` (lore entries) and ``worldview.md`` (prose lore).
@@ -18,7 +19,7 @@ Conditions are machine-checkable (:class:`Condition`); every id a condition or
 objective names must exist in the pack. Events the rules record as flags:
 ``visited:<node>``, ``talked:<npc>``, ``defeated:<enemy>``, ``used:<item>``,
 ``used:<item>@<node>``, ``gave:<item>:<npc>``, ``choice:<choice_id>``,
-``quest_done:<quest>``.
+``quest_done:<quest>``, ``obtained:<item>``, ``won_fight`` (any enemy defeated).
 """
 
 from __future__ import annotations
@@ -114,6 +115,10 @@ class Story(_Model):
     regions: list[Region] = Field(min_length=1)
     choices: list[StoryChoice] = []
     main_quest_order: list[Identifier] = Field(min_length=1)
+    currency: str = Field("gold", min_length=1, description="What the story's money is called, as in '25 gold'")
+    help_examples: list[str] = Field(
+        default_factory=list, description="Sample actions the help shows; empty: generic ones (game.world.describe)"
+    )
 
 
 class ExitLock(_Model):
@@ -123,7 +128,27 @@ class ExitLock(_Model):
     message: str = Field(min_length=5, description="What the player is told while it is locked")
 
 
+class NodeVariant(_Model):
+    """Text that is true of a place only while ``when`` holds and the ``items_here`` lie there."""
+
+    when: Condition = Condition()
+    items_here: list[Identifier] = Field(default_factory=list, description="Holds only while all these lie here")
+    text: str = Field(min_length=1)
+    replace: bool = Field(False, description="True: replaces the base description; False: follows it")
+
+
 class Node(_Model):
+    """A place. What the player reads of it is composed from the state (``describe.node_description``).
+
+    ``description`` is the place as the story starts; it must not describe
+    what can change (an item that can be taken, an enemy that can be killed, a
+    socket still empty): that goes in ``variants``, each told only while its
+    ``when`` condition holds (``at_node`` is not allowed: a variant belongs to
+    its place) and, with ``items_here``, while those items lie here. Of the
+    variants that hold, the last one with ``replace`` replaces the base text;
+    the others follow it, in file order.
+    """
+
     id: Identifier
     name: str
     region: Identifier
@@ -134,6 +159,7 @@ class Node(_Model):
     items: list[Identifier] = []
     safe: bool = Field(True, description="Resting is possible here")
     locked_exits: dict[str, ExitLock] = Field(default_factory=dict, description="direction -> lock")
+    variants: list[NodeVariant] = Field(default_factory=list, description="State-dependent text (see the docstring)")
 
     @model_validator(mode="after")
     def _locks_name_exits(self) -> Node:
@@ -166,6 +192,9 @@ class Item(_Named):
     value: int = Field(0, ge=0)
     consumable: bool = False
     use: UseEffect | None = None
+    gift_texts: dict[Identifier, str] = Field(
+        default_factory=dict, description="npc id -> how they take it when given it; no numbers (the rules print those)"
+    )
 
 
 class AffinityThreshold(_Model):
@@ -196,6 +225,20 @@ class Npc(_Named):
         default_factory=list,
         description="Later states of the NPC; the last mood whose condition holds overrides greeting and topics",
     )
+    topic_aliases: dict[str, list[str]] = Field(
+        default_factory=dict, description="topic keyword -> other words players use for it ('crying' for 'mother')"
+    )
+    pronouns: str = Field(
+        "they/them", pattern=r"^[a-z]+/[a-z]+$", description="How the story refers to them: he/him, she/her, it/its"
+    )
+
+    @model_validator(mode="after")
+    def _aliases_name_topics(self) -> Npc:
+        known = set(self.topics).union(*(m.topics for m in self.moods))
+        for topic in self.topic_aliases:
+            if topic not in known:
+                raise ValueError(f"topic_aliases.{topic}: no such topic")
+        return self
 
 
 class Reward(_Model):
@@ -281,6 +324,21 @@ class Loot(_Model):
     chance: float = Field(ge=0.0, le=1.0)
 
 
+class HeavyAttack(_Model):
+    """An enemy's strong attack, announced (``tell``) a round ahead so that defending or an item can answer it."""
+
+    chance: float = Field(0.3, ge=0.0, le=1.0, description="Chance each round from the second (never twice running)")
+    multiplier: float = Field(2.5, ge=1.0, description="Its damage, as a multiple of an ordinary hit; never dodged")
+    tell: str = Field(description="What the player sees it prepare, the round before")
+    text: str = Field("", description="The blow landing (optional)")
+
+
+class Weakness(_Model):
+    item: Identifier
+    damage: int = Field(ge=0, description="Damage it takes when the item breaks its heavy attack")
+    text: str
+
+
 class Enemy(_Named):
     category: str
     tier: int = Field(ge=1, le=5)
@@ -292,6 +350,9 @@ class Enemy(_Named):
     exp: int = Field(0, ge=0)
     gold: int = Field(0, ge=0)
     boss: bool = False
+    initiative: bool = Field(False, description="Strikes first, before the player's first blow, when a fight starts")
+    heavy: HeavyAttack | None = None
+    weaknesses: list[Weakness] = Field([], description="Items that, used as its heavy attack comes, break it")
 
 
 class Ending(_Model):

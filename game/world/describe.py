@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from game.world.conditions import enemies_at, holds, items_at, npcs_at
+from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
 from game.world.content import ContentPack, Npc, Quest
 from game.world.state import GameState
 
@@ -18,10 +18,27 @@ def exits_text(state: GameState, pack: ContentPack) -> str:
     return ", ".join(f"{d} to {pack.nodes[t].name}" for d, t in node.exits.items())
 
 
+def node_description(state: GameState, pack: ContentPack, node_id: str | None = None) -> str:
+    """A place's description as things stand now (default: the player's place).
+
+    The base text, or the last ``replace`` variant that holds instead of it,
+    then every other variant that holds, in file order (see :class:`~game.world.content.Node`).
+    """
+    node = pack.nodes[node_id or state.node]
+    base, extra = node.description, []
+    for variant in node.variants:
+        if variant_holds(variant, state, pack, node.id):
+            if variant.replace:
+                base = variant.text
+            else:
+                extra.append(variant.text)
+    return " ".join([base, *extra])
+
+
 def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     """What the player sees at the current node."""
     node = pack.nodes[state.node]
-    lines = [f"{node.name}." + (f" {node.description}" if full else "")]
+    lines = [f"{node.name}." + (f" {node_description(state, pack)}" if full else "")]
     npcs = [pack.npcs[n].name for n in npcs_at(pack, state.node)]
     if npcs:
         lines.append("Here: " + ", ".join(npcs) + ".")
@@ -35,11 +52,17 @@ def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     return " ".join(lines)
 
 
+def money(amount: int, pack: ContentPack) -> str:
+    """An amount of the story's money, as the player reads it ("25 gold", "15 yen")."""
+    return f"{amount} {pack.story.currency}"
+
+
 def inventory_text(state: GameState, pack: ContentPack) -> str:
+    purse = f"{pack.story.currency[:1].upper()}{pack.story.currency[1:]}: {state.gold}."
     if not state.inventory:
-        return f"You carry nothing. Gold: {state.gold}."
+        return f"You carry nothing. {purse}"
     names = [pack.items[i].name if i in pack.items else i for i in state.inventory]
-    return f"You carry: {', '.join(names)}. Gold: {state.gold}."
+    return f"You carry: {', '.join(names)}. {purse}"
 
 
 def objective_lines(quest: Quest, state: GameState) -> list[str]:
@@ -70,19 +93,41 @@ def status_text(state: GameState, pack: ContentPack) -> str:
     talents = ", ".join(t.name for t in pack.talents if t.id in state.talents) or "none"
     return (
         f"{state.player_name} - level {state.level} ({state.exp} exp), HP {state.hp}/{state.max_hp}, "
-        f"STR {state.strength} AGI {state.agility} INT {state.intelligence}, gold {state.gold}. "
+        f"STR {state.strength} AGI {state.agility} INT {state.intelligence}, {money(state.gold, pack)}. "
         f"Talents: {talents}. {state.clock_text()}, turn {state.turn}."
     )
 
 
-HELP_TEXT = (
-    "Type what you want to do. Examples: 'go north', 'look', 'examine the altar', "
-    "'talk to the old hunter', 'ask elvin about the harp', 'take the herbs', 'use the potion', "
-    "'give the flower to alicia', 'attack the wolf', 'flee', 'rest', 'say my name is Ren'. "
-    "Meta: 'inventory', 'quests', 'status', 'help', 'quit'. "
-    "Saves: 'save NAME', 'load NAME', 'saves' (the list); 'save' and 'load' alone use the quick slot. "
-    "The game autosaves every 5 turns and when you quit."
+GENERIC_HELP_EXAMPLES = (
+    "go north",
+    "look",
+    "examine the door",
+    "talk to the guard",
+    "ask the guard about the road",
+    "take the map",
+    "use the key",
+    "give the map to the guard",
+    "attack",
+    "flee",
+    "rest",
+    "say my name is Ren",
 )
+"""Help examples for a story that names none of its own (``story.help_examples``)."""
+
+
+def help_text(pack: ContentPack | None = None) -> str:
+    """The ``help`` answer, with the story's own examples (or generic ones)."""
+    examples = (pack.story.help_examples if pack else None) or GENERIC_HELP_EXAMPLES
+    return (
+        "Type what you want to do. Examples: " + ", ".join(f"'{e}'" for e in examples) + ". "
+        "Meta: 'inventory', 'quests', 'status', 'help', 'quit'. "
+        "Saves: 'save NAME', 'load NAME', 'saves' (the list); 'save' and 'load' alone use the quick slot. "
+        "The game autosaves every 5 turns and when you quit."
+    )
+
+
+HELP_TEXT = help_text()
+"""The help with generic examples; a story being played has :func:`help_text` (pack)."""
 
 
 def npc_now(npc: Npc, state: GameState) -> tuple[str, dict[str, str]]:

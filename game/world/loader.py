@@ -207,6 +207,15 @@ def check_references(pack: ContentPack) -> list[str]:
         p += [f"{where}.items: unknown item {i!r}" for i in node.items if i not in pack.items]
         for direction, lock in node.locked_exits.items():
             p += _check_condition(pack, f"{where}.locked_exits.{direction}.condition", lock.condition)
+        for i, variant in enumerate(node.variants):
+            p += _check_condition(pack, f"{where}.variants[{i}].when", variant.when)
+            if variant.when.at_node:
+                p.append(f"{where}.variants[{i}].when.at_node: not allowed (a variant already belongs to its place)")
+            p += [
+                f"{where}.variants[{i}].items_here: unknown item {item!r}"
+                for item in variant.items_here
+                if item not in pack.items
+            ]
     for npc in pack.npcs.values():
         if npc.location not in pack.nodes:
             p.append(f"npcs.json: [{npc.id}].location: unknown node {npc.location!r}")
@@ -222,6 +231,11 @@ def check_references(pack: ContentPack) -> list[str]:
                 for n in [*item_model.use.node_texts, *item_model.use.only_at]
                 if n not in pack.nodes
             ]
+        p += [
+            f"items.json: [{item_model.id}].gift_texts: unknown npc {n!r}"
+            for n in item_model.gift_texts
+            if n not in pack.npcs
+        ]
     for enemy in pack.enemies.values():
         p += [f"enemies.json: [{enemy.id}].nodes: unknown node {n!r}" for n in enemy.nodes if n not in pack.nodes]
         p += [

@@ -4,6 +4,15 @@ Purely syntactic: it knows verbs, not the story. Names are resolved against the
 content by whoever reads the command (the scripted narrator, the engine's meta
 handling). Meta commands (help, save, load, quit, inventory, quests, status)
 are marked so the engine can answer them without a narrator call.
+
+Players type the way quest objectives are written ("pour the dewdrop into the
+spring", "take the elevator up to Research Floor 88", "defeat the corrupted
+sentinel guarding the core"), so the parser knows many verbs for each action,
+reads the words that only say where or when ("... on the stair", "... from the
+storage shelves", ", north of the Sanctuary") as no part of the name, and keeps
+only the first step of "do this and then that". :func:`clauses` splits a
+sentence into the steps a narrator can match against objectives, and
+:func:`verb_key` says which verbs mean the same.
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ DIRECTIONS = {
     "nw": "northwest",
     "se": "southeast",
     "sw": "southwest",
+    "upstairs": "up",
+    "downstairs": "down",
 }
 
 META_VERBS = frozenset({"help", "save", "load", "saves", "quit", "inventory", "quests", "status"})
@@ -57,37 +68,129 @@ _QUESTION_WORDS = (
     "can ",
     "could ",
     "have ",
+    "will ",
+    "would ",
+    "were ",
+    "was ",
 )
 _SELF_STATEMENT = re.compile(
     r"^(my name is|my name's|call me|i am|i'm|im|i come from|i came from|i was born|i promise|i swear|i vow"
     r"|my secret|i have a secret|remember that|i love|i hate|i fear)\b"
 )
+PRONOUNS = frozenset({"him", "her", "them", "it", "he", "she", "they"})
+"""Words by which the player points at someone present without naming them."""
+
+_DIRECTION_WORDS = "|".join(sorted((re.escape(d) for d in DIRECTIONS if len(d) > 2), key=len, reverse=True))
+_ARTICLE = r"(?:(?:the|a|an|some|this|that|your|my)\s+)"
+
+# ----------------------------------------------------------------- verbs
+_GO = (
+    r"go|move|walk|head|travel|run|climb|clamber|scramble|enter|return|proceed|find|reach|visit|ascend|descend|cross"
+    r"|follow|wade|swim|hike|step|continue|sneak|slip|creep|jog|journey|hurry|rush|stand|ride|make\s+(?:my|your)\s+way"
+    r"|set\s+(?:off|out)|backtrack|retrace\s+(?:my|your)\s+steps|squeeze|crawl|march|wander|trek|navigate|push\s+on"
+)
+_CONVEYANCE = r"(?:freight\s+)?(?:elevator|lift|stairs?|staircase|stairway|ladder|escalator|ramp|tram|train)"
+_TAKE = (
+    r"take|get|grab|pick\s+up|collect|pocket|loot|gather|pluck|harvest|snatch|retrieve|fetch|acquire|obtain"
+    r"|wrench|pry|prise|steal|salvage|scavenge|claim|scoop|catch|unhook|unplug"
+)
+_USE = (
+    r"use|play|strum|drink|quaff|sip|eat|consume|chew|swallow|read|activate|apply|insert|install|wield|wear|equip"
+    r"|don|pour|put|place|plug|fit|seat|slot|load|attach|connect|hold\s+up|raise|light|ignite|burn|ring|blow|sprinkle"
+    r"|spill|empty|drip|dip|start|power\s+up|turn\s+on|switch\s+on|fire\s+up|inject|swap|replace|feed|mount|operate"
+    r"|brandish|wave|offer\s+up|lay|set|sound|tune|invoke|trigger|press|flip"
+)
+_ATTACK = (
+    r"attack|fight|hit|strike|kill|slay|battle|shoot|stab|face|defeat|destroy|smash|break|crush|slash|punch|kick"
+    r"|ambush|engage|wreck|murder|assault|bash|cut\s+down|take\s+down|take\s+out|finish\s+off|beat|vanquish"
+    r"|shatter|hack\s+at|cleave|spear|skewer|behead|dispatch|overpower|subdue|duel|challenge"
+)
+_EXAMINE = (
+    r"look\s+at|look\s+in(?:to|side)?|look\s+under|look\s+behind|look\s+over|examine|inspect|x|study|read\s+about"
+    r"|check|search|observe|view|watch|peer\s+at|peer\s+into|investigate|scan|analy[sz]e|probe|regard|admire"
+)
+_TALK_TO = (
+    r"greet|hail|approach|address|call\s+(?:out\s+)?(?:to|for)|wave\s+(?:to|at)|say\s+(?:hello|hi|hey)\s+to|comfort"
+    r"|console|consult|meet|help|rescue|free|question|interrogate|thank|calm|reassure"
+)
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("give", re.compile(r"^(?:give|offer|hand|present)\s+(?:the\s+)?(?P<target>.+?)\s+to\s+(?P<obj>.+)$")),
-    ("talk", re.compile(r"^(?:ask|question)\s+(?P<obj>.+?)\s+about\s+(?P<topic>.+)$")),
-    ("say", re.compile(r"^(?:tell)\s+(?P<obj>\S+(?:\s+the\s+\S+)?)\s+(?:about\s+|that\s+)?(?P<text>.+)$")),
-    ("talk", re.compile(r"^(?:talk|speak|chat)\s+(?:to|with)\s+(?P<obj>.+?)(?:\s+about\s+(?P<topic>.+))?$")),
-    ("talk", re.compile(r"^(?:greet|hail|approach)\s+(?P<obj>.+)$")),
-    ("say", re.compile(r"^(?:say|shout|whisper)\s+(?:to\s+(?P<obj>\S+)\s+)?[\"']?(?P<text>.+?)[\"']?$")),
+    (
+        "give",
+        re.compile(
+            r"^(?:give|offer|hand(?:\s+over)?|present|bring|deliver|return)\s+(?!back\b|home\b|to\b)(?P<target>.+?)"
+            r"\s+to\s+(?P<obj>.+)$"
+        ),
+    ),
+    (
+        "give",
+        re.compile(
+            r"^(?:give|offer|hand|bring)\s+(?P<obj>(?!the\b|a\b|an\b|my\b|some\b|this\b)\S+)\s+"
+            r"(?:the|a|an|my|this|some)\s+(?P<target>.+)$"
+        ),
+    ),
+    ("talk", re.compile(r"^(?:ask|query|quiz|inquire|enquire)\s+(?:about|after|of|regarding)\s+(?P<topic>.+)$")),
+    (
+        "talk",
+        re.compile(
+            r"^(?:ask|question|query|quiz)\s+(?P<obj>.+?)\s+(?:about|after|regarding|concerning|of)\s+(?P<topic>.+)$"
+        ),
+    ),
+    (
+        "talk",
+        re.compile(r"^ask\s+(?P<obj>.+?)\s+(?P<topic>(?:where|what|who|whom|why|how|when|which|whether|if)\b.+)$"),
+    ),
+    ("talk", re.compile(r"^(?:ask|question)\s+(?P<obj>.+)$")),
+    ("talk", re.compile(r"^tell\s+me\s+(?:more\s+|something\s+|everything\s+|all\s+)?(?:about|of)\s+(?P<topic>.+)$")),
+    (
+        "talk",
+        re.compile(
+            r"^(?:talk|speak|chat|converse)\s+(?:to|with)\s+(?P<obj>.+?)"
+            r"(?:\s+(?:about|regarding|concerning)\s+(?P<topic>.+))?$"
+        ),
+    ),
+    ("talk", re.compile(r"^(?:talk|speak|chat)\s+(?:about|of|regarding)\s+(?P<topic>.+)$")),
+    ("talk", re.compile(rf"^(?:{_TALK_TO})\s+(?P<obj>.+)$")),
+    (
+        "talk",
+        re.compile(
+            r"^(?:hello|hi|hey|greetings|good\s+(?:morning|evening|day|afternoon)|well\s+met)"
+            r"(?:\s*,?\s+(?P<obj>.+))?$"
+        ),
+    ),
+    (
+        "say",
+        re.compile(r"^(?:say|shout|whisper|yell|mutter|murmur)\s+(?:to\s+(?P<obj>\S+)\s+)?[\"']?(?P<text>.+?)[\"']?$"),
+    ),
+    ("drop", re.compile(r"^(?:put|set|lay)\s+down\s+(?P<target>.+)$")),
+    ("drop", re.compile(r"^(?:put|set|lay)\s+(?P<target>.+?)\s+down$")),
+    (
+        "drop",
+        re.compile(r"^(?:drop|discard|leave|throw\s+away|toss|abandon|dump|ditch)\s+(?P<target>.+)$"),
+    ),
     (
         "go",
         re.compile(
-            r"^(?:go|move|walk|head|travel|run|climb|enter|return|proceed)\s+(?:to\s+|into\s+|towards?\s+|back\s+to\s+)?(?:the\s+)?(?P<target>.+)$"
+            rf"^(?:{_GO}|take|use|board|get\s+(?:in|on|into|onto)|catch|call)\s+(?:the\s+|a\s+)?"
+            rf"(?P<conveyance>{_CONVEYANCE})(?:\s+(?P<target>.+))?$"
         ),
     ),
-    ("examine", re.compile(r"^(?:look\s+at|examine|inspect|x|study|read about|check)\s+(?:the\s+)?(?P<target>.+)$")),
-    ("take", re.compile(r"^(?:take|get|grab|pick\s+up|collect|pocket|loot)\s+(?:the\s+)?(?P<target>.+)$")),
-    ("drop", re.compile(r"^(?:drop|discard|leave)\s+(?:the\s+)?(?P<target>.+)$")),
+    ("go", re.compile(rf"^(?:{_GO})\s+(?P<target>.+)$")),
+    ("attack", re.compile(rf"^(?:{_ATTACK})(?:\s+(?P<target>.+))?$")),
+    ("examine", re.compile(rf"^(?:{_EXAMINE})\s+(?P<target>.+)$")),
+    (
+        "use",
+        re.compile(r"^(?:drink|sip|bathe|wash|scoop\s+water|fill\s+\S+(?:\s+\S+)?)\s+(?:from|in|at)\s+(?P<target>.+)$"),
+    ),
+    ("use", re.compile(r"^(?:unlock|open)\s+(?P<obj>.+?)\s+with\s+(?P<target>.+)$")),
+    ("take", re.compile(rf"^(?:{_TAKE})\s+(?P<target>.+)$")),
+    ("take", re.compile(r"^(?:pick|pull|lift)\s+(?P<target>.+?)\s+(?:up|out|free|loose)$")),
     (
         "use",
         re.compile(
-            r"^(?:use|play|drink|eat|read|activate|apply|insert|install|wield|wear|equip)\s+(?:the\s+)?(?P<target>.+?)(?:\s+(?:on|in|at|with)\s+(?:the\s+)?(?P<obj>.+))?$"
+            rf"^(?:{_USE})\s+(?P<target>.+?)(?:\s+(?:on|in|into|at|with|onto|inside|to|under|over|upon|against"
+            r"|beside|by|through|across)\s+(?P<obj>.+))?$"
         ),
-    ),
-    (
-        "attack",
-        re.compile(r"^(?:attack|fight|hit|strike|kill|slay|battle|shoot|stab)(?:\s+(?:the\s+)?(?P<target>.+))?$"),
     ),
 ]
 
@@ -96,6 +199,7 @@ _SIMPLE = {
     "l": "look",
     "look around": "look",
     "survey": "look",
+    "look about": "look",
     "inventory": "inventory",
     "inv": "inventory",
     "i": "inventory",
@@ -113,6 +217,13 @@ _SIMPLE = {
     "camp": "rest",
     "wait": "rest",
     "flee": "flee",
+    "defend": "defend",
+    "defend myself": "defend",
+    "block": "defend",
+    "parry": "defend",
+    "guard": "defend",
+    "brace": "defend",
+    "brace myself": "defend",
     "run away": "flee",
     "escape": "flee",
     "retreat": "flee",
@@ -124,7 +235,56 @@ _SIMPLE = {
     "slots": "saves",
     "quit": "quit",
     "exit": "quit",
+    "talk": "talk",
+    "speak": "talk",
+    "chat": "talk",
 }
+_SIMPLE_GO = {
+    "ascend": "up",
+    "climb": "up",
+    "climb up": "up",
+    "go up": "up",
+    "descend": "down",
+    "climb down": "down",
+    "go down": "down",
+    "enter": "in",
+    "go in": "in",
+    "go inside": "in",
+    "go out": "out",
+}
+
+_VERB_GROUPS = (
+    "talk speak chat converse ask question greet address tell say recite chant utter",
+    "haul pull drag tug free rescue yank help lift untangle unravel untie calm soothe",
+    "go walk head travel move run proceed continue hike march trek journey wander climb clamber scramble ascend"
+    " descend ride board enter reach find visit stand arrive slip sneak creep squeeze crawl",
+    "take get grab collect gather pluck harvest snatch retrieve fetch obtain wrench pry prise salvage scavenge claim",
+    "use play strum activate operate start insert install plug fit seat slot pour put place apply",
+    "drink sip quaff",
+    "eat consume chew swallow",
+    "read study",
+    "give offer hand deliver bring return",
+    "defeat attack fight kill slay destroy face hit strike smash break crush shoot stab beat vanquish wreck",
+)
+_SAME_VERB: dict[str, str] = {word: group.split()[0] for group in _VERB_GROUPS for word in group.split()}
+"""Verbs that mean the same when a narrator compares the player's words with an objective's."""
+
+
+def verb_key(word: str) -> str:
+    """What a verb means, so that synonyms compare equal ("destroy" and "defeat", "haul" and "pull")."""
+    word = word.lower().strip(" ,.!?")
+    for suffix in ("ing", "ed", "s"):  # "slipping", "hauled", "pours"
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            if len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]
+            if base in _SAME_VERB or base + "e" in _SAME_VERB:
+                word = base if base in _SAME_VERB else base + "e"
+                break
+            if suffix != "s":
+                word = base
+                break
+    return _SAME_VERB.get(word, word)
 
 
 @dataclass(frozen=True)
@@ -135,8 +295,10 @@ class Command:
         verb: one of go, look, examine, talk, say, ask, take, drop, use, give,
             attack, flee, rest, inventory, quests, status, help, save, load,
             saves, quit, or ``other`` for free text the parser does not know.
-        target: the direct object ("north", "old hunter", "moonlight harp").
-        obj: the indirect object (whom to give to, whom to talk to).
+        target: the direct object ("north", "old hunter", "moonlight harp");
+            for ``say``, the words said, as typed ("my name is Kael").
+        obj: the indirect object (whom to give to, whom to talk or say it to,
+            what to use a thing on).
         topic: what the player asks about.
         text: the original text, stripped.
     """
@@ -158,31 +320,208 @@ def _clean(text: str) -> str:
     return text.rstrip(".!")
 
 
+def _cased(text: str) -> str:
+    return re.sub(r"\s+", " ", text.strip()).rstrip(".!")
+
+
+# ------------------------------------------------------------- phrases
+_QUALIFIER = re.compile(
+    r"(?:\s*,.*|\s+(?:(?:" + _DIRECTION_WORDS + r")\s+of|that|which|who|whom|guarding|before|after|while|until"
+    r"|on|in|at|near|by|from|beneath|behind|beyond|below|above|beside|inside|within|next\s+to|off|out\s+of"
+    r"|among|amid|with|again|once\s+more|now|please|for\s+me)\b.*)$"
+)
+_PLACE_LEAD = re.compile(
+    r"^(?:(?:back|over|on|onward|onwards|along|across|through|past|before|toward|towards|to|into|in\s+to|onto"
+    r"|inside|up\s+to|down\s+to|up|down|in|for|at|around)\s+)+"
+)
+
+
+def _strip_article(text: str) -> str:
+    return re.sub(rf"^{_ARTICLE}+", "", text).strip()
+
+
+def thing(text: str) -> str:
+    """The name in a phrase, without its article and what only says where or why.
+
+    "a dewdrop of living sap from the roots of the Tree" -> "dewdrop of living
+    sap"; "the corrupted sentinel guarding the core" -> "corrupted sentinel".
+    """
+    text = _strip_article(re.sub(r"^(?:on|up|out|down|in|off)\s+(?=(?:the|a|an|my|your)\s)", "", text.strip()))
+    head = _QUALIFIER.sub("", text).strip()
+    head = re.sub(r"\s+(?:up|out|free|loose|away|down|over)$", "", head)
+    return _strip_article(head) or text
+
+
+def place(text: str) -> str:
+    """Where a movement leads: a direction, or a place name without the route.
+
+    "east from the maintenance corridor into the distribution room" ->
+    "distribution room"; "up to Research Floor 88" -> "research floor 88";
+    "before the Tree of Life, north of the Sanctuary" -> "tree of life".
+    """
+    text = text.strip()
+    if text in DIRECTIONS:
+        return DIRECTIONS[text]
+    route = re.match(
+        rf"^(?:(?P<dir>{_DIRECTION_WORDS}|up|down|in|out)\s+)?(?:from\s+.+?\s+)?"
+        r"(?:to|into|in\s+to|onto|towards?|through|toward)\s+(?P<place>.+)$",
+        text,
+    )
+    if route:
+        text = route.group("place")
+    text = _PLACE_LEAD.sub("", text) or text
+    text = _strip_article(text)
+    text = re.sub(r"(?:\s*,.*|\s+(?:(?:" + _DIRECTION_WORDS + r")\s+of|from|again|slipping|past)\b.*)$", "", text)
+    text = _strip_article(text.strip())
+    return DIRECTIONS.get(text, text)
+
+
+_CLAUSE_STOP = re.compile(
+    rf"^(?:(?:{_DIRECTION_WORDS}|up|down)\b|the\b|a\b|an\b|of\b|in\b|at\b|on\b|from\b|behind\b|beneath\b|near\b)"
+)
+
+
+def _is_verb(word: str) -> bool:
+    return verb_key(word) in _SAME_VERB.values() or word in _SAME_VERB
+
+
+def clauses(text: str) -> list[str]:
+    """The steps of a sentence: "Pour the dewdrop into the Spring and speak the verse" -> both halves.
+
+    It splits at commas, then at "and" and "then", and before "to <verb>" ("use
+    the starter cell to start backup power"); parts that only say where or who
+    (", north of the Sanctuary", ", the bunker's guidance AI") are dropped.
+    """
+    out = []
+    for part in re.split(r"\s*[,;:]\s*", _cased(text).rstrip("?")):
+        if not part or _CLAUSE_STOP.match(part.lower()):
+            continue
+        for step in re.split(r"\s+(?:and then|and|then)\s+", part):
+            words = step.split()
+            start = 0
+            for i in range(1, len(words) - 1):
+                if words[i].lower() == "to" and _is_verb(words[i + 1]) and words[i + 1].islower():
+                    out.append(" ".join(words[start:i]))
+                    start = i + 1
+            out.append(" ".join(words[start:]))
+    return [c for c in out if c and not _CLAUSE_STOP.match(c.lower())]
+
+
+def _first_step(line: str) -> str:
+    """The first step of "do this and do that" (not of "take the fuse and the gloves")."""
+    return re.split(r"\s+(?:and then|then|and)\s+(?=(?!the\b|a\b|an\b|my\b|some\b|his\b|her\b)[a-z'-]+\s)", line)[0]
+
+
+_TELL_STOP = frozenset(
+    re.findall(
+        r"\S+",
+        "my i i'm im i've i'll i'd that about we we're our you you're your he she they it it's his her their its "
+        "this there here how what where who why when",
+    )
+)
+_TELL_VERB = frozenset(re.findall(r"\S+", "is are was were will would can could has have had did does do lives waits"))
+
+
+def _tell(words: list[str]) -> tuple[str, int]:
+    """Whom "tell ..." addresses: (the addressee, the index where what is said begins)."""
+    limit = min(len(words) - 1, 5)
+    for i in range(limit):
+        word = words[i].lower()
+        if i > 0 and (word in _TELL_STOP or word in ("the", "a", "an")):
+            return " ".join(words[:i]), i
+        if i > 0 and word in _TELL_VERB:
+            cut = max(1, i - 1)
+            return " ".join(words[:cut]), cut
+    cut = 2 if words and words[0].lower() in ("the", "old", "dr", "dr.", "doc", "princess") and len(words) > 2 else 1
+    return " ".join(words[:cut]), cut
+
+
+def _spoken(cased: str, line: str, start: int) -> str:
+    """What is said, from ``start`` in ``line``, with the player's own capitals when they line up."""
+    source = cased if len(cased) == len(line) else line
+    return source[start:].strip().strip("\"'").strip()
+
+
 def parse(text: str) -> Command:
     """Parse one line of player input."""
     raw = text.strip()
     line = _clean(raw)
+    cased = _cased(raw)
     if not line:
         return Command("other", text=raw)
+    if line in _SIMPLE:
+        return Command(_SIMPLE[line], text=raw)
+    question = line.endswith("?")
+    line = line.rstrip("?!. ").strip()
+    cased = cased.rstrip("?!. ").strip()
+    if not line:
+        return Command("help", text=raw)
     if line in DIRECTIONS:
         return Command("go", target=DIRECTIONS[line], text=raw)
     if line in _SIMPLE:
         return Command(_SIMPLE[line], text=raw)
+    if line in _SIMPLE_GO:
+        return Command("go", target=_SIMPLE_GO[line], text=raw)
     verb_word, _, rest = line.partition(" ")
     if verb_word in {"save", "load"}:
         return Command(verb_word, target=rest.strip(), text=raw)
-    if line.endswith("?") or line.startswith(_QUESTION_WORDS):
-        return Command("ask", topic=line.rstrip("?").strip(), text=raw)
+    if line.startswith(_QUESTION_WORDS):
+        return Command("ask", topic=line, text=raw)
+    told = re.match(r"^tell\s+me\s+(?P<topic>(?:where|what|who|whom|why|how|when|which|if|whether)\b.+)$", line)
+    if told:
+        return Command("ask", topic=told.group("topic"), text=raw)
     if _SELF_STATEMENT.match(line):
-        return Command("say", text=raw)
-    for verb, pattern in _PATTERNS:
-        match = pattern.match(line)
-        if match:
-            groups = {k: (v or "").strip() for k, v in match.groupdict().items()}
-            target = groups.get("target", "")
-            if verb == "go":
-                target = DIRECTIONS.get(target, target)
-            if verb == "say":
-                return Command("say", obj=groups.get("obj", ""), text=raw)
-            return Command(verb, target=target, obj=groups.get("obj", ""), topic=groups.get("topic", ""), text=raw)
+        return Command("say", target=cased, text=raw)
+    if (
+        verb_word == "tell"
+        and rest
+        and not re.match(r"^me\s+(?:more\s+|something\s+|everything\s+|all\s+)?(?:about|of)\s", rest)
+    ):
+        words = rest.split(" ")
+        addressee, cut = _tell(words)
+        said = re.sub(r"^that\s+", "", " ".join(words[cut:]))
+        addressee = _strip_article(addressee) or addressee
+        if not said:
+            return Command("talk", obj=addressee, text=raw)
+        return Command("say", target=_spoken(cased, line, len(line) - len(said)), obj=addressee, text=raw)
+    for step in dict.fromkeys((_first_step(line), line)):
+        command = _match(step, line, cased, raw)
+        if command is not None:
+            return command
+    if question:
+        return Command("ask", topic=line, text=raw)
     return Command("other", text=raw)
+
+
+def _match(step: str, line: str, cased: str, raw: str) -> Command | None:
+    """The command ``step`` (the whole ``line`` or its first step) expresses, if a pattern reads it."""
+    for verb, pattern in _PATTERNS:
+        match = pattern.match(line if verb == "say" else step)
+        if not match:
+            continue
+        groups = {k: (v or "").strip() for k, v in match.groupdict().items()}
+        if verb == "say":
+            said = groups.get("text", "")
+            start = match.start("text") if said else len(line)
+            return Command("say", target=_spoken(cased, line, start), obj=groups.get("obj", ""), text=raw)
+        target, obj, topic = groups.get("target", ""), groups.get("obj", ""), groups.get("topic", "")
+        if verb == "go":
+            target = place(target) if target else groups.get("conveyance", "")
+        elif verb in ("take", "drop", "examine", "attack"):
+            target = thing(target) if target else ""
+        elif verb == "use":
+            target, obj = thing(target), thing(obj) if obj else ""
+        elif verb == "give":
+            target, obj = thing(target), _person(obj)
+        elif verb == "talk":
+            obj = "" if obj in _ANYONE else _person(obj)
+        return Command(verb, target=target, obj=obj, topic=topic, text=raw)
+    return None
+
+
+_ANYONE = frozenset({"", "there", "everyone", "everybody", "all", "friend", "stranger", "all of you"})
+
+
+def _person(text: str) -> str:
+    """Whom a phrase names, article kept: "the voice in the lab pod bay" -> "the voice"."""
+    return _QUALIFIER.sub("", text).strip() or text

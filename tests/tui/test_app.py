@@ -235,7 +235,7 @@ async def test_a_models_narration_streams_onto_the_screen_as_it_is_written(tmp_p
     content = json.dumps({"narration": narration, "choices": ["look"], "effects": {}, "memory_notes": []})
     pieces = [content[i : i + 6] for i in range(0, len(content), 6)]
     with FakeOpenAIServer() as server:
-        server.fallback = ok(content, chunks=pieces, chunk_delay=0.05)
+        server.fallback = ok(content, chunks=pieces, chunk_delay=0.15)  # about 4 s: seen mid-way even under load
         settings = settings_for(tmp_path, llm="openai", openai={"base_url": server.url, "model": "m"})
         app = StoryEchoApp(settings)
         async with app.run_test(size=SIZE) as pilot:

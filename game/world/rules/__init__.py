@@ -25,7 +25,7 @@ import random
 from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.rules import combat, growth, interaction, quests
-from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect
+from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect, record_event
 from game.world.state import MINUTES_PER_TURN, GameState
 
 __all__ = ["AppliedEffect", "Outcome", "RejectedEffect", "Rules"]
@@ -66,13 +66,15 @@ class Rules:
             interaction.use(pack, state, effects.use_item, out)
         if effects.give_item:
             interaction.give(pack, state, effects.give_item.item, effects.give_item.to, out)
-        interaction.deltas(state, effects, out)
+        interaction.deltas(pack, state, effects, out)
         for npc, delta in effects.affinity.items():
             interaction.affinity(pack, state, npc, delta, out)
         if effects.start_combat:
             combat.start_combat(pack, state, effects.start_combat, out)
         if effects.combat_action:
             combat.combat_action(pack, state, effects.combat_action, rng, out)
+        if any(flag.startswith("defeated:") for flag in out.events):
+            record_event(state, out, "won_fight")  # "your first fight", whichever enemy it was
         if effects.rest:
             interaction.rest(pack, state, out)
         if effects.choice:

@@ -1,14 +1,37 @@
-"""Rules of fighting: starting a fight, rounds rolled by the rules' dice, victory, knock-outs."""
+"""Rules of fighting: starting a fight, rounds rolled by the rules' dice, victory, knock-outs.
+
+A round is the player's action (attack, defend, flee; using an item is a
+defend) and then the enemy's turn. What makes a fight matter:
+
+- initiative: an enemy with ``initiative`` strikes once as the fight starts,
+  before the player's first blow;
+- heavy attacks: an enemy with a ``heavy`` attack sometimes winds up, and the
+  rules announce it (its ``tell``) the round before it lands. The blow does
+  ``multiplier`` times an ordinary hit and cannot be dodged; defending (or
+  using an item) that round takes only a share of it, and an item the enemy is
+  weak to breaks it outright and hurts the enemy;
+- defending: the round's blow, ordinary or heavy, lands at ``DEFEND_SHARE``.
+
+Which rounds are heavy is a pure function of the game's seed, the enemy and the
+round (:func:`heavy_round`), so it is known a round ahead without being
+stored, and replaying the same actions gives the same fight. The narrator only
+proposes ``start_combat`` and ``combat_action``: every number is decided here.
+"""
 
 from __future__ import annotations
 
 import random
 
 from game.world.conditions import armor_bonus, enemies_at, weapon_bonus
-from game.world.content import ContentPack
+from game.world.content import ContentPack, Enemy, Weakness
 from game.world.describe import the
 from game.world.rules.core import Outcome, gain_item, record_event
 from game.world.state import CombatState, GameState
+
+DEFEND_SHARE = 1 / 3
+"""Share of a blow that lands when the player defends (or uses an item) that round."""
+FIRST_HEAVY_ROUND = 2
+"""Heavy attacks come from this round on: the first round can be played in the turn the fight starts."""
 
 
 def start_combat(pack: ContentPack, state: GameState, enemy_id: str, out: Outcome) -> None:
@@ -22,20 +45,31 @@ def start_combat(pack: ContentPack, state: GameState, enemy_id: str, out: Outcom
     else:
         state.combat = CombatState(enemy_id=enemy_id, enemy_hp=enemy.hp)
         out.ok("start_combat", enemy_id, f"{enemy.encounter} ({enemy.name}: {enemy.hp} HP)")
+        if enemy.initiative:
+            out.messages.append(f"{the(enemy.name, capital=True)} strikes before you are ready!")
+            _enemy_turn(pack, state, random.Random(f"{state.seed}:{state.turn}:initiative"), out)  # its own dice
 
 
 def combat_action(pack: ContentPack, state: GameState, action: str, rng: random.Random, out: Outcome) -> None:
     if state.combat is None:
-        out.reject("combat_action", action, "you are not fighting anyone")
+        if not any(a.effect == "knocked_out" for a in out.applied):  # not when a first strike already ended it
+            out.reject("combat_action", action, "you are not fighting anyone")
         return
     enemy = pack.enemies[state.combat.enemy_id]
+    if action == "flee" and enemy.boss:
+        out.reject("combat_action", action, f"there is no escaping {enemy.name}")
+        return
     state.combat.rounds += 1
-    if action == "defend":  # the player spends the round on something else, e.g. an item
-        out.ok("combat_action", "defend")
-    elif action == "flee":
-        if enemy.boss:
-            out.reject("combat_action", action, f"there is no escaping {enemy.name}")
+    defending = False
+    if action == "defend":  # the player guards, or spends the round on something else, e.g. an item
+        defending = True
+        used = [a.detail for a in out.applied if a.effect == "use_item"]
+        weakness = next((w for w in enemy.weaknesses if w.item in used), None)
+        if weakness and heavy_round(state, enemy, state.combat.rounds):
+            _break_heavy(pack, state, enemy, weakness, rng, out)
             return
+        out.ok("combat_action", "defend", None if used else f"You raise your guard against {the(enemy.name)}.")
+    elif action == "flee":
         if rng.random() < 0.35 + state.agility / 100:
             state.combat = None
             out.ok("combat_action", "flee", f"You break away from {the(enemy.name)}.")
@@ -53,22 +87,72 @@ def combat_action(pack: ContentPack, state: GameState, action: str, rng: random.
             "attack",
             f"You strike {the(enemy.name)} for {hit} ({state.combat.enemy_hp}/{enemy.hp} HP left).",
         )
-    _enemy_turn(pack, state, rng, out)
+    _enemy_turn(pack, state, rng, out, defending=defending)
+    _announce(pack, state, out)
 
 
-def _enemy_turn(pack: ContentPack, state: GameState, rng: random.Random, out: Outcome) -> None:
+def heavy_round(state: GameState, enemy: Enemy, round_no: int) -> bool:
+    """Whether ``enemy``'s attack of round ``round_no`` is its heavy one (never two rounds running)."""
+    if enemy.heavy is None or round_no < FIRST_HEAVY_ROUND:
+        return False
+    heavy = False
+    for r in range(FIRST_HEAVY_ROUND, round_no + 1):  # walks the rounds so that no two heavies follow each other
+        heavy = not heavy and random.Random(f"{state.seed}:{enemy.id}:heavy:{r}").random() < enemy.heavy.chance
+    return heavy
+
+
+def heavy_coming(pack: ContentPack, state: GameState) -> bool:
+    """Whether the enemy fought now will land its heavy attack next round (what the last turn announced)."""
+    if state.combat is None:
+        return False
+    return heavy_round(state, pack.enemies[state.combat.enemy_id], state.combat.rounds + 1)
+
+
+def _announce(pack: ContentPack, state: GameState, out: Outcome) -> None:
+    if state.combat is not None and heavy_coming(pack, state):
+        enemy = pack.enemies[state.combat.enemy_id]
+        assert enemy.heavy is not None
+        out.messages.append(f"{enemy.heavy.tell} (A heavy blow is coming: defend, or use an item.)")
+
+
+def _enemy_turn(
+    pack: ContentPack, state: GameState, rng: random.Random, out: Outcome, *, defending: bool = False
+) -> None:
     assert state.combat is not None
     enemy = pack.enemies[state.combat.enemy_id]
-    if rng.random() < min(0.4, state.agility / 100):
+    heavy = enemy.heavy if heavy_round(state, enemy, state.combat.rounds) else None
+    dodge = rng.random() < min(0.4, state.agility / 100)
+    damage = max(1, enemy.attack - armor_bonus(state, pack) + rng.randint(-1, 1))
+    if heavy is None and dodge:
         out.messages.append(f"You dodge {the(enemy.name)}'s attack.")
         return
-    damage = max(1, enemy.attack - armor_bonus(state, pack) + rng.randint(-1, 1))
+    if heavy is not None:
+        damage = round(damage * heavy.multiplier)
+    if defending:
+        damage = max(1, round(damage * DEFEND_SHARE))
     state.hp -= damage
-    out.messages.append(
-        f"{the(enemy.name, capital=True)} hits you for {damage} ({max(state.hp, 0)}/{state.max_hp} HP)."
-    )
+    blow = f"{the(enemy.name, capital=True)} hits you"
+    if heavy is not None:
+        blow = f"{heavy.text} It hits you" if heavy.text else f"{the(enemy.name, capital=True)}'s heavy blow hits you"
+    guard = ", through your guard" if defending else ""
+    out.messages.append(f"{blow} for {damage}{guard} ({max(state.hp, 0)}/{state.max_hp} HP).")
     if state.hp <= 0:
         _knocked_out(pack, state, out)
+
+
+def _break_heavy(
+    pack: ContentPack, state: GameState, enemy: Enemy, weakness: Weakness, rng: random.Random, out: Outcome
+) -> None:
+    """An item the enemy is weak to, used as its heavy attack comes: the attack is broken and the enemy hurt."""
+    assert state.combat is not None
+    state.combat.enemy_hp -= weakness.damage
+    hurt = f"{weakness.text} ({the(enemy.name, capital=True)} takes {weakness.damage}"
+    if state.combat.enemy_hp <= 0:
+        out.ok("combat_action", "defend", f"{hurt}.)")
+        _victory(pack, state, rng, out)
+        return
+    out.ok("combat_action", "defend", f"{hurt}, {state.combat.enemy_hp}/{enemy.hp} HP left; its attack is broken.)")
+    _announce(pack, state, out)
 
 
 def _victory(pack: ContentPack, state: GameState, rng: random.Random, out: Outcome) -> None:
@@ -78,7 +162,8 @@ def _victory(pack: ContentPack, state: GameState, rng: random.Random, out: Outco
     record_event(state, out, f"defeated:{enemy.id}")
     state.exp += enemy.exp
     state.gold += enemy.gold
-    lines = [f"{the(enemy.name, capital=True)} is defeated! (+{enemy.exp} exp, +{enemy.gold} gold)"]
+    currency = pack.story.currency
+    lines = [f"{the(enemy.name, capital=True)} is defeated! (+{enemy.exp} exp, +{enemy.gold} {currency})"]
     for loot in enemy.loot:
         if rng.random() < loot.chance:
             gain_item(state, loot.item)
@@ -94,4 +179,4 @@ def _knocked_out(pack: ContentPack, state: GameState, out: Outcome) -> None:
     state.node = pack.story.start_node
     state.add_flag("knocked_out")
     start = pack.nodes[state.node].name
-    out.ok("knocked_out", start, f"You collapse... and wake at {start}, weakened (-{lost} gold).")
+    out.ok("knocked_out", start, f"You collapse... and wake at {start}, weakened (-{lost} {pack.story.currency}).")

@@ -6,7 +6,7 @@ from game.world.conditions import holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
-from game.world.rules.quests import start_quest, step_check_failures
+from game.world.rules.quests import start_quest, step_check_failures, step_words, steps_needing
 from game.world.state import GameState
 
 MAX_NARRATOR_EXP = 10
@@ -99,6 +99,13 @@ def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None
         # using it up now would leave the quest step impossible to retry
         out.reject("use_item", item_id, f"you are not ready to use the {item.name} here: needs {blocked[1]}")
         return
+    steps = steps_needing(pack, state, item_id)
+    a_step_here = any(o.kind == "use" and o.at_node in (None, state.node) for o in steps)
+    if item.consumable and not a_step_here and _only_heals(pack, state, item_id) and state.hp >= state.max_hp:
+        out.reject(
+            "use_item", item_id, f"you are already at full health: the {item.name} would do nothing, so you keep it"
+        )
+        return
     lines: list[str] = []
     if item.use:
         text = item.use.node_texts.get(state.node, item.use.text)
@@ -107,9 +114,10 @@ def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None
         if item.use.max_hp:
             state.max_hp += item.use.max_hp
         if item.use.heal:
-            healed = min(item.use.heal, state.max_hp - state.hp)
+            healed = max(0, min(item.use.heal, state.max_hp - state.hp))
             state.hp += healed
-            lines.append(f"(+{healed} HP)")
+            if healed:
+                lines.append(f"(+{healed} HP)")
         for stat, bonus in item.use.stats.items():
             setattr(state, stat, state.stat(stat) + bonus)
             lines.append(f"({stat} +{bonus})")
@@ -135,6 +143,14 @@ def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Ou
         out.reject("give_item", item_id, f"{npc.name} will not take the {name} yet: needs {failures}")
         out.messages.append(f"Not yet: {objective.description.rstrip('.')} needs {failures}.")
         return
+    steps = steps_needing(pack, state, item_id)
+    if steps and not any(o.kind == "give" and o.to_npc == npc_id for o in steps):
+        # a gift is gone for good: an item a quest still needs used or given elsewhere is not given away
+        name = pack.items[item_id].name
+        out.reject(
+            "give_item", item_id, f"{npc.name} will not take the {name}: you still need it to {step_words(steps[0])}"
+        )
+        return
     state.inventory.remove(item_id)
     record_event(state, out, f"gave:{item_id}:{npc_id}")
     if item_id in npc.likes:
@@ -144,11 +160,12 @@ def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Ou
     else:
         delta = GIFT_NEUTRAL
     bump_affinity(state, npc_id, delta)
-    name = pack.items[item_id].name
-    out.ok("give_item", f"{item_id}->{npc_id}", f"{npc.name} accepts the {name}. (affinity {delta:+d})")
+    item = pack.items[item_id]
+    taken = item.gift_texts.get(npc_id) or f"{npc.name} accepts the {item.name}."
+    out.ok("give_item", f"{item_id}->{npc_id}", f"{taken} (affinity {delta:+d})")
 
 
-def deltas(state: GameState, effects: Effects, out: Outcome) -> None:
+def deltas(pack: ContentPack, state: GameState, effects: Effects, out: Outcome) -> None:
     if effects.hp_delta > 0:
         out.reject("hp_delta", effects.hp_delta, "healing comes only from resting and items")
     elif effects.hp_delta < 0:
@@ -157,14 +174,15 @@ def deltas(state: GameState, effects: Effects, out: Outcome) -> None:
         else:
             state.hp = max(1, state.hp + effects.hp_delta)
             out.ok("hp_delta", str(effects.hp_delta), f"({effects.hp_delta} HP)")
+    currency = pack.story.currency
     if effects.gold_delta > 0:
-        out.reject("gold_delta", effects.gold_delta, "gold comes only from loot and quest rewards")
+        out.reject("gold_delta", effects.gold_delta, f"{currency} comes only from loot and quest rewards")
     elif effects.gold_delta < 0:
         if state.gold + effects.gold_delta < 0:
-            out.reject("gold_delta", effects.gold_delta, f"you have only {state.gold} gold")
+            out.reject("gold_delta", effects.gold_delta, f"you have only {state.gold} {currency}")
         else:
             state.gold += effects.gold_delta
-            out.ok("gold_delta", str(effects.gold_delta), f"({effects.gold_delta} gold)")
+            out.ok("gold_delta", str(effects.gold_delta), f"({effects.gold_delta} {currency})")
     if effects.exp_delta:
         if not 0 < effects.exp_delta <= MAX_NARRATOR_EXP:
             out.reject("exp_delta", effects.exp_delta, f"narrated experience must be 1..{MAX_NARRATOR_EXP}")
@@ -198,6 +216,16 @@ def rest(pack: ContentPack, state: GameState, out: Outcome) -> None:
             f"You rest a while. (+{healed} HP)" if healed else "You rest a while; you were already at full strength."
         )
         out.ok("rest", str(healed), message)
+
+
+def _only_heals(pack: ContentPack, state: GameState, item_id: str) -> bool:
+    """Whether using ``item_id`` here would only heal: no stats, max HP, text of this place or foe's weakness."""
+    use = pack.items[item_id].use
+    if use is None or not use.heal or use.stats or use.max_hp or state.node in use.node_texts:
+        return False
+    enemy = pack.enemies.get(state.combat.enemy_id) if state.combat else None
+    weak_to = [w.item for w in getattr(enemy, "weaknesses", ())]  # used as its heavy blow comes, it hurts the foe
+    return item_id not in weak_to
 
 
 def _item_name(pack: ContentPack, item_id: str) -> str:

@@ -94,6 +94,32 @@ def step_check_failures(
     return None
 
 
+def steps_needing(pack: ContentPack, state: GameState, item_id: str) -> list[Objective]:
+    """Open quest steps that still need ``item_id`` to be used or given, in quests not yet completed.
+
+    Quests not started yet count too: an item spent before its quest begins
+    would leave that quest impossible to finish.
+    """
+    steps: list[Objective] = []
+    for quest in pack.all_quests():
+        progress = state.quests.get(quest.id)
+        if progress is not None and progress.status == "completed":
+            continue
+        done = progress.objectives_done if progress else []
+        for objective in quest.objectives:
+            if objective.kind not in ("use", "give") or objective.target != item_id or objective.id in done:
+                continue
+            if quest.ordered or not state.has_flag(objective.event_flag()):  # an ordered step may need doing again
+                steps.append(objective)
+    return steps
+
+
+def step_words(objective: Objective) -> str:
+    """An objective as the end of a sentence ("use the sensor relay in the security hub")."""
+    text = objective.description.rstrip(".")
+    return text if text[1:2].isupper() else text[:1].lower() + text[1:]
+
+
 @dataclass(frozen=True)
 class Blocker:
     """Why an objective does not complete now."""
@@ -197,7 +223,8 @@ def _complete_quest(pack: ContentPack, state: GameState, quest: Quest, out: Outc
     reward = quest.reward
     state.exp += reward.exp
     state.gold += reward.gold
-    parts = [f"+{amount} {unit}" for amount, unit in ((reward.exp, "exp"), (reward.gold, "gold")) if amount]
+    units = ((reward.exp, "exp"), (reward.gold, pack.story.currency))
+    parts = [f"+{amount} {unit}" for amount, unit in units if amount]
     if reward.item:
         gain_item(state, reward.item)
         parts.append(pack.items[reward.item].name)
