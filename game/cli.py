@@ -5,6 +5,7 @@ storyecho play --story ID       same, for one story
 storyecho run --story ID ...    play actions from a file or stdin (scripts, tests)
 storyecho slots list|show|delete|export   the save slots
 storyecho content validate      check content packs
+storyecho content check         explore a story's states for soft-locks
 storyecho --version
 """
 
@@ -36,6 +37,13 @@ from game.memory.stores import IndexBusy, InProcessVectorStore, StoreUnavailable
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.saves.transcript import transcript
+from game.world.check import (
+    DEFAULT_FIGHT_SEEDS,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_LOSSES,
+    DEFAULT_MAX_STATES,
+    check_pack,
+)
 from game.world.content import ContentError, ContentPack
 from game.world.describe import node_text
 from game.world.loader import available_stories, content_root, load_pack
@@ -394,6 +402,40 @@ def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if failed else 0
 
 
+def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
+    """``content check``: explore each story's states for soft-locks and dangling content; 1 when defects are found."""
+    targets: list[tuple[str, Path, bool]] = [(str(args.pack), args.pack, False)] if args.pack else []
+    if not targets:
+        stories = [args.story] if args.story else available_stories()
+        targets = [(story, content_root() / story, True) for story in stories]
+    found = 0
+    reports: list[dict[str, Any]] = []
+    for name, root, full in targets:
+        try:
+            pack = load_pack(root, require_full_story=full)
+        except ContentError as exc:
+            found += 1
+            problems = str(exc).splitlines()
+            reports.append({"story": name, "invalid": problems, "defects": len(problems)})
+            if not args.json:
+                print(f"{name}: INVALID (the loader rejects it)\n" + "\n".join(f"  {line}" for line in problems))
+            continue
+        report = check_pack(
+            pack,
+            max_states=args.max_states,
+            max_depth=args.max_depth,
+            max_losses=args.max_losses,
+            fight_seeds=args.fight_seeds,
+        )
+        found += report.defects
+        reports.append(report.to_dict())
+        if not args.json:
+            print(report.text() + "\n")
+    if args.json:
+        print(orjson.dumps({"reports": reports, "defects": found}, option=orjson.OPT_INDENT_2).decode())
+    return 1 if found else 0
+
+
 def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
     slots = SlotStore(settings.data_dir)
     if args.slots_command == "list":
@@ -505,6 +547,16 @@ def build_parser() -> argparse.ArgumentParser:
     content_sub = content.add_subparsers(dest="content_command", required=True)
     validate = content_sub.add_parser("validate", help="validate content packs")
     validate.add_argument("--story", default=None)
+    check = content_sub.add_parser(
+        "check", help="play every path the rules allow: unreachable endings, soft-locks, wasted items, dangling text"
+    )
+    check.add_argument("--story", default=None, help="the story to check (default: every story)")
+    check.add_argument("--pack", type=Path, default=None, help="check the content pack in this folder instead")
+    check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
+    check.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="bound: states per search")
+    check.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, help="bound: decisions per path")
+    check.add_argument("--max-losses", type=int, default=DEFAULT_MAX_LOSSES, help="items lost per path (0 or 1)")
+    check.add_argument("--fight-seeds", type=int, default=DEFAULT_FIGHT_SEEDS, help="dice each fight is played with")
     return parser
 
 
@@ -531,7 +583,7 @@ def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
             openai={k: v for k in ("preset", "model", "base_url") if (v := getattr(args, k, None)) is not None},
         )
         if args.command == "content":
-            return cmd_validate(args, settings)
+            return cmd_check(args, settings) if args.content_command == "check" else cmd_validate(args, settings)
         if args.command == "doctor":
             return cmd_doctor(args, settings)
         if args.command == "slots":

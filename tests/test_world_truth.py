@@ -320,3 +320,36 @@ def test_first_blood_is_the_first_kill_whichever_enemy_it_is():
     assert state.has_flag("defeated:charmed_bandit") and not state.has_flag("defeated:mist_wolf")
     assert "first_hunt" in state.achievements
     assert f"Achievement unlocked: {first.name}." in out.messages
+
+
+def _give(story: str, item: str, npc: str, node: str, quests: dict | None = None):
+    from game.world.loader import content_root, load_pack
+    from game.world.rules.core import Outcome
+    from game.world.rules.interaction import give
+    from game.world.state import QuestProgress, new_game
+
+    pack = load_pack(content_root() / story)
+    state = new_game(pack, seed=0)
+    state.node = node
+    state.inventory.append(item)
+    for quest_id, status in (quests or {}).items():
+        state.quests[quest_id] = QuestProgress(status=status)
+    out = Outcome()
+    give(pack, state, item, npc, out)
+    return state, out
+
+
+def test_a_key_a_locked_exit_needs_is_never_given_away():
+    """storyecho content check found it: giving the forged keycard to Okabe sealed the Helix Tower for good."""
+    state, out = _give("scifi_001", "tower_keycard", "okabe", "black_market")
+    assert "tower_keycard" in state.inventory
+    assert out.rejected and "you need it to pass the" in out.rejected[0].reason
+
+
+def test_a_quest_item_is_taken_only_once_its_quest_is_under_way():
+    """Found by the checker: the drone core given to Okabe before Hot Hardware began left its step undoable."""
+    state, out = _give("scifi_001", "drone_core", "okabe", "black_market")
+    assert "drone_core" in state.inventory and "has not asked you" in out.rejected[0].reason
+    state, out = _give("scifi_001", "drone_core", "okabe", "black_market", {"hot_hardware": "active"})
+    assert "drone_core" not in state.inventory or out.rejected  # under way: the step itself decides (its check)
+    assert not any("has not asked you" in r.reason for r in out.rejected)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from game.world.conditions import holds, items_at, npcs_at
-from game.world.content import ContentPack
+from game.world.content import ContentPack, Objective
 from game.world.effects import Effects
 from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
 from game.world.rules.quests import start_quest, step_check_failures, step_words, steps_needing
@@ -128,6 +128,30 @@ def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None
     out.ok("use_item", item_id, " ".join(lines) or None)
 
 
+def _asked_later(pack: ContentPack, state: GameState, steps: list[Objective], npc_id: str) -> str | None:
+    """The title of a quest not yet under way whose give step to ``npc_id`` this gift would be.
+
+    Taken before the quest begins, the gift would skip the step's order and its attribute check, and
+    the step could then never be done: the person takes it once they have asked for it.
+    """
+    for quest in pack.all_quests():
+        progress = state.quests.get(quest.id)
+        if progress is not None:
+            continue
+        if any(o in quest.objectives and o.kind == "give" and o.to_npc == npc_id for o in steps):
+            return quest.title
+    return None
+
+
+def _door_needing(pack: ContentPack, item_id: str) -> str | None:
+    """The first locked exit whose condition needs ``item_id`` carried ("the north way from Neon Crossing")."""
+    for node in pack.nodes.values():
+        for direction, lock in node.locked_exits.items():
+            if item_id in lock.condition.has_items:
+                return f"the {direction} way from {node.name}"
+    return None
+
+
 def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Outcome) -> None:
     npc = pack.npcs.get(npc_id)
     if item_id not in state.inventory:
@@ -150,6 +174,16 @@ def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Ou
         out.reject(
             "give_item", item_id, f"{npc.name} will not take the {name}: you still need it to {step_words(steps[0])}"
         )
+        return
+    if early := _asked_later(pack, state, steps, npc_id):
+        # a quest counts a gift only once it is under way
+        name = pack.items[item_id].name
+        out.reject("give_item", item_id, f"{npc.name} has not asked you for the {name} yet ({early})")
+        return
+    if not steps and (door := _door_needing(pack, item_id)) is not None:
+        # a key is never given away: a locked exit needs it carried every time the player passes
+        name = pack.items[item_id].name
+        out.reject("give_item", item_id, f"{npc.name} will not take the {name}: you need it to pass {door}")
         return
     state.inventory.remove(item_id)
     record_event(state, out, f"gave:{item_id}:{npc_id}")
