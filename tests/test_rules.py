@@ -82,6 +82,7 @@ def test_use_item_not_carried_is_rejected(rules, state):
 
 
 def test_give_liked_item_raises_affinity(rules, state):
+    state.intelligence = 12  # the stone is also a quest gift with an INT 12 check: met, so the sage takes it now
     state.inventory.append("stone")
     apply(rules, state, give_item={"item": "stone", "to": "sage"})
     assert state.affinity["sage"] == 25
@@ -134,6 +135,7 @@ def test_affinity_needs_presence_and_small_steps(rules, state):
 
 
 def test_affinity_threshold_crossing_is_announced(rules, state):
+    state.intelligence = 12  # see test_give_liked_item_raises_affinity
     state.inventory.append("stone")
     out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
     assert state.has_flag("affinity:sage:friendly")
@@ -463,3 +465,10 @@ def test_a_claim_cannot_skip_a_retry_after_a_failed_check():
     assert state.quests["find_hal"].status == "active"
     apply(rules, state, talk_to="hal")
     assert state.quests["find_hal"].status == "completed"
+
+
+def test_a_quest_gift_whose_check_would_fail_is_kept_until_it_can_pass(rules, state):
+    """Taken early with INT 8, the stone would skip the sage's INT 12 step for good (a soft-lock)."""
+    state.inventory.append("stone")
+    out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
+    assert rejected(out, "give_item") and "stone" in state.inventory

@@ -131,15 +131,21 @@ def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None
 def _asked_later(pack: ContentPack, state: GameState, steps: list[Objective], npc_id: str) -> str | None:
     """The title of a quest not yet under way whose give step to ``npc_id`` this gift would be.
 
-    Taken before the quest begins, the gift would skip the step's order and its attribute check, and
-    the step could then never be done: the person takes it once they have asked for it.
+    Taken before an ordered quest begins, or while the step's attribute check would fail, the gift
+    would skip the step's order or fail its check for good: the person takes it once they have asked
+    for it. (An unordered quest counts the gift's event flag when it starts.)
     """
     for quest in pack.all_quests():
         progress = state.quests.get(quest.id)
         if progress is not None:
             continue
-        if any(o in quest.objectives and o.kind == "give" and o.to_npc == npc_id for o in steps):
-            return quest.title
+        # an unordered step whose check the player meets is done later by the gift's event flag
+        for o in steps:
+            if o not in quest.objectives or o.kind != "give" or o.to_npc != npc_id:
+                continue
+            unmet = any(state.stat(stat) < need for stat, need in o.requires.items())
+            if quest.ordered or unmet:
+                return quest.title
     return None
 
 
