@@ -44,6 +44,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
+from game.engine.prompt import FIXED_BLOCKS_BEFORE_MEMORY
 from game.text import estimate_tokens
 from game.tui.text import visible
 
@@ -70,12 +71,7 @@ def plain(value: object, style: str = "") -> Text:
 _KNOWN_BLOCKS = (
     "system",
     "window",
-    "player_action",
-    "current_context",
-    "main_quest",
-    "side_quests",
-    "node_info",
-    "combat_hints",
+    *FIXED_BLOCKS_BEFORE_MEMORY,  # the engine's own order, not a copy of it
     "memory_header",
     "pinned",
     "bible_core",
