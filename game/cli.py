@@ -6,6 +6,7 @@ storyecho run --story ID ...    play actions from a file or stdin (scripts, test
 storyecho slots list|show|delete|export   the save slots
 storyecho content validate      check content packs
 storyecho content check         explore a story's states for soft-locks
+storyecho index [--list|--prune]  index every story's knowledge base now (the game then embeds nothing)
 storyecho --version
 """
 
@@ -16,14 +17,15 @@ import importlib.util
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
-from game import __version__
-from game.config import ConfigError, Settings, load_settings
+from game.args import NARRATOR_ORDER, build_parser, game_args, settings_for
+from game.config import ConfigError, Settings
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
 from game.engine.session import AUTOSAVE_SLOT, GameSession
@@ -31,19 +33,24 @@ from game.llm.base import Narrator, NarratorError
 from game.llm.local import LocalNarrator, find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
-from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
+from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder, space_of
+from game.memory.knowledge import KnowledgeBase, index_stories
 from game.memory.manager import GameMemory, MemoryConfig, Summarizer
-from game.memory.stores import IndexBusy, InProcessVectorStore, StoreUnavailable, VectorStore, open_chroma
+from game.memory.mirror import MirroredStore
+from game.memory.onnx_embedder import OnnxEmbedder, onnx_available
+from game.memory.stores import (
+    ChromaVectorStore,
+    IndexBusy,
+    InProcessVectorStore,
+    StoreUnavailable,
+    VectorStore,
+    open_chroma,
+)
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.saves.transcript import transcript
-from game.world.check import (
-    DEFAULT_FIGHT_SEEDS,
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_LOSSES,
-    DEFAULT_MAX_STATES,
-    check_pack,
-)
+from game.world.check import check_pack
+from game.world.check_bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.world.content import ContentError, ContentPack
 from game.world.describe import node_text
 from game.world.loader import available_stories, content_root, load_pack
@@ -54,10 +61,6 @@ log = logging.getLogger("storyecho.cli")
 DEFAULT_STORY = "fantasy_001"
 Progress = Callable[[str, int, int], None]
 """``progress(label, done, total)``: how far loading has come ("Indexing lore", 31, 58)."""
-
-
-NARRATOR_ORDER = ("openai", "local", "scripted")
-"""Who narrates when the one asked for cannot start: the next in this order."""
 
 
 def openai_configured(settings: Settings) -> bool:
@@ -151,17 +154,81 @@ def _stderr(message: str) -> None:
     print(f"storyecho: {message}", file=sys.stderr)
 
 
-def make_embedder(settings: Settings) -> SentenceTransformerEmbedder | None:
-    """The embedder, loaded, or None (keyword recall) when embeddings are off or cannot load."""
+def make_embedder(settings: Settings) -> Embedder | None:
+    """The embedder, loaded, or None (keyword recall) when embeddings are off or cannot load.
+
+    ``memory.embedder``: ``onnx`` (ONNX Runtime, never imports torch), ``torch``
+    (sentence-transformers) or ``auto``: onnx when its packages are installed,
+    and torch when they are not or the ONNX model cannot load.
+    """
     if not settings.memory.embeddings:
         return None
-    embedder = SentenceTransformerEmbedder()
-    try:
-        embedder.load()
-    except EmbedderUnavailable as exc:
-        log.warning("embeddings unavailable, using keyword recall: %s", exc)
+    choice = settings.memory.embedder
+    backends = [choice] if choice != "auto" else (["onnx", "torch"] if onnx_available() else ["torch"])
+    for backend in backends:
+        embedder: OnnxEmbedder | SentenceTransformerEmbedder = (
+            OnnxEmbedder() if backend == "onnx" else SentenceTransformerEmbedder()
+        )
+        try:
+            embedder.load()
+        except EmbedderUnavailable as exc:
+            log.warning("the %s embedder is unavailable: %s", backend, exc)
+            continue
+        return embedder
+    log.warning("embeddings unavailable, using keyword recall")
+    return None
+
+
+def lasting_store(settings: Settings) -> bool:
+    """Whether the configured vector store outlives a game (Chroma, local or a server)."""
+    return settings.memory.vector_store == "chroma" or bool(settings.memory.chroma_url)
+
+
+def make_store(settings: Settings, say: Say = _stderr, *, fallback: bool = True) -> VectorStore | None:
+    """The configured vector store: Chroma when it starts, else (with ``fallback``) the in-process index, else None."""
+    if lasting_store(settings):
+        try:
+            chroma = open_chroma(settings.data_dir / ".index", settings.memory.chroma_url)
+        except IndexBusy as exc:
+            say(f"{exc}; this game keeps its memory index in memory instead" if fallback else str(exc))
+        except StoreUnavailable as exc:
+            log.warning("%s%s", exc, "; using the in-process vector index" if fallback else "")
+        else:
+            if chroma.rebuilt_from:
+                say(f"the memory index was damaged ({chroma.rebuilt_from}); it is being rebuilt from your saves")
+            return chroma
+    return InProcessVectorStore() if fallback else None
+
+
+def index_knowledge(
+    settings: Settings,
+    embedder: Embedder,
+    *,
+    content_dir: Path | None = None,
+    stories: Iterable[str] | None = None,
+    progress: Progress | None = None,
+    say: Say = _stderr,
+) -> list[KnowledgeBase] | None:
+    """Index the knowledge base of every story (or ``stories``) in one pass into the lasting store, then close it.
+
+    What the store holds for ``embedder``'s model is kept; only new or changed
+    documents are embedded, so a game started later embeds no lore. None when
+    there is no lasting store to fill (the in-process index lives as long as
+    one game) or it cannot be opened.
+    """
+    if not lasting_store(settings):
         return None
-    return embedder
+    root = content_dir or content_root()
+    packs = [load_pack(root / story) for story in (stories or available_stories())]
+    store = make_store(settings, say, fallback=False)
+    if store is None:
+        return None
+    try:
+        return index_stories(store, embedder, packs, progress)
+    finally:
+        release = getattr(store, "close", None)
+        if callable(release):
+            release()
 
 
 def make_memory(
@@ -180,21 +247,9 @@ def make_memory(
     ``progress(label, done, total)`` follows the knowledge-base indexing.
     """
     model: Embedder | None = make_embedder(settings) if embedder is True else (embedder or None)
-    store: VectorStore | None = None
-    if model is not None:
-        if settings.memory.vector_store == "chroma" or settings.memory.chroma_url:
-            try:
-                chroma = open_chroma(settings.data_dir / ".index", settings.memory.chroma_url)
-            except IndexBusy as exc:
-                say(f"{exc}; this game keeps its memory index in memory instead")
-            except StoreUnavailable as exc:
-                log.warning("%s; using the in-process vector index", exc)
-            else:
-                store = chroma
-                if chroma.rebuilt_from:
-                    say(f"the memory index was damaged ({chroma.rebuilt_from}); it is being rebuilt from your saves")
-        if store is None:
-            store = InProcessVectorStore()
+    store = make_store(settings, say) if model is not None else None
+    if isinstance(store, ChromaVectorStore) and not settings.memory.chroma_url:
+        store = MirroredStore(store)  # the local index is this process's alone: reads from an in-memory copy
     config = MemoryConfig(
         window_messages=settings.memory.window_messages,
         summary_interval_turns=settings.memory.summary_interval_turns,
@@ -422,10 +477,10 @@ def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
             continue
         report = check_pack(
             pack,
-            max_states=args.max_states,
-            max_depth=args.max_depth,
-            max_losses=args.max_losses,
-            fight_seeds=args.fight_seeds,
+            max_states=DEFAULT_MAX_STATES if args.max_states is None else args.max_states,
+            max_depth=DEFAULT_MAX_DEPTH if args.max_depth is None else args.max_depth,
+            max_losses=DEFAULT_MAX_LOSSES if args.max_losses is None else args.max_losses,
+            fight_seeds=DEFAULT_FIGHT_SEEDS if args.fight_seeds is None else args.fight_seeds,
         )
         found += report.defects
         reports.append(report.to_dict())
@@ -434,6 +489,55 @@ def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(orjson.dumps({"reports": reports, "defects": found}, option=orjson.OPT_INDENT_2).decode())
     return 1 if found else 0
+
+
+def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    """``index``: embed every story's knowledge base now; ``--list`` the index's collections; ``--prune`` others'."""
+    if not lasting_store(settings):
+        print("storyecho index: the vector store is in-process (memory.vector_store); there is no index to fill")
+        return 1
+    embedder = make_embedder(settings)
+    if embedder is None:
+        print("storyecho index: embeddings are off or cannot load; games use keyword recall", file=sys.stderr)
+        return 1
+    space = space_of(embedder)
+    if args.list or args.prune:
+        store = make_store(settings, fallback=False)
+        if not isinstance(store, ChromaVectorStore):
+            print("storyecho index: the vector index cannot be opened", file=sys.stderr)
+            return 1
+        try:
+            for name, meta in sorted(store.collections().items()):
+                own = name.endswith(f"__{space.slug}")
+                if args.prune and not own:
+                    store.drop(name)
+                model = f"{meta.get('storyecho_model_name', '?')} ({meta.get('storyecho_model_version', '?')})"
+                mark = "current" if own else "dropped" if args.prune else "other model"
+                print(f"{name:<52} {meta.get('count', 0):>6} vectors  {model}  [{mark}]")
+        finally:
+            store.close()
+        return 0
+    tty = sys.stderr.isatty()
+
+    def progress(label: str, done: int, total: int) -> None:
+        if tty:
+            print(f"\r{label} {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    bases = index_knowledge(settings, embedder, stories=[args.story] if args.story else None, progress=progress)
+    if bases is None:
+        print("storyecho index: the vector index cannot be opened", file=sys.stderr)
+        return 1
+    for base in bases:
+        stats = base.stats
+        assert stats is not None
+        print(
+            f"{base.pack.id}: {stats.documents} documents, {stats.embedded} embedded, "
+            f"{stats.unchanged} already indexed, {stats.removed} stale vectors removed"
+        )
+    where = settings.memory.chroma_url or settings.data_dir / ".index"
+    print(f"index {where}, model {space.label()}, {time.perf_counter() - started:.1f} s")
+    return 0
 
 
 def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
@@ -480,86 +584,6 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="storyecho",
-        description="StoryEcho: a text adventure that remembers.",
-        epilog="Saves (and the memory index) go to --data-dir, else STORYECHO_DATA_DIR, else data_dir in "
-        "storyecho.toml, else ./saves in a checkout of StoryEcho (the checkout's saves/ when the game runs from "
-        "one started elsewhere), else the user data folder: "
-        "~/.local/share/storyecho/saves on Linux ($XDG_DATA_HOME/storyecho/saves when set), "
-        "~/Library/Application Support/storyecho/saves on macOS, "
-        "%LOCALAPPDATA%\\storyecho\\storyecho\\saves on Windows.",
-    )
-    parser.add_argument("--version", action="version", version=f"storyecho {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
-    sub = parser.add_subparsers(dest="command")
-
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--llm", choices=["auto", *NARRATOR_ORDER], default=None, help="narrator (default auto; see README)"
-        )
-        p.add_argument("--preset", default=None, help="OpenAI-compatible preset: openai, deepseek, doubao, ollama, ...")
-        p.add_argument("--model", default=None, help="model name at the OpenAI-compatible endpoint")
-        p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-        p.add_argument("--seed", type=int, default=None, help="seed for combat and loot dice")
-        p.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
-        p.add_argument(
-            "--no-embeddings",
-            dest="embeddings",
-            action="store_const",
-            const=False,
-            default=None,
-            help="keyword recall only (fast start, no torch)",
-        )
-        p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
-        p.add_argument("--config", type=Path, default=None, help="TOML settings file (default: ./storyecho.toml)")
-
-    play = sub.add_parser("play", help="play in the terminal (the Textual game; --headless: a line prompt)")
-    play.add_argument("--story", default=None)
-    play.add_argument("--headless", action="store_true", help="the line-based prompt instead of the Textual game")
-    common(play)
-    run = sub.add_parser("run", help="play actions from a file or stdin")
-    run.add_argument("--story", default=None, help="the story (optional when --slot names an existing save)")
-    run.add_argument("--slot", default=None, help="resume from this save slot if it exists; save to it as you go")
-    run.add_argument("--actions", default=None, help="file of actions, one per line ('-' for stdin)")
-    run.add_argument("--json", action="store_true", help="print one JSON object per turn")
-    common(run)
-    slots = sub.add_parser("slots", help="list, show, delete or export save slots")
-    slots_sub = slots.add_subparsers(dest="slots_command", required=True)
-    slots_sub.add_parser("list", help="every slot: story, turn, place, saved at")
-    for name, text in (("show", "one slot in detail"), ("delete", "remove a slot and its backup")):
-        cmd = slots_sub.add_parser(name, help=text)
-        cmd.add_argument("name")
-    export = slots_sub.add_parser("export", help="a readable transcript of the run in a slot")
-    export.add_argument("name")
-    export.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
-    export.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
-    for cmd in (slots, *slots_sub.choices.values()):
-        cmd.add_argument("--data-dir", type=Path, default=None, help="saves folder")
-        cmd.add_argument("--config", type=Path, default=None, help="TOML settings file")
-    doctor = sub.add_parser("doctor", help="check the llama.cpp build runs here and measure its tokens/s")
-    doctor.add_argument("--model", type=Path, default=None, help="GGUF file (default: the configured or bundled one)")
-    doctor.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the configured ones)")
-    doctor.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
-    doctor.add_argument("--config", type=Path, default=None, help="TOML settings file")
-    content = sub.add_parser("content", help="content pack tools")
-    content_sub = content.add_subparsers(dest="content_command", required=True)
-    validate = content_sub.add_parser("validate", help="validate content packs")
-    validate.add_argument("--story", default=None)
-    check = content_sub.add_parser(
-        "check", help="play every path the rules allow: unreachable endings, soft-locks, wasted items, dangling text"
-    )
-    check.add_argument("--story", default=None, help="the story to check (default: every story)")
-    check.add_argument("--pack", type=Path, default=None, help="check the content pack in this folder instead")
-    check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
-    check.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, help="bound: states per search")
-    check.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, help="bound: decisions per path")
-    check.add_argument("--max-losses", type=int, default=DEFAULT_MAX_LOSSES, help="items lost per path (0 or 1)")
-    check.add_argument("--fight-seeds", type=int, default=DEFAULT_FIGHT_SEEDS, help="dice each fight is played with")
-    return parser
-
-
 Front = Callable[[argparse.Namespace, Settings], int]
 """A full-screen front end (the Textual game, ``game.tui``), given by ``game.main``: the CLI never imports it."""
 
@@ -570,20 +594,11 @@ def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
-        memory_flags = {
-            "embeddings": getattr(args, "embeddings", None),
-            "chroma_url": getattr(args, "chroma_url", None),
-        }
-        settings = load_settings(
-            getattr(args, "config", None),
-            llm=getattr(args, "llm", None),
-            seed=getattr(args, "seed", None),
-            data_dir=getattr(args, "data_dir", None),
-            memory={k: v for k, v in memory_flags.items() if v is not None},
-            openai={k: v for k in ("preset", "model", "base_url") if (v := getattr(args, k, None)) is not None},
-        )
+        settings = settings_for(args)
         if args.command == "content":
             return cmd_check(args, settings) if args.content_command == "check" else cmd_validate(args, settings)
+        if args.command == "index":
+            return cmd_index(args, settings)
         if args.command == "doctor":
             return cmd_doctor(args, settings)
         if args.command == "slots":
@@ -592,10 +607,10 @@ def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
             if not args.story and not args.slot:
                 parser.error("run needs --story, or --slot naming an existing save")
             return cmd_run(args, settings)
-        play_args = args if args.command == "play" else argparse.Namespace(story=None, headless=False, config=None)
-        if tui is not None and not play_args.headless and sys.stdin.isatty() and sys.stdout.isatty():
+        play_args = game_args(args)
+        if tui is not None and play_args is not None:
             return tui(play_args, settings)
-        return cmd_play(play_args, settings)
+        return cmd_play(args if args.command == "play" else argparse.Namespace(story=None, headless=True), settings)
     except (ConfigError, ContentError, SaveError) as exc:
         print(f"storyecho: {exc}", file=sys.stderr)
         return 2

@@ -12,23 +12,27 @@
 
 A bad value stops the program with a message naming the setting (and the file),
 before any game state exists.
+
+The sources are merged here, section by section, and validated once by the
+pydantic models (pydantic-settings did this before; its import cost 0.035 s
+of the title screen's start, see ``bench/startup.py``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from game.engine.prompt import DEFAULT_PROMPT_BUDGET
-from game.llm.local import LocalSettings
-from game.llm.openai_compat import OpenAISettings
-from game.memory.base import check_window
+from game.llm.settings import LocalSettings, OpenAISettings
+from game.memory.window import check_window
+from game.text import DEFAULT_PROMPT_BUDGET
 
 DEFAULT_CONFIG_FILE = Path("storyecho.toml")
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +78,11 @@ class MemorySettings(BaseModel):
             not exceed the turns the window holds, so no turn leaves the window
             before a summary covers it.
         embeddings: use sentence embeddings (off: keyword recall only).
+        embedder: which backend embeds: ``onnx`` (ONNX Runtime, no torch:
+            faster on a CPU and a fraction of the memory; the model is
+            exported once from the installed weights and cached), ``torch``
+            (sentence-transformers on PyTorch) or ``auto`` (onnx when
+            onnxruntime, onnx and tokenizers are installed, else torch).
         vector_store: ``chroma`` (under ``data_dir/.index``, or at
             ``chroma_url``) or ``inprocess``.
         chroma_url: a Chroma server, e.g. ``http://127.0.0.1:8000``.
@@ -86,6 +95,7 @@ class MemorySettings(BaseModel):
     window_messages: int = Field(10, ge=2, le=200)
     summary_interval_turns: int = Field(5, ge=1)
     embeddings: bool = True
+    embedder: Literal["auto", "onnx", "torch"] = "auto"
     vector_store: Literal["chroma", "inprocess"] = "chroma"
     chroma_url: str | None = Field(None, pattern=r"^https?://[^\s/]+(:\d+)?/?$")
     recency_half_life_turns: float = Field(50.0, ge=0)
@@ -96,7 +106,7 @@ class MemorySettings(BaseModel):
         return self
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """StoryEcho settings.
 
     Attributes:
@@ -115,7 +125,7 @@ class Settings(BaseSettings):
         memory: see :class:`MemorySettings`.
     """
 
-    model_config = SettingsConfigDict(env_prefix="STORYECHO_", env_nested_delimiter="__", extra="ignore")
+    model_config = ConfigDict(extra="ignore")
 
     llm: Literal["auto", "openai", "local", "scripted"] = "auto"
     data_dir: Path = Field(default_factory=default_data_dir)
@@ -126,25 +136,52 @@ class Settings(BaseSettings):
     local: LocalSettings = LocalSettings()
 
 
-def _with_file(config_file: Path | None) -> type[Settings]:
-    """Settings whose lowest-priority source (above defaults) is ``config_file``."""
+ENV_PREFIX = "STORYECHO_"
+NESTED_DELIMITER = "__"
 
-    class FileSettings(Settings):
-        @classmethod
-        def settings_customise_sources(
-            cls,
-            settings_cls: type[BaseSettings],
-            init_settings: PydanticBaseSettingsSource,
-            env_settings: PydanticBaseSettingsSource,
-            dotenv_settings: PydanticBaseSettingsSource,
-            file_secret_settings: PydanticBaseSettingsSource,
-        ) -> tuple[PydanticBaseSettingsSource, ...]:
-            sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-            if config_file is not None:
-                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config_file))
-            return tuple(sources)
 
-    return FileSettings
+def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings the environment gives: ``STORYECHO_<FIELD>``, nested with ``__`` (any case).
+
+    ``STORYECHO_MEMORY__CHROMA_URL=http://...`` sets ``memory.chroma_url``; a whole
+    section may be given as JSON (``STORYECHO_MEMORY='{"embeddings": false}'``).
+    Names that are not settings (``STORYECHO_CONFIG`` names the file) are
+    ignored, as unknown top-level keys of the file are.
+    """
+    env = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    for name, value in env.items():
+        if not name.upper().startswith(ENV_PREFIX):
+            continue
+        path = name[len(ENV_PREFIX) :].lower().split(NESTED_DELIMITER)
+        field = Settings.model_fields.get(path[0])
+        if field is None or not all(path):
+            continue
+        given: Any = value
+        section = isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+        if len(path) == 1 and section:
+            try:
+                given = json.loads(value)
+            except json.JSONDecodeError:
+                raise ConfigError(f"{name}: {path[0]} is a section; give it as JSON or set {name}__<key>") from None
+        _merge(out, {path[0]: _nest(path[1:], given)})
+    return out
+
+
+def _nest(path: list[str], value: Any) -> Any:
+    for key in reversed(path):
+        value = {key: value}
+    return value
+
+
+def _merge(base: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """``update`` merged into ``base`` (in place), section by section."""
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = dict(value) if isinstance(value, Mapping) else value
+    return base
 
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
@@ -158,8 +195,14 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     path = named or (DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.is_file() else None)
     given = {k: v for k, v in overrides.items() if v is not None and v != {}}
     where = f" (from flags, environment or {path})" if path else ""
+    merged: dict[str, Any] = {}
     try:
-        return _with_file(path)(**given)
+        if path is not None:
+            with path.open("rb") as handle:
+                _merge(merged, tomllib.load(handle))
+        _merge(merged, from_environment())
+        _merge(merged, given)
+        return Settings.model_validate(merged)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except ValidationError as exc:

@@ -9,9 +9,11 @@ never imports Textual and the game never imports the CLI's argument handling.
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
 
-from game import cli
-from game.config import Settings
+from game.args import build_parser, game_args, settings_for
+from game.config import ConfigError, Settings
 
 
 def _tui(args: argparse.Namespace, settings: Settings) -> int:
@@ -21,7 +23,24 @@ def _tui(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return cli.main(argv, tui=_tui)
+    """Start the Textual game straight from the arguments; any other command goes to ``game.cli``.
+
+    The game's path never imports ``game.cli``: its commands import the engine, memory stores and
+    narrators, which the title screen does not need (the game loads them after its first frame).
+    """
+    args = build_parser().parse_args(argv)
+    play = game_args(args)
+    if play is None:
+        from game import cli
+
+        return cli.main(argv, tui=_tui)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    try:
+        settings = settings_for(args)
+    except (ConfigError, OSError) as exc:
+        print(f"storyecho: {exc}", file=sys.stderr)
+        return 2
+    return _tui(play, settings)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,12 @@ import re
 from collections.abc import Iterable
 
 CHARS_PER_TOKEN = 4
+DEFAULT_PROMPT_BUDGET = 2200
+"""Tokens the whole narrator prompt may take (system, window and user message) unless configured.
+
+Under 2,500 with room for a chat template's markup (issue 11; ``bench/prompt_size.py`` plays 500 turns
+at it). At 3,000 the prompt settled at 2,500-2,950 estimated tokens once every memory block was full; at
+2,100 a fact told to an NPC 20 turns earlier no longer reaches it (``tests/test_scripted.py``)."""
 
 
 def clip(text: str, chars: int) -> str:

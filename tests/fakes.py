@@ -267,7 +267,10 @@ class ObedientNarrator:
         narration = "You do as you are told."
         if reveal:
             narration += f" My system prompt reads: {bundle.system}"
-            notes.insert(0, max((s for s in self.sentences(bundle.system) if len(s) <= 500), key=len))
+            # the note keeps the longest sentence of the prompt's own words (the persona and its safety line, which
+            # open the system prompt; the Story Bible and the quests after them are the story's lore)
+            own = next((b.text for b in bundle.blocks if b.name == "persona"), bundle.system)
+            notes.insert(0, max((s for s in self.sentences(own) if len(s) <= 500), key=len))
         return {
             "narration": narration,
             "choices": ["Ask for more", "Look around"],

@@ -52,6 +52,11 @@ def by_key(memory, key, status="active"):
     return [e for e in memory.bible_entries() if e.canonical_key == key and e.status == status]
 
 
+def sent(result):
+    """The turn's whole prompt text (the Story Bible is in the system prompt, the rest in the user prompt)."""
+    return result.trace.prompt.system + "\n\n" + result.trace.prompt.user
+
+
 def block_texts(context, name):
     block = context.block(name)
     return [i.text for i in block.items] if block else []
@@ -144,7 +149,7 @@ def test_archive_ends_an_active_fact(fantasy):
     assert archived.status == "archived" and archived.ended_turn == 1
     assert name.id not in memory.memories.snapshot()
     asked = engine.play("what is my name?")
-    assert "The player's name is Bob" not in asked.trace.prompt.user
+    assert "The player's name is Bob" not in sent(asked)
 
 
 def test_reviews_that_are_not_allowed_raise_and_change_nothing(fantasy):
@@ -208,16 +213,14 @@ def test_a_pinned_fact_is_in_every_prompt_whatever_the_budgets(fantasy):
     engine.prompt_budget_tokens = 400  # far below what the prompt needs: memory is cut to the bone
     (lantern,) = note(memory, 0, MemoryNote(entry_type="event", key="event:lantern", content=LANTERN, importance=20))
     unpinned = engine.play("look")
-    assert LANTERN not in unpinned.trace.prompt.user
+    assert LANTERN not in sent(unpinned)
 
     pinned = memory.review_bible(lantern, "pin", 1)
     assert pinned.pinned and pinned.status == "active"
     for action in ["go east", "look", "talk to garrick"]:
         result = engine.play(action)
         assert result.ok
-        assert (
-            LANTERN in result.trace.prompt.user and "## Story Bible: pinned by the player" in result.trace.prompt.user
-        )
+        assert LANTERN in sent(result) and "## Story Bible: pinned by the player" in result.trace.prompt.system
         assert "pinned" in [b.name for b in result.trace.prompt.blocks]
         assert result.trace.prompt.cut  # the budget did cut, but never the pin
         assert all(c.block != "pinned" for c in result.trace.prompt.cut)
@@ -226,7 +229,7 @@ def test_a_pinned_fact_is_in_every_prompt_whatever_the_budgets(fantasy):
         assert result.trace.memory.retrieval_meta["pinned"] == 1
 
     assert not memory.review_bible(lantern, "unpin", 4).pinned
-    assert LANTERN not in engine.play("look").trace.prompt.user
+    assert LANTERN not in sent(engine.play("look"))
 
 
 def test_a_pin_follows_its_fact_and_ends_with_it(fantasy):
@@ -305,9 +308,9 @@ def test_reviews_and_pins_are_kept_in_the_save_and_the_pin_reaches_the_next_prom
 
     resumed = TurnPipeline(fantasy, engine.state.snapshot(), ScriptedNarrator(fantasy), restored)
     result = resumed.play("look")
-    assert result.ok and LANTERN in result.trace.prompt.user
+    assert result.ok and LANTERN in sent(result)
     assert block_texts(result.trace.memory, "pinned") == [LANTERN]
-    assert "The player's name is Alice" not in result.trace.prompt.user
+    assert "The player's name is Alice" not in sent(result)
     core = result.trace.memory.block("bible_core")
     assert rival in [i.source for i in core.items + core.cut]  # active after the load (over the budget or not)
 
@@ -320,7 +323,7 @@ def test_reviews_and_pins_are_kept_in_the_save_and_the_pin_reaches_the_next_prom
     )
     other.load("reviewed")
     assert {e.id: e.pinned for e in other_memory.bible_entries()}[lantern]
-    assert LANTERN in other.play("look").trace.prompt.user
+    assert LANTERN in sent(other.play("look"))
 
 
 def test_saves_made_before_pins_existed_still_load(fantasy):

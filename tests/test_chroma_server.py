@@ -82,8 +82,11 @@ def test_memory_over_a_chroma_server(chroma_server, tmp_path):
     port = int(chroma_server.rsplit(":", 1)[1])
     client = chromadb.HttpClient(host="127.0.0.1", port=port, settings=chroma_settings())
     names = {c.name for c in client.list_collections()}
-    assert {"storyecho_knowledge", "storyecho_memories", "storyecho_history"} <= names
-    history = client.get_collection("storyecho_history")
+    own = [memory.knowledge.index.collection, memory.memories.collection, memory.history.collection]
+    assert all(name.endswith("__" + memory.memories.space.slug) for name in own)  # the embedder's own collections
+    assert {f"storyecho_{name}" for name in own} <= names
+    history = client.get_collection(f"storyecho_{memory.history.collection}")
+    assert history.metadata["storyecho_model_name"] == memory.embedder.model_name
     assert history.count() == 1  # one summary after 5 turns
     assert history.get(include=["metadatas"])["metadatas"][0]["session"] == memory.session_id
     assert not (tmp_path / "data" / ".index").exists()  # nothing was written locally

@@ -6,8 +6,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from game import __version__
 from game.cli import main, read_actions
+from game.text import DEFAULT_PROMPT_BUDGET
 
 
 def run_cli(*args: str, stdin: str = "", data_dir=None) -> subprocess.CompletedProcess[str]:
@@ -60,7 +63,7 @@ def test_json_contract_from_stdin(tmp_path):
     for key in ("node", "hp", "max_hp", "gold", "inventory", "quests", "affinity", "ending"):
         assert key in first["state"], key
     assert set(first["prompt"]) >= {"system", "user", "tokens", "budget_tokens", "cut"}
-    assert first["dropped_notes"] == [] and first["prompt"]["budget_tokens"] == 3000
+    assert first["dropped_notes"] == [] and first["prompt"]["budget_tokens"] == DEFAULT_PROMPT_BUDGET
     assert {"strategy", "fallback", "summaries", "pending_vectors", "vector_lag_turns", "wait_ms"} <= set(
         first["retrieval_meta"]
     )
@@ -163,6 +166,19 @@ def test_settings_file_env_and_flags_in_order(tmp_path, monkeypatch):
     settings = load_settings(config, seed=5, memory={"embeddings": False})
     assert settings.seed == 5 and settings.memory.embeddings is False  # flags beat both
     assert settings.memory.chroma_url == "http://127.0.0.1:8000"  # and the rest of [memory] stays
+
+
+def test_a_section_from_the_environment_as_json_and_names_in_any_case(tmp_path, monkeypatch):
+    from game.config import ConfigError, load_settings
+
+    monkeypatch.setenv("STORYECHO_MEMORY", '{"embeddings": false, "window_messages": 12}')
+    monkeypatch.setenv("storyecho_memory__recency_half_life_turns", "70")
+    settings = load_settings(None, data_dir=tmp_path)
+    assert settings.memory.embeddings is False and settings.memory.window_messages == 12
+    assert settings.memory.recency_half_life_turns == 70
+    monkeypatch.setenv("STORYECHO_MEMORY", "embeddings=false")
+    with pytest.raises(ConfigError, match="STORYECHO_MEMORY: memory is a section"):
+        load_settings(None, data_dir=tmp_path)
 
 
 def test_bad_settings_file_is_a_clear_error(tmp_path, capsys):

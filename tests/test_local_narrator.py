@@ -17,7 +17,6 @@ from game.engine.schema import parse_turn
 from game.llm.base import NarratorError
 from game.llm.local import (
     LocalNarrator,
-    LocalSettings,
     NameIndex,
     NarrationStream,
     authored_sentences,
@@ -28,6 +27,7 @@ from game.llm.local import (
     turn_schema,
 )
 from game.llm.scripted import ScriptedNarrator, extractive_summary
+from game.llm.settings import LocalSettings
 from game.world.effects import Effects
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game

@@ -53,7 +53,7 @@ def test_consolidation_keeps_up_with_quick_turns(fantasy, embedder, chroma_store
         turn, meta = result.turn, result.trace.memory.retrieval_meta
         required = max(0, (turn - interval) // interval)  # every summary of turns <= turn - interval
         assert meta["summaries"] >= required, f"turn {turn}: {meta['summaries']} summaries, {required} required"
-        assert chroma_store.count("history") >= required  # in the store too, not only in the state
+        assert chroma_store.count(memory.history.collection) >= required  # in the store too, not only in the state
         if required:
             assert "Previously:" in result.trace.prompt.system, f"turn {turn}: no synopsis"
             assert texts(result.trace.memory, "history_recall")
@@ -93,7 +93,7 @@ def two_sessions_share_one_store(fantasy, embedder, store):
     kai_recall = texts(kai.recall("where is my father's ring?", kai_state), *RECALL_BLOCKS)
     assert any("crooked willow" in t for t in ren_recall)
     assert not any("willow" in t for t in kai_recall) and not any("milestone" in t for t in ren_recall)
-    assert store.count("memories") >= 2 * 7  # both sessions' turns are stored, none overwritten
+    assert store.count(ren.memories.collection) >= 2 * 7  # both sessions' turns are stored, none overwritten
     ren.close()
     kai.close()
 

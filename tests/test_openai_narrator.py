@@ -19,6 +19,7 @@ import pytest
 from pydantic import ValidationError
 
 from game.engine.pipeline import TurnPipeline
+from game.engine.prompt import ANSWER_REMINDER, JSON_INSTRUCTION
 from game.engine.schema import parse_turn
 from game.llm.base import NarratorError
 from game.llm.openai_compat import (
@@ -26,14 +27,13 @@ from game.llm.openai_compat import (
     MAX_FACT_UPDATES,
     MAX_NEW_FACTS,
     NO_KEY,
-    PRESETS,
     SCHEMA_TEXT,
     TURN_SCHEMA,
     OpenAINarrator,
-    OpenAISettings,
     redact,
     resolve,
 )
+from game.llm.settings import PRESETS, OpenAISettings
 from game.memory.records import ENTRY_TYPES
 from game.world.effects import Effects
 from game.world.state import new_game
@@ -504,7 +504,9 @@ def test_three_turns_of_the_mini_story_through_the_pipeline(mini_pack, server):
     assert first.ok and "sword" in engine.state.inventory
     assert [a.effect for a in first.applied][:1] == ["items_gained"]
     assert request.body["messages"][0]["content"].startswith(mini_pack.story.persona)
-    assert request.body["messages"][-1]["content"].startswith("## Player action\ntake sword")
+    # the user prompt ends with the action and the reminder of the answer format (in the system prompt)
+    assert request.body["messages"][-1]["content"].endswith(f"## Player action\ntake sword\n\n{ANSWER_REMINDER}")
+    assert "## Answer format" in request.body["messages"][0]["content"]
     assert request.body["response_format"]["type"] == "json_schema"
     gold = engine.state.gold
 
@@ -519,7 +521,7 @@ def test_three_turns_of_the_mini_story_through_the_pipeline(mini_pack, server):
     assert third.ok and engine.state.node == "woods" and third.trace.repaired
     assert third.narration.startswith(north["narration"])
     assert len(requests) == 1  # the prose-wrapped answer was repaired locally, not re-asked
-    assert requests[0].body["messages"][-1]["content"].startswith("## Player action\ngo north")
+    assert requests[0].body["messages"][-1]["content"].endswith(f"## Player action\ngo north\n\n{ANSWER_REMINDER}")
     assert narrator.last_call.attempts == 1 and narrator.last_call.prompt_tokens == 120
 
 
@@ -558,5 +560,7 @@ def test_the_schema_a_narrator_adds_on_the_wire_fits_in_the_prompt_budget(server
     wire = sum(estimate_tokens(m["content"]) for m in sent)
     assert wire <= budget, f"{wire} tokens sent in {mode} mode"
     assert (SCHEMA_TEXT in sent[0]["content"]) == (mode != "json_schema")
+    if mode != "json_schema":  # right after the answer format: in the prefix every turn's prompt shares
+        assert f"{JSON_INSTRUCTION}\n\n{SCHEMA_TEXT}\n\n## Memory" in sent[0]["content"]
     assert result.trace.prompt.overhead_tokens == (0 if mode == "json_schema" else SCHEMA_TOKENS)
     assert result.trace.prompt.cut  # the budget was binding: what it left out is listed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from game.engine.pipeline import TurnPipeline
-from game.engine.prompt import FIXED_BLOCKS_BEFORE_MEMORY
+from game.engine.prompt import ANSWER_REMINDER, FIXED_BLOCKS_BEFORE_MEMORY, SYSTEM_BLOCKS
 from game.llm.scripted import ScriptedNarrator
 from game.world.state import new_game
 from tests.conftest import keyword_memory
@@ -30,23 +30,32 @@ def test_prompt_blocks_are_present_and_in_order(mini_pack):
     result = engine.play("what do I know about the troll?")
     names = block_names(result)
     expected = [
-        "player_action",
-        "current_context",
+        "persona",
+        "json_instruction",
         "main_quest",
         "side_quests",
+        "current_context",
         "node_info",
         "knowledge",
         "history_recall",
         "recent_story",
-        "json_instruction",
+        "player_action",
+        "answer_reminder",
     ]
     assert [n for n in names if n in expected] == expected
-    assert names[0] == "player_action" and names[-1] == "json_instruction"
-    # fixed blocks come before memory blocks
-    fixed_positions = [names.index(n) for n in names if n in FIXED_BLOCKS_BEFORE_MEMORY]
-    assert max(fixed_positions) < names.index("knowledge")
+    assert names[0] == "persona" and names[-2:] == ["player_action", "answer_reminder"]
     prompt = result.trace.prompt
-    assert prompt.user.index("## Player action") < prompt.user.index("## Answer format")
+    # the system prompt holds exactly the system blocks, in their order: the stable prefix
+    system = [b for b in prompt.blocks if b.name in SYSTEM_BLOCKS]
+    assert names[: len(system)] == [n for n in SYSTEM_BLOCKS if n in names]
+    assert prompt.system == "\n\n".join(b.text for b in system)
+    assert prompt.user == "\n\n".join(b.text for b in prompt.blocks[len(system) :])
+    # in the user prompt: where the player is, then what memory recalled, then the action and the reminder
+    fixed_positions = [names.index(n) for n in names if n in FIXED_BLOCKS_BEFORE_MEMORY]
+    assert max(fixed_positions) < names.index("knowledge") < names.index("player_action")
+    assert "## Answer format" in prompt.system and "## Answer format" not in prompt.user
+    assert prompt.user.index("## Node info") < prompt.user.index("## Player action") < prompt.user.index("JSON")
+    assert prompt.user.rstrip().endswith(ANSWER_REMINDER)
     assert "what do I know about the troll?" in prompt.user
     knowledge = result.trace.memory.block("knowledge")
     assert knowledge.items and all("troll" in item.text.lower() for item in knowledge.items)
@@ -62,7 +71,7 @@ def test_combat_hints_block_appears_only_in_combat(mini_pack):
     engine.play("attack troll")
     assert engine.state.combat is not None
     names = block_names(engine.play("attack"))
-    assert names.index("combat_hints") < names.index("json_instruction")
+    assert names.index("node_info") < names.index("combat_hints") < names.index("player_action")
 
 
 def test_empty_sections_print_nothing(mini_pack):

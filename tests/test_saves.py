@@ -185,6 +185,23 @@ def test_the_slot_list_shows_story_turn_and_place_and_marks_damaged_slots(tmp_pa
     assert "Troll Bridge" in text and "turn 7" in text and "cannot be loaded" in text
 
 
+def test_the_latest_slot_is_the_newest_readable_one_and_older_saves_are_not_read(tmp_path, mini_pack, monkeypatch):
+    store = SlotStore(tmp_path)
+    assert store.latest() is None
+    for n, name in enumerate(("old", "middle", "newest")):
+        store.write(name, save_bytes(mini_pack, turns=n))
+        os.utime(tmp_path / f"{name}.json", (1000 + n, 1000 + n))
+    (tmp_path / "newest.json").write_bytes(b"{broken")  # the newest file is damaged, its backup too old to win
+    os.utime(tmp_path / "newest.json", (2000, 2000))
+    (tmp_path / ".newest.json.bak").unlink(missing_ok=True)
+    read: list[str] = []
+    real = SlotStore.read
+    monkeypatch.setattr(SlotStore, "read", lambda self, name: read.append(name) or real(self, name))
+    latest = store.latest()
+    assert latest is not None and (latest.name, latest.turn) == ("middle", 1)
+    assert read == ["newest", "middle"]  # the title reads no more saves than it takes
+
+
 def test_a_fifo_named_like_a_slot_is_refused_without_hanging(tmp_path, mini_pack):
     os.mkfifo(tmp_path / "pipe.json")  # opening a FIFO for reading blocks until a writer comes
     store = SlotStore(tmp_path)

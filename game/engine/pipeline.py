@@ -22,10 +22,11 @@ import time
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
-from game.engine.prompt import DEFAULT_PROMPT_BUDGET, compose
+from game.engine.prompt import compose
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.llm.base import Narrator, NarratorError, PromptBundle
 from game.memory.base import Memory, MemoryContext, TurnRecord
+from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.choices import choices_after
 from game.world.content import ContentPack
 from game.world.describe import help_text, inventory_text, node_text, npc_now, quests_text, status_text

@@ -1,17 +1,33 @@
-"""Compose the narrator prompt from named blocks.
+"""Compose the narrator prompt from named blocks, stable first, so a prompt cache reuses it.
 
-The user prompt is a sequence of named blocks in a fixed order, stable facts
-before dynamic ones, so the debug trace can show each block's size and a test
-can check the order:
+Endpoints with prompt caching (OpenAI, DeepSeek, the llama.cpp server's KV
+cache) reuse the longest prefix a prompt shares with the one before, so the
+messages go from what never changes to what changes every turn:
 
-    player_action, current_context, main_quest, side_quests, node_info,
-    combat_hints, memory_header, <memory blocks in recall order>, json_instruction
+    system  persona          the story's persona and DATA_NOT_ORDERS       never changes
+            json_instruction the answer format (JSON template)             never changes
+            memory_header, bible_style, bible_rules, pinned,                when memory consolidates
+            bible_core, open_threads (the Story Bible, in a fixed order)    (every 5 turns) or a review
+            main_quest, side_quests                                         when a quest moves on
+            synopsis         the running L3 synopsis ("Previously: ...")    when memory consolidates
+    window  the L1 window: the last exchanges as chat messages              slides every turn
+    user    current_context, node_info, combat_hints,                       every turn
+            <the other recalled blocks, as ranked: knowledge, relevant_memories,
+             history_recall, recent_story>,
+            player_action, answer_reminder
 
-Empty blocks are left out. The system prompt is the story's persona, a fixed
-line saying that the action, memories and lore are story data and never
-instructions (``DATA_NOT_ORDERS``), and the running synopsis (L3) when there is
-one; the L1 window goes between the system prompt and the user prompt as chat
-messages.
+``SYSTEM_BLOCKS``, ``FIXED_BLOCKS_BEFORE_MEMORY`` and
+``FIXED_BLOCKS_AFTER_MEMORY`` are that order; the debug panel and the tests
+read it from them. Empty blocks are left out. The player's action comes last,
+next to a one-line reminder of the answer format (``ANSWER_REMINDER``): the
+place a small model looks before it answers. The system prompt says that the
+action, the memories and the lore are story data and never instructions
+(``DATA_NOT_ORDERS``). ``bench/prefix_cache.py`` measures the shared prefix of
+consecutive turns (before this order the prompt began with the action, so two
+turns shared only the persona); ``tests/test_prompt_cache.py`` keeps it.
+
+Every block of both messages is in ``PromptBundle.blocks`` (system blocks
+first), so the debug trace can show each one's size.
 """
 
 from __future__ import annotations
@@ -19,7 +35,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from game.llm.base import PromptBlock, PromptBundle, PromptCut
-from game.memory.base import MemoryContext
+from game.memory.base import MemoryBlock, MemoryContext
 from game.text import estimate_tokens
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
@@ -27,14 +43,35 @@ from game.world.describe import node_description, npc_brief, objective_lines, st
 from game.world.parser import Command
 from game.world.state import GameState
 
-FIXED_BLOCKS_BEFORE_MEMORY = (
-    "player_action",
-    "current_context",
+SYSTEM_BLOCKS = (
+    "persona",
+    "json_instruction",
+    "memory_header",
+    "bible_style",
+    "bible_rules",
+    "pinned",
+    "bible_core",
+    "open_threads",
     "main_quest",
     "side_quests",
+    "synopsis",
+)
+"""The blocks of the system prompt, in order: the stable prefix every turn shares, most stable first.
+
+The recalled blocks among them are the Story Bible's, which change only when memory consolidates or the player
+reviews it; their items are shown in a fixed order (importance, then id), not in the order recall ranked them for
+this turn's action, so that a turn whose Bible did not change repeats it byte for byte."""
+FIXED_BLOCKS_BEFORE_MEMORY = (
+    "current_context",
     "node_info",
     "combat_hints",
 )
+"""The user prompt's blocks before the recalled memory: where the player is, now."""
+FIXED_BLOCKS_AFTER_MEMORY = (
+    "player_action",
+    "answer_reminder",
+)
+"""The user prompt ends with the player's action and the reminder to answer in the format."""
 
 JSON_INSTRUCTION = """## Answer format
 Reply with ONE JSON object and nothing else:
@@ -45,8 +82,11 @@ Reply with ONE JSON object and nothing else:
   "affinity": {}, "start_combat": null, "combat_action": null, "rest": false,
   "choice": null, "trigger_side_quest": null, "quest_updates": [], "ending": null},
  "memory_notes": ["facts worth remembering, e.g. what the player revealed"]}
-Use only ids listed above. The game rules check every effect and reject what the
-world does not allow; never invent items, gold, places or outcomes."""
+Use only ids the turn lists (exits, people, items, enemies, inventory). The game rules check
+every effect and reject what the world does not allow; never invent items, gold, places or outcomes."""
+
+ANSWER_REMINDER = "## Your answer\nReply with ONE JSON object in the answer format above, and nothing else."
+"""Ends the user prompt: the format itself is in the system prompt (stable), this line next to the action."""
 
 
 def _block(name: str, text: str) -> PromptBlock:
@@ -61,10 +101,19 @@ DATA_NOT_ORDERS = (
 
 
 def system_prompt(pack: ContentPack, synopsis: str = "") -> str:
-    text = f"{pack.story.persona}\n\n{DATA_NOT_ORDERS}"
+    """The persona and the safety line, then the synopsis: the system prompt of a turn without memory blocks."""
+    text = persona_text(pack)
     if synopsis:
-        text += f"\n\nPreviously: {synopsis}"
+        text += f"\n\n{synopsis_text(synopsis)}"
     return text
+
+
+def persona_text(pack: ContentPack) -> str:
+    return f"{pack.story.persona}\n\n{DATA_NOT_ORDERS}"
+
+
+def synopsis_text(synopsis: str) -> str:
+    return f"Previously: {synopsis}"
 
 
 def _ids(label: str, pairs: list[tuple[str, str]]) -> str:
@@ -136,13 +185,14 @@ CUT_ORDER = (
     "history_recall",
     "knowledge",
     "recent_story",
+    "window",
     "open_threads",
     "bible_rules",
     "bible_core",
 )
-"""Memory blocks the prompt budget cuts from, least essential first (last item first within a block)."""
-DEFAULT_PROMPT_BUDGET = 3000
-"""Tokens the whole prompt may take (system, window and user message) unless configured."""
+"""What the prompt budget cuts, least essential first: the user prompt's memory blocks (last item first within a
+block), then the oldest messages of the L1 window, and only then the system prompt's Bible blocks, which every
+turn shares with the one before (cutting them would change the cached prefix of the prompt)."""
 MIN_WINDOW_MESSAGES = 2
 """The budget never cuts the L1 window below the last exchange."""
 
@@ -158,9 +208,10 @@ def compose(
     """Build the prompt for one turn, within ``budget_tokens`` when given.
 
     Every block is capped by its own budget at recall; the prompt budget caps
-    the whole: while the prompt is over it, memory items are cut (least
-    essential block first, see ``CUT_ORDER``), then the oldest window
-    messages. The player's action, the place, the quests, the answer format,
+    the whole: while the prompt is over it, the user prompt's memory items
+    are cut (least essential block first), then the oldest window messages,
+    then the system prompt's Bible items (see ``CUT_ORDER``). The player's
+    action, the place, the quests, the answer format,
     the persona and the style and safety rules are never cut. Everything cut
     is recorded in the bundle (``cut``), and the bundle's memory holds only
     what the prompt holds, so no narrator reads what the prompt left out.
@@ -173,42 +224,69 @@ def compose(
         bundle = _assemble(action, command, state, pack, context)
         if budget_tokens is None or bundle.tokens <= budget_tokens:
             break
-        block = next((b for name in CUT_ORDER for b in blocks if b.name == name and b.items), None)
-        if block is not None:
-            item = block.items.pop()
-            block.cut.append(item)
-            block.tokens = estimate_tokens(block.render()) if block.items else 0
-            cut.append(PromptCut(block.name, item.source, item.text, estimate_tokens(f"- {item.text}\n")))
-        elif len(window) > MIN_WINDOW_MESSAGES:
-            message = window.pop(0)
-            cut.append(PromptCut("window", message["role"], message["content"], estimate_tokens(message["content"])))
-        else:
+        if not _cut_one(blocks, window, cut):
             break  # nothing left that may be cut: the prompt stays over budget, and says so
     bundle.cut = cut
     bundle.budget_tokens = budget_tokens
     return bundle
 
 
+def _cut_one(blocks: list[MemoryBlock], window: list[dict[str, str]], cut: list[PromptCut]) -> bool:
+    """Cut the least essential memory item or window message (see ``CUT_ORDER``); False when nothing may go."""
+    for name in CUT_ORDER:
+        if name == "window":
+            if len(window) > MIN_WINDOW_MESSAGES:
+                message = window.pop(0)
+                cut.append(
+                    PromptCut("window", message["role"], message["content"], estimate_tokens(message["content"]))
+                )
+                return True
+            continue
+        block = next((b for b in blocks if b.name == name and b.items), None)
+        if block is not None:
+            item = block.items.pop()
+            block.cut.append(item)
+            block.tokens = estimate_tokens(block.render()) if block.items else 0
+            cut.append(PromptCut(block.name, item.source, item.text, estimate_tokens(f"- {item.text}\n")))
+            return True
+    return False
+
+
+def _render(block: MemoryBlock) -> str:
+    """A recalled block as the prompt shows it: the system prompt's in a fixed order, the others as ranked."""
+    if block.name in SYSTEM_BLOCKS:
+        block = replace(block, items=sorted(block.items, key=lambda item: (-item.score, item.source)))
+    return block.render()
+
+
 def _assemble(
     action: str, command: Command, state: GameState, pack: ContentPack, memory: MemoryContext
 ) -> PromptBundle:
-    blocks = fixed_blocks(action, state, pack)
-    if memory.header and any(b.items for b in memory.blocks):
-        blocks.append(_block("memory_header", f"## {memory.header}"))
-    for memory_block in memory.blocks:
-        rendered = memory_block.render()
-        if rendered:
-            blocks.append(_block(memory_block.name, rendered))
-    blocks.append(_block("json_instruction", JSON_INSTRUCTION))
-    system = system_prompt(pack, memory.synopsis)
-    user = "\n\n".join(b.text for b in blocks)
+    recalled = [_block(b.name, text) for b in memory.blocks if (text := _render(b))]
+    parts = {
+        "persona": _block("persona", persona_text(pack)),
+        "json_instruction": _block("json_instruction", JSON_INSTRUCTION),
+        **({"memory_header": _block("memory_header", f"## {memory.header}")} if memory.header and recalled else {}),
+        **{b.name: b for b in recalled if b.name in SYSTEM_BLOCKS},
+        **({"synopsis": _block("synopsis", synopsis_text(memory.synopsis))} if memory.synopsis else {}),
+        **{b.name: b for b in fixed_blocks(action, state, pack)},
+        "answer_reminder": _block("answer_reminder", ANSWER_REMINDER),
+    }
+    system_blocks = [parts[name] for name in SYSTEM_BLOCKS if name in parts]
+    user_blocks = [
+        *(parts[name] for name in FIXED_BLOCKS_BEFORE_MEMORY if name in parts),
+        *(b for b in recalled if b.name not in SYSTEM_BLOCKS),
+        *(parts[name] for name in FIXED_BLOCKS_AFTER_MEMORY),
+    ]
+    system = "\n\n".join(b.text for b in system_blocks)
+    user = "\n\n".join(b.text for b in user_blocks)
     messages = [{"role": "system", "content": system}, *memory.window, {"role": "user", "content": user}]
     tokens = sum(estimate_tokens(m["content"]) for m in messages)
     return PromptBundle(
         system=system,
         user=user,
         messages=messages,
-        blocks=blocks,
+        blocks=[*system_blocks, *user_blocks],
         tokens=tokens,
         action=action,
         command=command,

@@ -48,7 +48,6 @@ import importlib
 import importlib.util
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -56,12 +55,13 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from game.llm.base import NarratorError, PromptBundle
 from game.llm.scripted import ScriptedNarrator, extractive_summary
+from game.llm.settings import LocalSettings
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
@@ -95,55 +95,6 @@ ANSWER_KEPT_CHARS = 400
 """How much of each answer :class:`LocalCall` keeps."""
 REWRITE_SENTENCES = 2
 """A rewrite keeps at most this many sentences of the model's answer (small models ramble on)."""
-
-
-def _cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def default_threads() -> int:
-    """All cores but one (at least one).
-
-    llama.cpp's threads wait for each other at every step of the graph;
-    when another process (or the game's own memory worker) takes a core, a
-    thread per core stalls the whole model: measured on 2 cores with the
-    other one busy, SmolLM2 generated 4 tokens/s with 2 threads and 42 with 1.
-    """
-    return max(1, _cores() - 1)
-
-
-class LocalSettings(BaseModel):
-    """Settings of the local narrator.
-
-    Attributes:
-        model_path: a GGUF file; unset, the bundled model ``bundled`` found on
-            disk through its installed package (never downloaded).
-        bundled: which bundled model to use when ``model_path`` is unset.
-        n_threads: CPU threads for generation and prompt processing (default:
-            all cores but one, see :func:`default_threads`).
-        n_ctx: context window in tokens (prompt and answer).
-        n_gpu_layers: layers offloaded to a GPU (0: CPU only; -1: all).
-        max_tokens: the most tokens of one answer in ``full`` mode.
-        temperature: sampling temperature.
-        mode: ``full`` (the model writes the JSON turn under a grammar) or
-            ``prose`` (the scripted narrator decides, the model rewrites its prose).
-        seed: sampling seed, for repeatable runs.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    model_path: Path | None = None
-    bundled: Literal["smollm2", "gemma3"] = "smollm2"
-    n_threads: int = Field(default_factory=default_threads, ge=1, le=256)
-    n_ctx: int = Field(4096, ge=512, le=131_072)
-    n_gpu_layers: int = Field(0, ge=-1)
-    max_tokens: int = Field(400, ge=16, le=8192)
-    temperature: float = Field(0.7, ge=0.0, le=2.0)
-    mode: Literal["full", "prose"] = "prose"
-    seed: int = 0
 
 
 def find_bundled_model(name: str = "smollm2") -> Path | None:

@@ -39,10 +39,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from game.llm.base import NarratorError, PromptBundle
 from game.llm.schemas import (
@@ -58,6 +56,7 @@ from game.llm.schemas import (
     TURN_SCHEMA,
     clean_facts,
 )
+from game.llm.settings import PRESETS, OpenAISettings, WireMode
 from game.world.content import ContentPack
 
 if TYPE_CHECKING:
@@ -65,9 +64,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("storyecho.llm")
 
-PresetName = Literal["openai", "deepseek", "doubao", "ollama", "llamacpp", "vllm", "lmstudio"]
-JsonMode = Literal["auto", "json_schema", "json_object", "prompt"]
-WireMode = Literal["json_schema", "json_object", "prompt"]
 NEXT_MODE: dict[str, WireMode] = {"json_schema": "json_object", "json_object": "prompt"}
 """Where ``auto`` falls back to when the endpoint rejects a ``response_format``."""
 NO_KEY = "not-needed"
@@ -76,78 +72,6 @@ BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 8.0
 RETRY_AFTER_CAP_S = 30.0
 """The longest ``Retry-After`` honoured; a server asking for more is waited on this long at most."""
-
-
-@dataclass(frozen=True)
-class Preset:
-    """What one kind of endpoint needs.
-
-    Attributes:
-        base_url: the OpenAI-compatible API root (ends in ``/v1`` or ``/v3``).
-        model: default model; None means the first one ``GET /models`` lists
-            (local servers serve whatever was loaded).
-        api_key_env: environment variable holding the key; None: no key needed.
-        json_mode: the strictest JSON mode the endpoint supports.
-        stream_usage: the endpoint reports usage in streams (``stream_options``).
-        extra_body: endpoint-specific request fields.
-        object_schema: ``json_object`` carries the schema too and the server
-            compiles it to a grammar (llama-cpp-python's server; it answers
-            ``json_schema`` with a 500).
-    """
-
-    base_url: str
-    model: str | None
-    api_key_env: str | None
-    json_mode: WireMode
-    stream_usage: bool = True
-    extra_body: Mapping[str, Any] = field(default_factory=dict)
-    object_schema: bool = False
-
-
-PRESETS: dict[str, Preset] = {
-    "openai": Preset("https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY", "json_schema"),
-    "deepseek": Preset("https://api.deepseek.com", "deepseek-chat", "DEEPSEEK_API_KEY", "json_object"),
-    # Seed 1.6 thinks by default; a narrator turn has no room for that in 600 tokens.
-    "doubao": Preset(
-        "https://ark.cn-beijing.volces.com/api/v3",
-        "doubao-seed-1-6-250615",
-        "ARK_API_KEY",
-        "json_object",
-        extra_body={"thinking": {"type": "disabled"}},
-    ),
-    "ollama": Preset("http://127.0.0.1:11434/v1", None, None, "json_schema"),
-    # llama-cpp-python's server: a grammar from json_object's schema; usage only in whole (unstreamed) answers
-    "llamacpp": Preset("http://127.0.0.1:8080/v1", None, None, "json_object", stream_usage=False, object_schema=True),
-    "vllm": Preset("http://127.0.0.1:8000/v1", None, None, "json_schema"),
-    "lmstudio": Preset("http://127.0.0.1:1234/v1", None, None, "json_schema"),
-}
-
-
-class OpenAISettings(BaseModel):
-    """Settings of an OpenAI-compatible narrator (``[openai]`` in the config file).
-
-    Attributes:
-        preset: a known endpoint (:data:`PRESETS`) whose defaults fill what is unset.
-        base_url: the API root; overrides the preset's.
-        api_key_env: NAME of the environment variable holding the key.
-        api_key: the key itself (prefer the environment); never printed.
-        model: the model name; overrides the preset's.
-        json_mode: ``auto`` (the preset's best, falling back on a 400),
-            ``json_schema``, ``json_object`` or ``prompt`` (no response_format).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    preset: PresetName | None = None
-    base_url: str | None = Field(None, pattern=r"^https?://\S+$")
-    api_key_env: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-    api_key: SecretStr | None = None
-    model: str | None = Field(None, min_length=1)
-    temperature: float = Field(0.8, ge=0, le=2)
-    max_tokens: int = Field(600, ge=16, le=32768)
-    timeout_s: float = Field(60.0, gt=0, le=600)
-    max_attempts: int = Field(3, ge=1, le=10)
-    json_mode: JsonMode = "auto"
 
 
 @dataclass(frozen=True)
@@ -252,6 +176,27 @@ class _Request:
     schema: dict[str, Any]
     temperature: float
     stream_to: Callable[[str], None] | None = None
+    schema_after: str | None = None
+    """Text of the system prompt the schema follows when it travels in the prompt (the answer format)."""
+
+
+def with_schema(messages: list[dict[str, str]], schema_after: str | None = None) -> list[dict[str, str]]:
+    """``messages`` with :data:`SCHEMA_TEXT` in the system prompt, right after ``schema_after`` when it is there.
+
+    A turn's system prompt begins with what never changes (persona, answer format) and ends with
+    what changes every few turns (the Story Bible, the quests, the synopsis; see
+    ``game/engine/prompt.py``): the schema goes right after the answer format, so an endpoint's
+    prompt cache keeps it in the prefix every turn shares, instead of after the synopsis.
+    """
+    out = [dict(m) for m in messages]
+    if not out or out[0].get("role") != "system":
+        return [{"role": "system", "content": SCHEMA_TEXT}, *out]
+    system = out[0]["content"]
+    if schema_after and schema_after in system:
+        out[0]["content"] = system.replace(schema_after, f"{schema_after}\n\n{SCHEMA_TEXT}", 1)
+    else:
+        out[0]["content"] = f"{system}\n\n{SCHEMA_TEXT}"
+    return out
 
 
 class _Retryable(Exception):
@@ -362,6 +307,7 @@ class OpenAINarrator:
             TURN_SCHEMA,
             self.settings.temperature,
             self.on_text,
+            schema_after=next((b.text for b in getattr(bundle, "blocks", ()) if b.name == "json_instruction"), None),
         )
         return self._call(request)
 
@@ -443,12 +389,7 @@ class OpenAINarrator:
         """The messages to send; a turn without schema-constrained decoding gets the schema in its system prompt."""
         if request.purpose != "turn" or mode == "json_schema":
             return request.messages, False
-        messages = [dict(m) for m in request.messages]
-        if messages and messages[0].get("role") == "system":
-            messages[0]["content"] = f"{messages[0]['content']}\n\n{SCHEMA_TEXT}"
-        else:
-            messages.insert(0, {"role": "system", "content": SCHEMA_TEXT})
-        return messages, True
+        return with_schema(request.messages, request.schema_after), True
 
     def _response_format(self, request: _Request, mode: WireMode) -> dict[str, Any] | None:
         if mode == "json_schema":

@@ -17,21 +17,6 @@ if TYPE_CHECKING:
     from game.memory.records import MemoryNote, MemoryState
 
 
-def check_window(window_messages: int, summary_interval_turns: int) -> None:
-    """The consolidation interval must fit in the L1 window, so no turn leaves it unsummarised.
-
-    Raises:
-        ValueError: naming both settings.
-    """
-    if window_messages < 2:
-        raise ValueError("window_messages must be at least 2 (one turn)")
-    if summary_interval_turns > window_messages // 2:
-        raise ValueError(
-            f"summary_interval_turns ({summary_interval_turns}) exceeds the turns the working window holds "
-            f"({window_messages // 2}); raise window_messages or lower the interval"
-        )
-
-
 @dataclass
 class MemoryItem:
     """One recalled item: its text, how well it ranked, and where it came from.

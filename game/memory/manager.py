@@ -52,7 +52,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import orjson
 
-from game.memory.base import MemoryContext, TurnRecord, check_window
+from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import Outcome, ReviewAction, StoryBible
 from game.memory.embedders import Embedder, Vectors
 from game.memory.guard import strip_instructions
@@ -64,6 +64,7 @@ from game.memory.recall import Budgets, ScoredMemory
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary, model_fields, to_json
 from game.memory.retrieval import MemoryRecall
 from game.memory.stores import VectorStore
+from game.memory.window import check_window
 from game.text import clip
 from game.world.content import ContentPack
 from game.world.state import GameState

@@ -4,7 +4,7 @@ Blocks go from stable to dynamic, each under a token budget (what does not fit
 is recorded in ``cut``):
 
     pinned            Story Bible entries the player pinned: always injected, whole (no budget)
-    bible_core        Story Bible core settings: characters (present/addressed NPCs first)
+    bible_core        Story Bible core settings: characters (the player first, then by importance)
     bible_rules       world and item rules (importance >= 70)
     bible_style       style and safety rules
     knowledge         knowledge-base hits (k=3, 300-character snippets)

@@ -26,11 +26,18 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
 from game.memory.embedders import Vectors
 from game.memory.knowledge import snippet
 from game.memory.recall import (
     MEMORY_HEADER,
+    W_IMPORTANCE,
+    W_MATCH,
+    W_OPEN_THREAD,
+    W_RECENCY,
+    W_SEMANTIC,
     ScoredMemory,
     distinct,
     hybrid_score,
@@ -38,7 +45,6 @@ from game.memory.recall import (
     recency,
     rounded,
     score_parts,
-    unit_scale,
 )
 from game.memory.records import BibleEntry
 from game.text import keywords
@@ -78,6 +84,7 @@ class MemoryRecall:
 
     def __init__(self, memory: GameMemory) -> None:
         self.memory = memory
+        self._features = MemoryFeatures()
 
     def recall(self, action: str, state: GameState) -> MemoryContext:
         memory = self.memory
@@ -89,7 +96,7 @@ class MemoryRecall:
         query_vector = memory.memories.embed_query(action)
         with memory.lock:
             active = [e for e in memory.state.bible if active_at(e, turn)]
-            blocks, shown = self._fixed_blocks(active, focus)
+            blocks, shown = self._fixed_blocks(active)
             window = memory.window(turn)
             synopsis = memory.state.synopsis_at(turn)
             summaries = len([s for s in memory.state.summaries if s.turn <= turn])
@@ -161,15 +168,18 @@ class MemoryRecall:
         lags = [turn - t for index in (memory.memories, memory.history) for t in index.pending_turns()]
         return len(lags), max(lags, default=0)
 
-    def _fixed_blocks(self, active: list[BibleEntry], focus: set[str]) -> tuple[list[MemoryBlock], set[str]]:
+    def _fixed_blocks(self, active: list[BibleEntry]) -> tuple[list[MemoryBlock], set[str]]:
         """The pinned entries (whole, no budget), then the Story Bible sections (without the pinned entries)."""
         budgets = self.memory.config.budgets
         pinned = [e for e in active if e.pinned]
         active = [e for e in active if not e.pinned]
 
         def rank(entry: BibleEntry) -> tuple[int, int, int]:
+            # not by this turn's focus: these sections lead the system prompt, and a prompt cache reuses them
+            # only while they stay byte for byte the same (bench/prefix_cache.py); the characters of this turn's
+            # focus that do not fit come back through relevant_memories, which draws them in by that focus
             return (
-                0 if set(entry.npcs) & focus or entry.canonical_key.startswith("character:player") else 1,
+                0 if entry.canonical_key.startswith("character:player") else 1,
                 -entry.importance,
                 -entry.source_turn,
             )
@@ -219,68 +229,49 @@ class MemoryRecall:
         with memory.lock:
             entries = {e.id for e in memory.state.bible if active_at(e, turn)}
         items = memory.memories.snapshot()
+        table = self._features.update(items)
         recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
+        late = table.late(recent_cutoff, items)
 
         def keep(doc_id: str) -> bool:
             if doc_id in exclude:
                 return False
             if doc_id.startswith("bible-"):
                 return doc_id in entries
-            meta = items[doc_id].metadata if doc_id in items else {}
-            return not meta.get("game_turn") or int(meta.get("turn", 0)) <= recent_cutoff
-
-        def involves(doc_id: str, npcs: set[str]) -> bool:
-            return bool(set(str(items[doc_id].metadata.get("npcs", "")).split(",")) & npcs)
+            return doc_id not in late
 
         prior: dict[str, float] = {}
         if len(places) == 1:  # "what did I find at the lodge?": what happened there, not what mentions lodges
-            place = places[0].lower()
-            for doc_id, item in items.items():
-                node = str(item.metadata.get("node", "")).lower()
-                # a turn counts where it happened (not because its exits name the place); a fact, where it says
-                if node == place or (not node and place in item.text.lower()):
-                    prior[doc_id] = PLACE_PRIOR
+            # a turn counts where it happened (not because its exits name the place); a fact, where it says
+            prior = dict.fromkeys(table.at_place(places[0].lower(), items), PLACE_PRIOR)
         where = {"session": memory.session_id, "turn": {"$lte": turn}}
         vector = query_vector if rewritten == query else None
-        ranked = memory.memories.search(rewritten or query, None, where, keep, query_vector=vector, prior=prior)
+        fused = memory.memories.scores(rewritten or query, where, keep, query_vector=vector, prior=prior)
         if strategies is not None:
-            strategies["memories"] = ranked.strategy
-        if fallbacks is not None and ranked.fallback:
-            fallbacks["memories"] = ranked.fallback
-        semantic = unit_scale({h.id: h.score for h in ranked})
-        for doc_id in items:  # characters present pull in what involves them, even with no word in common
-            if doc_id not in semantic and focus and involves(doc_id, focus) and keep(doc_id):
-                meta = items[doc_id].metadata
-                if meta.get("session") == memory.session_id and int(meta.get("turn", 0)) <= turn:
-                    semantic[doc_id] = 0.0
+            strategies["memories"] = fused.strategy
+        if fallbacks is not None and fused.fallback:
+            fallbacks["memories"] = fused.fallback
+        semantic = _unit_scale(fused.score[fused.order])
+        ids = [fused.ids[n] for n in fused.order.tolist()]
+        known = [doc_id in items for doc_id in ids]  # an item added since the snapshot waits for the next turn
+        if not all(known):
+            semantic = semantic[np.array(known, dtype=bool)]
+            ids = [doc_id for doc_id, ok in zip(ids, known, strict=True) if ok]
+        if focus:  # characters present pull in what involves them, even with no word in common
+            ranked = set(ids)
+            extra = [
+                doc_id
+                for doc_id in table.involving(focus)
+                if doc_id in items
+                and doc_id not in ranked
+                and keep(doc_id)
+                and table.owned(doc_id, memory.session_id, turn)
+            ]
+            if extra:
+                ids += extra
+                semantic = np.concatenate([semantic, np.zeros(len(extra))])
         query_terms = set(keywords(query)) - {"character", "item", "event", "thread", "player"}
-        scored = []
-        for doc_id, sem in semantic.items():
-            if doc_id not in items:
-                continue
-            meta = items[doc_id].metadata
-            key_terms = set(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
-            match = involves(doc_id, focus) or bool(key_terms & query_terms)
-            terms = (
-                sem,
-                int(meta.get("importance", 40)),
-                recency(turn, int(meta.get("turn", 0)), memory.config.recency_half_life_turns),
-                match,
-                meta.get("entry_type") == "open_thread",
-            )
-            scored.append(
-                ScoredMemory(
-                    doc_id,
-                    items[doc_id].text,
-                    hybrid_score(*terms),
-                    sem,
-                    int(meta.get("turn", 0)),
-                    str(meta.get("kind")),
-                    score_parts(*terms),
-                )
-            )
-        scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
-        return distinct(scored, k)
+        return table.best(ids, semantic, items, turn, focus, query_terms, memory.config.recency_half_life_turns, k)
 
     def _history_items(
         self,
@@ -327,6 +318,198 @@ class MemoryRecall:
         pack = self.memory.pack
         present = set(pack.nodes[state.node].npcs) if pack and state.node in pack.nodes else set()
         return present | set(self.memory.query.characters(action)[0])
+
+
+class MemoryFeatures:
+    """What ranking reads of each indexed memory, computed once per version of the item.
+
+    The relevant-memories ranking scores every memory a query may see (10,000 and more in a long game).
+    Scoring them one by one in Python cost ~150 ms a turn; here the per-item terms (importance, turn,
+    open thread, NPCs, key words) are kept row-aligned in numpy arrays, updated only for the items that
+    changed, and :meth:`best` scores every candidate at once, then computes the exact score of the few
+    that can reach the top with the same functions as before (:func:`hybrid_score`, :func:`score_parts`),
+    so the ranking is the one the item-by-item loop gave (``tests/test_memory_ranking.py`` holds them equal).
+    """
+
+    GROW = 1024
+
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = {}
+        self.items: list[Any] = []
+        self.ids: list[str] = []
+        self.importance = np.zeros(0)
+        self.turn = np.zeros(0)
+        self.game_turn = np.zeros(0, dtype=bool)
+        self.thread = np.zeros(0, dtype=bool)
+        self.session: list[str] = []
+        self.npcs: list[frozenset[str]] = []
+        self.key_terms: list[frozenset[str]] = []
+        self.by_npc: dict[str, set[int]] = {}
+        self.by_term: dict[str, set[int]] = {}
+        self.node: list[str] = []
+
+    def update(self, items: dict[str, Any]) -> MemoryFeatures:
+        """Bring the rows up to date with ``items`` (an index snapshot); returns self."""
+        rows, current = self.rows, self.items
+        for doc_id, item in items.items():
+            row = rows.get(doc_id)
+            if row is None or current[row] is not item:
+                self._set(doc_id, item, row)
+        return self
+
+    def _set(self, doc_id: str, item: Any, row: int | None) -> None:
+        if row is None:
+            row = len(self.ids)
+            self.rows[doc_id] = row
+            self.ids.append(doc_id)
+            self.items.append(None)
+            self.session.append("")
+            self.npcs.append(frozenset())
+            self.key_terms.append(frozenset())
+            self.node.append("")
+            if row >= len(self.turn):
+                size = len(self.turn) + self.GROW
+                self.importance = np.resize(self.importance, size)
+                self.turn = np.resize(self.turn, size)
+                self.game_turn = np.resize(self.game_turn, size)
+                self.thread = np.resize(self.thread, size)
+        for npc in self.npcs[row]:
+            self.by_npc.get(npc, set()).discard(row)
+        for term in self.key_terms[row]:
+            self.by_term.get(term, set()).discard(row)
+        meta = item.metadata
+        self.items[row] = item
+        self.importance[row] = int(meta.get("importance", 40))
+        self.turn[row] = int(meta.get("turn", 0))
+        self.game_turn[row] = bool(meta.get("game_turn"))
+        self.thread[row] = meta.get("entry_type") == "open_thread"
+        self.session[row] = meta.get("session")
+        self.npcs[row] = frozenset(str(meta.get("npcs", "")).split(","))
+        self.key_terms[row] = frozenset(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
+        self.node[row] = str(meta.get("node", "")).lower()
+        for npc in self.npcs[row]:
+            self.by_npc.setdefault(npc, set()).add(row)
+        for term in self.key_terms[row]:
+            self.by_term.setdefault(term, set()).add(row)
+
+    def late(self, cutoff: int, items: dict[str, Any]) -> set[str]:
+        """Played turns of ``items`` after ``cutoff`` (still in the L1 window)."""
+        size = len(self.ids)
+        rows = np.flatnonzero(self.game_turn[:size] & (self.turn[:size] > cutoff))
+        return {doc_id for row in rows.tolist() if (doc_id := self.ids[row]) in items}
+
+    def at_place(self, place: str, items: dict[str, Any]) -> list[str]:
+        """Memories of ``place`` (lower case): turns played there, facts (no place of their own) that name it."""
+        node = self.node
+        rows = self.rows
+        return [
+            doc_id
+            for doc_id, item in items.items()
+            if node[rows[doc_id]] == place or (not node[rows[doc_id]] and place in item.text.lower())
+        ]
+
+    def involving(self, npcs: set[str]) -> list[str]:
+        """Ids of the memories whose NPCs include one of ``npcs``."""
+        rows: set[int] = set()
+        for npc in npcs:
+            rows |= self.by_npc.get(npc, set())
+        return [self.ids[row] for row in sorted(rows)]
+
+    def owned(self, doc_id: str, session: str, turn: int) -> bool:
+        row = self.rows[doc_id]
+        return bool(self.session[row] == session and self.turn[row] <= turn)
+
+    def best(
+        self,
+        ids: list[str],
+        semantic: np.ndarray,
+        items: dict[str, Any],
+        turn: int,
+        focus: set[str],
+        query_terms: set[str],
+        half_life: float,
+        k: int,
+    ) -> list[ScoredMemory]:
+        """The best ``k`` distinct memories of ``ids`` (``semantic``: their scaled similarity, aligned)."""
+        if not ids:
+            return []
+        rows = np.fromiter((self.rows[i] for i in ids), dtype=np.int64, count=len(ids))
+        matched: set[int] = set()
+        for npc in focus:
+            matched |= self.by_npc.get(npc, set())
+        for term in query_terms:
+            matched |= self.by_term.get(term, set())
+        match = np.zeros(len(self.ids), dtype=bool)
+        if matched:
+            match[np.fromiter(matched, dtype=np.int64, count=len(matched))] = True
+        age = np.maximum(0, turn - self.turn[rows])
+        fresh = np.power(0.5, age / half_life) if half_life > 0 else np.ones(len(rows))
+        approx = (
+            W_SEMANTIC * semantic
+            + W_IMPORTANCE * self.importance[rows] / 100
+            + W_RECENCY * fresh
+            + W_MATCH * match[rows]
+            + W_OPEN_THREAD * self.thread[rows]
+        )
+        order = np.argsort(-approx, kind="stable")
+        margin = 1e-9  # far above the rounding difference of numpy's and Python's arithmetic (~1e-16)
+        size = max(64, 8 * k)
+        while True:
+            if size >= len(order):
+                chosen, floor = order, -np.inf
+            else:
+                floor = approx[order[size - 1]] - margin
+                chosen = np.flatnonzero(approx >= floor)
+            scored = [
+                self._scored(ids[n], float(semantic[n]), items, turn, focus, query_terms, half_life)
+                for n in chosen.tolist()
+            ]
+            scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
+            top = distinct(scored, k)
+            # what was left out scores below floor + margin (exactly); what was taken must score above it
+            if floor == -np.inf or (len(top) == k and top[-1].score > floor + 2 * margin):
+                return top
+            size *= 4
+
+    def _scored(
+        self,
+        doc_id: str,
+        sem: float,
+        items: dict[str, Any],
+        turn: int,
+        focus: set[str],
+        query_terms: set[str],
+        half_life: float,
+    ) -> ScoredMemory:
+        """One memory's score, exactly as the item-by-item ranking computed it."""
+        meta = items[doc_id].metadata
+        row = self.rows[doc_id]
+        match = bool(self.npcs[row] & focus) or bool(self.key_terms[row] & query_terms)
+        terms = (
+            sem,
+            int(meta.get("importance", 40)),
+            recency(turn, int(meta.get("turn", 0)), half_life),
+            match,
+            meta.get("entry_type") == "open_thread",
+        )
+        return ScoredMemory(
+            doc_id,
+            items[doc_id].text,
+            hybrid_score(*terms),
+            sem,
+            int(meta.get("turn", 0)),
+            str(meta.get("kind")),
+            score_parts(*terms),
+        )
+
+
+def _unit_scale(scores: np.ndarray) -> np.ndarray:
+    """:func:`unit_scale` over an array (min-max to [0, 1]; all 1.0 when they are all equal)."""
+    if not len(scores):
+        return scores
+    low, high = float(scores.min()), float(scores.max())
+    span = high - low
+    return (scores - low) / span if span > 1e-9 else np.ones(len(scores))
 
 
 def entry_item(entry: BibleEntry, score: float) -> MemoryItem:

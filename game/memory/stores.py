@@ -15,10 +15,23 @@ filtered top-10 query 2.4-3x faster, but at game sizes both take under half a
 millisecond (numpy 0.13 ms at 1,000 vectors, 0.46 ms at 5,000), an order of
 magnitude less than embedding the query. numpy keeps the fallback free of an
 extra native dependency and makes deletes and upserts trivial.
+
+Every collection belongs to one embedding model (:class:`EmbeddingSpace`):
+callers name it ``<base>__<slug of the model>`` (:func:`space_collection`), so
+each embedder has collections of its own, and pass the space with every
+``upsert`` and ``query``. The store records the space (model name, version,
+vector dimension) when it creates the collection (Chroma: in the collection's
+metadata) and refuses with :class:`SpaceMismatch` a write or a query from any
+other space: vectors of two models are never compared, even when their
+dimensions agree. Switching embedders therefore re-embeds into new
+collections; the old ones stay, so switching back embeds nothing. A local
+index drops the collections of StoryEcho before this scheme
+(:data:`LEGACY_COLLECTIONS`: no record of their model) when it opens.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -29,14 +42,65 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from game.memory.embedders import Vectors
+from game.memory.embedders import EmbeddingSpace, Vectors
 
 log = logging.getLogger("storyecho.memory")
 
 Where = dict[str, Any]
 COLLECTION_PREFIX = "storyecho_"
 COLLECTIONS = ("knowledge", "memories", "history")
-"""The collections StoryEcho keeps (each prefixed with :data:`COLLECTION_PREFIX`)."""
+"""The collections StoryEcho keeps per embedding model (each prefixed with :data:`COLLECTION_PREFIX`)."""
+LEGACY_COLLECTIONS = tuple(COLLECTION_PREFIX + name for name in COLLECTIONS)
+"""Collections of StoryEcho before they were kept per model: which model made their vectors is unknown."""
+SPACE_SEPARATOR = "__"
+META_MODEL = "storyecho_model_name"
+META_VERSION = "storyecho_model_version"
+META_DIMENSION = "storyecho_dimension"
+
+
+def space_collection(base: str, space: EmbeddingSpace) -> str:
+    """The collection holding ``base``'s vectors of ``space`` (``knowledge__all-minilm-l6-v2-1a2b3c4d5e``)."""
+    return f"{base}{SPACE_SEPARATOR}{space.slug}"
+
+
+class SpaceMismatch(RuntimeError):
+    """A collection was asked to mix or compare vectors of another embedding model (or dimension) than its own."""
+
+
+def check_space(
+    collection: str,
+    recorded: EmbeddingSpace | None,
+    recorded_dimension: int | None,
+    space: EmbeddingSpace | None,
+    dimension: int | None,
+) -> None:
+    """Raise :class:`SpaceMismatch` unless ``space`` and ``dimension`` are the collection's own."""
+    if recorded != space:
+        own = recorded.label() if recorded else "an unrecorded model"
+        asked = space.label() if space else "an unnamed model"
+        raise SpaceMismatch(f"collection {collection!r} holds vectors of {own}, not of {asked}")
+    if recorded_dimension and dimension and recorded_dimension != dimension:
+        raise SpaceMismatch(
+            f"collection {collection!r} holds {recorded_dimension}-dimensional vectors, not {dimension}-dimensional"
+        )
+
+
+def space_metadata(space: EmbeddingSpace | None, dimension: int) -> dict[str, Any]:
+    """What a collection records about its vectors."""
+    meta: dict[str, Any] = {META_DIMENSION: int(dimension)}
+    if space is not None:
+        meta |= {META_MODEL: space.model_name, META_VERSION: space.model_version}
+    return meta
+
+
+def recorded_space(meta: dict[str, Any] | None) -> tuple[EmbeddingSpace | None, int | None]:
+    """The space and dimension a collection's metadata records."""
+    meta = meta or {}
+    space = None
+    if META_MODEL in meta:
+        space = EmbeddingSpace(str(meta[META_MODEL]), str(meta.get(META_VERSION, "")))
+    dimension = meta.get(META_DIMENSION)
+    return space, int(dimension) if dimension else None
 
 
 @dataclass
@@ -50,13 +114,27 @@ class StoreUnavailable(RuntimeError):
 
 
 class VectorStore(Protocol):
-    """What memory needs from a vector index."""
+    """What memory needs from a vector index.
+
+    ``upsert`` and ``query`` take the embedding space of the vectors: a
+    collection records the space of its first write and raises
+    :class:`SpaceMismatch` on a write or query of another.
+    """
 
     backend: str
 
-    def upsert(self, collection: str, ids: list[str], vectors: Vectors, metadatas: list[dict[str, Any]]) -> None: ...
+    def upsert(
+        self,
+        collection: str,
+        ids: list[str],
+        vectors: Vectors,
+        metadatas: list[dict[str, Any]],
+        space: EmbeddingSpace | None = None,
+    ) -> None: ...
 
-    def query(self, collection: str, vector: Vectors, k: int, where: Where | None = None) -> list[VectorHit]: ...
+    def query(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> list[VectorHit]: ...
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]: ...
 
@@ -218,13 +296,24 @@ class InProcessVectorStore:
     def __init__(self) -> None:
         self._tables: dict[str, MetadataTable] = {}
         self._vectors: dict[str, np.ndarray] = {}
+        self._spaces: dict[str, tuple[EmbeddingSpace | None, int]] = {}
+        """Each collection's space and dimension, recorded by its first write."""
         self._lock = threading.Lock()
 
-    def upsert(self, collection: str, ids: list[str], vectors: Vectors, metadatas: list[dict[str, Any]]) -> None:
+    def upsert(
+        self,
+        collection: str,
+        ids: list[str],
+        vectors: Vectors,
+        metadatas: list[dict[str, Any]],
+        space: EmbeddingSpace | None = None,
+    ) -> None:
         if not ids:
             return
         new = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
         with self._lock:
+            recorded, dimension = self._spaces.setdefault(collection, (space, new.shape[1]))
+            check_space(collection, recorded, dimension, space, new.shape[1])
             table = self._tables.setdefault(collection, MetadataTable())
             table.upsert(ids, metadatas)
             matrix = self._vectors.get(collection)
@@ -238,8 +327,12 @@ class InProcessVectorStore:
                 matrix = self._vectors[collection] = grown
             matrix[[table.rows[i] for i in ids]] = new
 
-    def query(self, collection: str, vector: Vectors, k: int, where: Where | None = None) -> list[VectorHit]:
+    def query(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> list[VectorHit]:
         with self._lock:
+            if collection in self._spaces:
+                check_space(collection, *self._spaces[collection], space, int(np.asarray(vector).size))
             table = self._tables.get(collection)
             if table is None or not len(table):
                 return []
@@ -279,6 +372,21 @@ class InProcessVectorStore:
             table = self._tables.get(collection)
             return len(table) if table is not None else 0
 
+    def collections(self) -> dict[str, dict[str, Any]]:
+        """Each collection's recorded space and vector count (see :meth:`ChromaVectorStore.collections`)."""
+        with self._lock:
+            return {
+                name: space_metadata(space, dimension) | {"count": len(self._tables.get(name) or ())}
+                for name, (space, dimension) in self._spaces.items()
+            }
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection and its record."""
+        with self._lock:
+            self._tables.pop(collection, None)
+            self._vectors.pop(collection, None)
+            self._spaces.pop(collection, None)
+
 
 class ChromaVectorStore:
     """Chroma collections in inner-product space; vectors are always passed in.
@@ -309,22 +417,56 @@ class ChromaVectorStore:
             self.lock.release()
             self.lock = None
 
-    def _collection(self, name: str) -> Any:
+    def _collection(self, name: str, create: tuple[EmbeddingSpace | None, int] | None = None) -> Any:
+        """The collection ``name``; None when it does not exist, unless ``create`` gives its (space, dimension).
+
+        Only a write creates a collection, recording the space and dimension of
+        its vectors in the collection's metadata.
+        """
         with self._lock:
             if name not in self._collections:
-                self._collections[name] = self.client.get_or_create_collection(
-                    COLLECTION_PREFIX + name, metadata={"hnsw:space": "ip"}, embedding_function=None
-                )
+                if create is None:
+                    from chromadb.errors import NotFoundError
+
+                    try:
+                        found = self.client.get_collection(COLLECTION_PREFIX + name, embedding_function=None)
+                    except NotFoundError:
+                        return None
+                else:
+                    found = self.client.get_or_create_collection(  # another process may create it meanwhile
+                        COLLECTION_PREFIX + name,
+                        metadata={"hnsw:space": "ip"} | space_metadata(*create),
+                        embedding_function=None,
+                    )
+                self._collections[name] = found
             return self._collections[name]
 
-    def upsert(self, collection: str, ids: list[str], vectors: Vectors, metadatas: list[dict[str, Any]]) -> None:
+    def _checked(self, name: str, space: EmbeddingSpace | None, dimension: int, *, create: bool) -> Any:
+        col = self._collection(name, (space, dimension) if create else None)
+        if col is not None:
+            check_space(name, *recorded_space(col.metadata), space, dimension)
+        return col
+
+    def upsert(
+        self,
+        collection: str,
+        ids: list[str],
+        vectors: Vectors,
+        metadatas: list[dict[str, Any]],
+        space: EmbeddingSpace | None = None,
+    ) -> None:
         if ids:
-            self._collection(collection).upsert(
-                ids=ids, embeddings=np.asarray(vectors, dtype=np.float32).tolist(), metadatas=metadatas
+            matrix = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
+            self._checked(collection, space, matrix.shape[1], create=True).upsert(
+                ids=ids, embeddings=matrix.tolist(), metadatas=metadatas
             )
 
-    def query(self, collection: str, vector: Vectors, k: int, where: Where | None = None) -> list[VectorHit]:
-        col = self._collection(collection)
+    def query(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> list[VectorHit]:
+        col = self._checked(collection, space, int(np.asarray(vector).size), create=False)
+        if col is None:
+            return []
         result = col.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32).reshape(-1).tolist()],
             n_results=k,
@@ -336,22 +478,46 @@ class ChromaVectorStore:
         return [VectorHit(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
-        result = self._collection(collection).get(where=_chroma_where(where), include=["metadatas"])
+        col = self._collection(collection)
+        if col is None:
+            return {}
+        result = col.get(where=_chroma_where(where), include=["metadatas"])
         return {i: dict(m or {}) for i, m in zip(result["ids"], result["metadatas"], strict=True)}
 
     def existing(self, collection: str, ids: list[str]) -> set[str]:
+        col = self._collection(collection)
         found: set[str] = set()
-        for start in range(0, len(ids), 1000):  # keep each request small
-            result = self._collection(collection).get(ids=ids[start : start + 1000], include=[])
+        for start in range(0, len(ids) if col is not None else 0, 1000):  # keep each request small
+            result = col.get(ids=ids[start : start + 1000], include=[])
             found.update(result["ids"])
         return found
 
     def delete(self, collection: str, ids: list[str]) -> None:
-        if ids:
-            self._collection(collection).delete(ids=ids)
+        col = self._collection(collection)
+        if ids and col is not None:
+            col.delete(ids=ids)
 
     def count(self, collection: str) -> int:
-        return int(self._collection(collection).count())
+        col = self._collection(collection)
+        return int(col.count()) if col is not None else 0
+
+    def collections(self) -> dict[str, dict[str, Any]]:
+        """StoryEcho's collections (without :data:`COLLECTION_PREFIX`): recorded model, dimension, vector count."""
+        out: dict[str, dict[str, Any]] = {}
+        for col in self.client.list_collections():
+            if col.name.startswith(COLLECTION_PREFIX):
+                meta = {k: v for k, v in (col.metadata or {}).items() if k.startswith("storyecho_")}
+                out[col.name.removeprefix(COLLECTION_PREFIX)] = meta | {"count": int(col.count())}
+        return out
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection."""
+        from chromadb.errors import NotFoundError
+
+        with self._lock:
+            self._collections.pop(collection, None)
+            with contextlib.suppress(NotFoundError):
+                self.client.delete_collection(COLLECTION_PREFIX + collection)
 
 
 def chroma_settings() -> Any:
@@ -422,8 +588,12 @@ def open_chroma(index_dir: Path | None = None, url: str | None = None) -> Chroma
 
 def _open_persistent(chromadb: Any, index_dir: Path, lock: IndexLock, rebuilt_from: str = "") -> ChromaVectorStore:
     store = ChromaVectorStore(chromadb.PersistentClient(path=str(index_dir), settings=chroma_settings()))
-    for name in COLLECTIONS:  # touch the database now, so damage shows here and not mid-game
-        store.count(name)
+    for col in store.client.list_collections():  # touch the database now, so damage shows here and not mid-game
+        if col.name in LEGACY_COLLECTIONS:  # vectors of an unrecorded model: never to be compared, so dropped
+            log.info("dropping %s, a collection that does not record its embedding model", col.name)
+            store.client.delete_collection(col.name)
+        else:
+            col.count()
     store.lock = lock
     store.rebuilt_from = rebuilt_from
     return store

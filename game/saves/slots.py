@@ -170,31 +170,44 @@ class SlotStore:
 
     def list(self) -> list[SlotInfo]:
         """Every slot in the folder, newest first; unreadable ones say why."""
+        infos = [self._info(name) for name in self._names()]
+        return sorted(infos, key=lambda i: (-i.mtime, i.name))
+
+    def latest(self) -> SlotInfo | None:
+        """The newest slot that can be read, reading only as many saves as it takes (the title's Continue)."""
+        names = sorted(self._names(), key=lambda n: (-self._mtime(n), n))
+        for name in names:
+            info = self._info(name)
+            if not info.error:
+                return info
+        return None
+
+    def _names(self) -> set[str]:
+        """The valid slot names in the folder (a slot whose file is gone but whose backup is left counts)."""
         if not self.root.is_dir():
-            return []
+            return set()
         names = {p.name[: -len(SLOT_SUFFIX)] for p in self.root.glob(f"*{SLOT_SUFFIX}") if not p.name.startswith(".")}
         names |= {
             p.name[1 : -len(SLOT_SUFFIX + BACKUP_SUFFIX)] for p in self.root.glob(f".*{SLOT_SUFFIX}{BACKUP_SUFFIX}")
         }
-        infos = []
+        valid = set()
         for name in names:
             try:
-                check_name(name)
+                valid.add(check_name(name))
             except SaveError:
                 continue
-            try:
-                loaded = self.read(name)
-            except SaveError as exc:
-                infos.append(SlotInfo(name, error=str(exc)))
-                continue
-            save = loaded.save
-            mtime = _mtime(self.path(name)) or _mtime(self.backup_path(name))
-            infos.append(
-                SlotInfo(
-                    name, save.story_id, save.story_title, save.turn, save.place, save.saved_at, save.kind, "", mtime
-                )
-            )
-        return sorted(infos, key=lambda i: (-i.mtime, i.name))
+        return valid
+
+    def _mtime(self, name: str) -> float:
+        return _mtime(self.path(name)) or _mtime(self.backup_path(name))
+
+    def _info(self, name: str) -> SlotInfo:
+        try:
+            save = self.read(name).save
+        except SaveError as exc:
+            return SlotInfo(name, error=str(exc))
+        s = save
+        return SlotInfo(name, s.story_id, s.story_title, s.turn, s.place, s.saved_at, s.kind, "", self._mtime(name))
 
     def delete(self, name: str) -> None:
         """Remove the slot and its backup."""

@@ -23,17 +23,15 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from game.config import Settings
-from game.saves.slots import SlotStore
 from game.tui.confirm import ConfirmScreen
-from game.tui.play import PlayScreen
 from game.tui.themes import THEMES, TITLE, theme_for
-from game.tui.title import EndingScreen, LoadingScreen, StoryScreen, TitleScreen
-from game.tui.widgets import LoadingBar
+from game.tui.title import EndingScreen, LoadingBar, LoadingScreen, StoryScreen, TitleScreen
 
 if TYPE_CHECKING:
     from game.engine.pipeline import TurnResult
     from game.engine.session import GameSession
     from game.memory.embedders import Embedder
+    from game.saves.slots import SlotInfo, SlotStore
 
 AUTOSAVE = "autosave"
 log = logging.getLogger("storyecho.tui")
@@ -68,7 +66,7 @@ class StoryEchoApp(App[None]):
         self.config_path = config_path or Path("storyecho.toml")
         self.story = story
         self.content_dir = content_dir
-        self.slots = SlotStore(settings.data_dir)
+        self._slots: SlotStore | None = None
         self.session: GameSession | None = None
         self.game_lock = threading.Lock()
         """Held by every worker that touches the session (turns, saves, loads, close)."""
@@ -79,19 +77,56 @@ class StoryEchoApp(App[None]):
         self.saved_turn = 0
         """The turn of the last save of this game (quit asks first when the game is past it)."""
         self.results: list[TurnResult] = []
+        for theme in THEMES:
+            self.register_theme(theme)
+        # The title's theme is set without its watcher, as App.__init__ sets its default: no stylesheet has been
+        # parsed yet, and the watcher would parse every rule a second time before the first frame (0.08 s).
+        self.set_reactive(StoryEchoApp.theme, TITLE.name)
+        self.set_class(TITLE.dark, "-dark-mode", update=False)
+        self.set_class(not TITLE.dark, "-light-mode", update=False)
+        self.set_class(True, f"-theme-{TITLE.name}", update=False)
+        self.stylesheet.set_variables(self.get_css_variables())
 
     # -------------------------------------------------------------- startup
     def on_mount(self) -> None:
-        for theme in THEMES:
-            self.register_theme(theme)
-        self.theme = TITLE.name
-        self.push_screen(TitleScreen(self._continue_label()))
-        # the heavy imports start once the title is on screen: an import holds the GIL, and would delay the frame
-        self.call_after_refresh(self.warm_up)
+        self.push_screen(TitleScreen())
+        # the heavy imports start once the title is on screen: an import holds the GIL, and would delay the frame;
+        # so does reading the saves for Continue, which the title shows as soon as the newest one is read
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self.find_continue()
+        self.warm_up()
+
+    @property
+    def slots(self) -> SlotStore:
+        """The save slots of the configured data folder (the saves module loads on first use)."""
+        from game.saves.slots import SlotStore
+
+        if self._slots is None or self._slots.root != Path(self.settings.data_dir):
+            self._slots = SlotStore(self.settings.data_dir)
+        return self._slots
+
+    @work(thread=True, group="saves")
+    def find_continue(self) -> None:
+        """Read the newest save for the title's Continue, off the UI thread."""
+        label = self._continue_label()
+        self.call_from_thread(self._set_continue, label)
+
+    def _set_continue(self, label: str | None) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, TitleScreen):
+                screen.set_continue(label)
 
     @work(thread=True, group="warm-up")
     def warm_up(self) -> None:
-        """Import the engine's libraries and load the embedding model, with progress on screen."""
+        """Import the engine's libraries, load the embedding model and index every story's lore, with progress.
+
+        Both stories' knowledge bases are indexed in one pass into the lasting
+        vector index (only what it lacks is embedded: nothing on a second
+        start), so a new game of either story embeds no lore. A game waits for
+        :attr:`ready`, so it never opens the index while this holds it.
+        """
         steps = 2 if self.settings.memory.embeddings else 1
         self.progress("Loading the story engine", 0, steps)
         from game import cli  # the narrators, memory stores and their libraries
@@ -99,6 +134,17 @@ class StoryEchoApp(App[None]):
         if self.settings.memory.embeddings:
             self.progress("Loading the memory model", 1, steps)
             self.embedder = cli.make_embedder(self.settings)
+        if self.embedder is not None and cli.lasting_store(self.settings):
+            try:
+                cli.index_knowledge(
+                    self.settings,
+                    self.embedder,
+                    content_dir=self.content_dir,
+                    progress=self.progress,
+                    say=lambda message: self.call_from_thread(self.notify, message),
+                )
+            except Exception:  # each game indexes its own story anyway
+                log.exception("indexing the stories' lore failed")
         self.progress("Ready", steps, steps)
         self.ready.set()
 
@@ -122,12 +168,11 @@ class StoryEchoApp(App[None]):
             return None
         return f"{latest.name}: {latest.story_title or latest.story_id}, turn {latest.turn}"
 
-    def _latest_slot(self) -> Any:
+    def _latest_slot(self) -> SlotInfo | None:
         try:
-            infos = [info for info in self.slots.list() if not info.error]
+            return self.slots.latest()
         except OSError:
             return None
-        return max(infos, key=lambda info: info.mtime, default=None)
 
     # ----------------------------------------------------------------- menu
     def menu(self, choice: str) -> None:
@@ -216,6 +261,8 @@ class StoryEchoApp(App[None]):
     def _enter(self, session: GameSession, notices: list[str]) -> None:
         self.session = session
         self.saved_turn = session.engine.state.turn
+        from game.tui.play import PlayScreen
+
         self.theme = theme_for(session.engine.pack.story.genre)
         self._show(PlayScreen(session, notices))
         if session.engine.state.ending:
@@ -235,9 +282,11 @@ class StoryEchoApp(App[None]):
             self.pop_screen()
         self.theme = TITLE.name
         if isinstance(self.screen, TitleScreen):
-            self.screen.set_continue(self._continue_label())
+            self.find_continue()
 
     def _stream(self, chunk: str) -> None:
+        from game.tui.play import PlayScreen
+
         screen = self.screen
         if isinstance(screen, PlayScreen):
             self.call_from_thread(screen.stream, chunk)
@@ -281,7 +330,6 @@ class StoryEchoApp(App[None]):
     def _settings_saved(self, settings: Settings | None) -> None:
         if settings is not None:
             self.settings = settings
-            self.slots = SlotStore(settings.data_dir)
             self.notify("Settings saved. The narrator and memory settings apply to the next game.")
 
     def action_debug(self) -> None:

@@ -4,8 +4,9 @@
 session (the latest; ``[`` and ``]`` step through the earlier ones) it shows,
 in tabs that fit an 80x24 terminal and work without a mouse:
 
-- **Blocks**: every memory section in prompt order (the L3 synopsis in the
-  system prompt, the L1 window, then the recalled blocks), each item with its
+- **Blocks**: every memory section in recall order (the Story Bible and the
+  L3 synopsis go in the system prompt, the L1 window after it, the other
+  recalled blocks in the user prompt), each item with its
   source, score and score parts, and what was cut, by the block's own budget
   or by the prompt budget;
 - **Tokens**: each part of the prompt as a coloured bar of its share, and the
@@ -44,7 +45,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
-from game.engine.prompt import FIXED_BLOCKS_BEFORE_MEMORY
+from game.engine.prompt import FIXED_BLOCKS_AFTER_MEMORY, FIXED_BLOCKS_BEFORE_MEMORY, SYSTEM_BLOCKS
 from game.text import estimate_tokens
 from game.tui.text import visible
 
@@ -71,18 +72,14 @@ def plain(value: object, style: str = "") -> Text:
 _KNOWN_BLOCKS = (
     "system",
     "window",
-    *FIXED_BLOCKS_BEFORE_MEMORY,  # the engine's own order, not a copy of it
-    "memory_header",
-    "pinned",
-    "bible_core",
-    "bible_rules",
-    "bible_style",
+    *SYSTEM_BLOCKS,  # the engine's own order, not a copy of it
+    *FIXED_BLOCKS_BEFORE_MEMORY,
     "knowledge",
     "open_threads",
     "relevant_memories",
     "history_recall",
     "recent_story",
-    "json_instruction",
+    *FIXED_BLOCKS_AFTER_MEMORY,
 )
 _PALETTE = (
     "grey62",
@@ -186,15 +183,23 @@ def _item(item: Any, cut_by: str = "") -> ItemRow:
 
 
 def block_tokens(result: TurnResult) -> dict[str, int]:
-    """Tokens of each part of a turn's prompt, in prompt order: system, L1 window, then the user-prompt blocks."""
+    """Tokens of each part of a turn's prompt, in prompt order: the system prompt's blocks, the L1 window, then
+    the user prompt's blocks (a prompt without system blocks counts its system prompt as one part, ``system``)."""
     prompt = result.trace.prompt
     if prompt is None:
         return {}
     window = prompt.memory.window if prompt.memory is not None else []
-    out = {"system": estimate_tokens(prompt.system), "window": sum(estimate_tokens(m["content"]) for m in window)}
+    counts: dict[str, int] = {}
     for block in prompt.blocks:
-        out[block.name] = out.get(block.name, 0) + block.tokens
-    return out
+        counts[block.name] = counts.get(block.name, 0) + block.tokens
+    return with_window(counts, sum(estimate_tokens(m["content"]) for m in window), estimate_tokens(prompt.system))
+
+
+def with_window(counts: Mapping[str, int], window: int, system: int) -> dict[str, int]:
+    """Per-block ``counts`` with the L1 window put where it is sent: after the system prompt's blocks."""
+    lead = {name: tokens for name, tokens in counts.items() if name in SYSTEM_BLOCKS} or {"system": system}
+    rest = {name: tokens for name, tokens in counts.items() if name not in lead}
+    return {**lead, "window": window, **rest}
 
 
 def shares(tokens: Mapping[str, int]) -> list[ShareRow]:
@@ -334,10 +339,10 @@ def session_results(session: GameSession, fallback: Sequence[TurnResult] | None 
 def tokens_by_turn(session: GameSession, results: Sequence[TurnResult]) -> list[tuple[int, dict[str, int]]]:
     """Prompt tokens per part for each traced turn of ``results``, in prompt order.
 
-    The user-prompt blocks come from ``session.prompt_tokens_by_block()`` when
+    The prompt's blocks come from ``session.prompt_tokens_by_block()`` when
     the session has it (one row per traced turn of its history, as
-    ``results`` are), with the system prompt and the L1 window added from
-    each turn's trace; else everything is read from ``results``.
+    ``results`` are), with the L1 window added from each turn's trace after
+    the system prompt's blocks; else everything is read from ``results``.
     """
     turns = traced(results)
     method = getattr(session, "prompt_tokens_by_block", None)
@@ -352,8 +357,7 @@ def tokens_by_turn(session: GameSession, results: Sequence[TurnResult]) -> list[
             out = []
             for (turn, counts), result in zip(series, turns, strict=True):
                 own = block_tokens(result)
-                lead = {k: own[k] for k in ("system", "window") if k in own and k not in counts}
-                out.append((turn, {**lead, **counts}))
+                out.append((turn, with_window(counts, own.get("window", 0), own.get("system", 0))))
             return out
     return [(r.turn, block_tokens(r)) for r in turns]
 

@@ -10,6 +10,7 @@ prose, from the effects the rules applied.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -85,6 +86,7 @@ def _name_of(effect: str, detail: str, session: GameSession) -> str:
 class PlayScreen(Screen[None]):
     """One game being played."""
 
+    CSS_PATH = Path(__file__).parent / "play.tcss"
     BINDINGS = [
         Binding("escape", "focus_input", "Input", show=False),
         Binding("pageup", "scroll_log(-1)", "Scroll up", show=False),

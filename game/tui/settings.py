@@ -2,9 +2,10 @@
 
 The screen edits the settings a player changes most: the narrator, the
 OpenAI-compatible endpoint (preset, model, base URL, the NAME of the variable
-holding the key) and the memory window. Saving merges the changed values into
-the config file (its other keys stay; comments do not survive), checks the
-result with :func:`game.config.load_settings` itself, so an invalid value is
+holding the key), the memory window and the memory embedder (auto, onnx,
+torch). Saving merges the changed values into the config file (its other keys
+stay; comments do not survive), checks the result with
+:func:`game.config.load_settings` itself, so an invalid value is
 refused with config's own message before anything is written, then replaces the
 file atomically. An API key is never shown and never written by this screen:
 one already in the file stays there, one from the environment stays there.
@@ -32,9 +33,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from game.config import ConfigError, Settings, load_settings
-from game.llm.openai_compat import PRESETS
+from game.llm.settings import PRESETS
 
 NARRATORS = ("auto", "openai", "local", "scripted")
+EMBEDDERS = ("auto", "onnx", "torch")
 NO_PRESET = "none"
 KEY_FROM_ENV = "STORYECHO_OPENAI__API_KEY"
 """The variable pydantic-settings reads ``openai.api_key`` from."""
@@ -49,6 +51,7 @@ FIELDS: dict[str, SettingPlace] = {
     "key-env": ("openai", "api_key_env"),
     "window": ("memory", "window_messages"),
     "interval": ("memory", "summary_interval_turns"),
+    "embedder": ("memory", "embedder"),
 }
 """Widget id -> where its value goes in the config file."""
 
@@ -325,6 +328,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             "key-env": openai.api_key_env,
             "window": memory.window_messages,
             "interval": memory.summary_interval_turns,
+            "embedder": memory.embedder,
         }
 
     # ------------------------------------------------------------ layout
@@ -357,6 +361,15 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Static("", id="key-status", markup=False)
                 yield from self._input_row("Memory window (messages)", "window", integer=True)
                 yield from self._input_row("Summary every (turns)", "interval", integer=True)
+                with Horizontal(classes="field"):
+                    yield Label("Memory embedder")
+                    yield Select(
+                        [(name, name) for name in EMBEDDERS],
+                        value=initial["embedder"],
+                        allow_blank=False,
+                        compact=True,
+                        id="embedder",
+                    )
             yield Static(self.file_problem, id="settings-error", markup=False)
             with Horizontal(id="settings-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="save", compact=True)
@@ -415,7 +428,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         """Each field's value as it would be written (None: not set)."""
         values: dict[str, Any] = {}
         for field_id in FIELDS:
-            if field_id in ("llm", "preset"):
+            if field_id in ("llm", "preset", "embedder"):
                 chosen = self.query_one(f"#{field_id}", Select).value
                 values[field_id] = None if chosen in (NO_PRESET, Select.NULL) else str(chosen)
             elif field_id in ("window", "interval"):

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.suggester import Suggester
-from textual.widgets import Input, ProgressBar, Static
+from textual.widgets import Input, Static
 
 from game.tui.text import bar, plain
 from game.world.conditions import enemies_at, items_at, npcs_at
@@ -203,31 +200,3 @@ class WorldSuggester(Suggester):
                 if phrase.startswith(tail) and phrase != tail:
                     return value[: len(value) - len(tail)] + phrase
         return None
-
-
-class LoadingBar(Vertical):
-    """A label and a progress bar for what loads in the background (safe to update before it is composed)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._shown: tuple[str, int, int] = ("", 0, 0)
-
-    def compose(self) -> ComposeResult:
-        yield Static("", id="loading-label")
-        yield ProgressBar(total=None, show_eta=False, id="loading-bar")
-
-    def on_mount(self) -> None:
-        self._apply()
-
-    def show(self, label: str, done: int, total: int) -> None:
-        self._shown = (label, done, total)
-        self._apply()
-
-    def _apply(self) -> None:
-        label, done, total = self._shown
-        labels = self.query("#loading-label").results(Static)
-        bars = self.query("#loading-bar").results(ProgressBar)
-        for widget in labels:
-            widget.update(plain(f"{label} {done}/{total}" if total and label else label))
-        for bar_widget in bars:
-            bar_widget.update(total=total or None, progress=done)

@@ -93,6 +93,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
+from game.world.check_bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.world.conditions import (
     armor_bonus,
     enemies_at,
@@ -110,10 +111,6 @@ from game.world.loader import check_references
 from game.world.rules import Rules, combat
 from game.world.state import GameState, new_game
 
-DEFAULT_MAX_STATES = 20_000
-DEFAULT_MAX_DEPTH = 200
-DEFAULT_MAX_LOSSES = 1
-DEFAULT_FIGHT_SEEDS = 6
 MAX_FIGHT_TURNS = 60
 """A fight still going after this many turns is given up (counted as not won)."""
 

@@ -109,6 +109,8 @@ async def test_the_default_configuration_loads_embeddings_with_progress_then_pla
         assert not app.ready.is_set() or seen  # the title is up before (or while) the engine loads
         await new_game(pilot, 0)
         assert app.session.engine.memory.embedder is not None
+        lore = app.session.engine.memory.knowledge
+        assert lore is not None and lore.stats is not None and lore.stats.embedded == 0  # the warm-up indexed it
         await play(pilot, "talk to garrick")
         assert app.session.engine.state.turn == 1
     labels = [label for label, _, _ in seen]
@@ -253,33 +255,41 @@ async def test_a_models_narration_streams_onto_the_screen_as_it_is_written(tmp_p
 
 HEAVY = ("torch", "sentence_transformers", "chromadb", "llama_cpp", "openai")
 STARTUP_PROBE = """
-import asyncio, json, sys
-from game.config import load_settings
-from game.tui.app import StoryEchoApp
+import argparse, asyncio, json, sys
+import game.args, game.main
+import game.tui.app
 
-class Probe(StoryEchoApp):
+class Probe(game.tui.app.StoryEchoApp):
     def warm_up(self):  # called once the title has been drawn
         self.title_drawn = type(self.screen).__name__ == "TitleScreen"
-        self.at_first_frame = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)
+        self.at_first_frame = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY or m == "game.cli")
         return super().warm_up()
 
 HEAVY = {heavy}
-settings = load_settings(None, llm="openai", data_dir=sys.argv[1], openai={{"base_url": "http://127.0.0.1:9/v1"}})
 
-async def main():
-    app = Probe(settings)
+async def drive(app):
     async with app.run_test() as pilot:
         while not app.ready.is_set():
             await pilot.pause(0.1)
-        later = sorted(m.split(".")[0] for m in sys.modules if m.split(".")[0] in HEAVY)
-    print(json.dumps({{"first": app.at_first_frame, "title": app.title_drawn, "later": sorted(set(later))}}))
+        app.later = sorted({{m.split(".")[0] for m in sys.modules if m.split(".")[0] in HEAVY}})
 
-asyncio.run(main())
+def run_app(settings, **kwargs):  # the storyecho command's own path, headless
+    app = Probe(settings)
+    asyncio.run(drive(app))
+    embedder = type(app.embedder).__name__ if app.embedder else None
+    figures = {{"first": app.at_first_frame, "title": app.title_drawn, "later": app.later, "embedder": embedder}}
+    print(json.dumps(figures))
+    return 0
+
+game.tui.app.run_app = run_app
+game.main.game_args = lambda args: argparse.Namespace(story=None, headless=False, config=None)  # "in a terminal"
+game.main.main(["play", "--llm", "openai", "--base-url", "http://127.0.0.1:9/v1", "--data-dir", sys.argv[1]])
 """
 
 
 def test_no_heavy_library_is_imported_before_the_first_frame(tmp_path):
-    """The title is drawn before torch, chromadb, openai or llama.cpp load (they load in the warm-up worker)."""
+    """Through the storyecho command's own path, the title is drawn before torch, chromadb, openai, llama.cpp or
+    the CLI's commands load (the warm-up worker loads what a game needs, after the first frame)."""
     import subprocess
     import sys
 
@@ -294,5 +304,6 @@ def test_no_heavy_library_is_imported_before_the_first_frame(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    assert figures["title"] and figures["first"] == []
-    assert {"torch", "sentence_transformers"} <= set(figures["later"])  # the warm-up loaded the memory model
+    assert figures["title"] and figures["first"] == []  # nor the CLI's commands (game.cli)
+    # the warm-up loaded the default memory model (ONNX: no torch) and indexed the lore in Chroma
+    assert figures["embedder"] == "OnnxEmbedder" and figures["later"] == ["chromadb"]

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import App
 
 from game.engine.pipeline import TurnPipeline, TurnResult
+from game.engine.prompt import SYSTEM_BLOCKS
 from game.engine.session import GameSession
 from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
@@ -124,7 +125,10 @@ def test_debug_data_reads_blocks_items_and_token_shares(played: Played) -> None:
     prompt = result.trace.prompt
     assert prompt is not None
     share_names = [s.name for s in data.shares]
-    assert share_names == ["system", "window", *[b.name for b in prompt.blocks]]
+    # the system prompt's blocks, then the window sent after it, then the user prompt's blocks
+    system = [b.name for b in prompt.blocks if b.name in SYSTEM_BLOCKS]
+    assert system[:2] == ["persona", "json_instruction"] and "bible_core" in system
+    assert share_names == [*system, "window", *[b.name for b in prompt.blocks if b.name not in system]]
     by_name = {s.name: s for s in data.shares}
     assert by_name["bible_core"].tokens == next(b.tokens for b in prompt.blocks if b.name == "bible_core")
     assert sum(s.share for s in data.shares) == pytest.approx(1.0)
@@ -135,7 +139,9 @@ def test_debug_data_reads_blocks_items_and_token_shares(played: Played) -> None:
     # the chart's rows: the session's per-block counts, with the system prompt and the window added
     series = tokens_by_turn(played.session, played.results)
     assert series == [(r.turn, block_tokens(r)) for r in played.results]
-    assert list(series[-1][1])[:3] == ["system", "window", "player_action"]
+    last = list(series[-1][1])
+    assert last[:2] == ["persona", "json_instruction"] and last[-2:] == ["player_action", "answer_reminder"]
+    assert last.index("window") == last.index("current_context") - 1  # between the system and the user prompt
 
 
 def test_cut_items_say_which_budget_cut_them(pack: ContentPack, tmp_path: Path) -> None:

@@ -1,0 +1,138 @@
+"""The ``storyecho`` command line: its arguments and the settings they give, importable at once.
+
+``game.main`` parses here and starts the Textual game without importing the
+CLI's commands (``game.cli``: the engine, memory stores and narrators), so the
+title screen does not wait for them; every other command goes to ``game.cli``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from game import __version__
+from game.config import Settings, load_settings
+from game.world.check_bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
+
+NARRATOR_ORDER = ("openai", "local", "scripted")
+"""Who narrates when the one asked for cannot start: the next in this order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="storyecho",
+        description="StoryEcho: a text adventure that remembers.",
+        epilog="Saves (and the memory index) go to --data-dir, else STORYECHO_DATA_DIR, else data_dir in "
+        "storyecho.toml, else ./saves in a checkout of StoryEcho (the checkout's saves/ when the game runs from "
+        "one started elsewhere), else the user data folder: "
+        "~/.local/share/storyecho/saves on Linux ($XDG_DATA_HOME/storyecho/saves when set), "
+        "~/Library/Application Support/storyecho/saves on macOS, "
+        "%LOCALAPPDATA%\\storyecho\\storyecho\\saves on Windows.",
+    )
+    parser.add_argument("--version", action="version", version=f"storyecho {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    sub = parser.add_subparsers(dest="command")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--llm", choices=["auto", *NARRATOR_ORDER], default=None, help="narrator (default auto; see README)"
+        )
+        p.add_argument("--preset", default=None, help="OpenAI-compatible preset: openai, deepseek, doubao, ollama, ...")
+        p.add_argument("--model", default=None, help="model name at the OpenAI-compatible endpoint")
+        p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+        p.add_argument("--seed", type=int, default=None, help="seed for combat and loot dice")
+        p.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
+        p.add_argument(
+            "--no-embeddings",
+            dest="embeddings",
+            action="store_const",
+            const=False,
+            default=None,
+            help="keyword recall only (fast start, no torch)",
+        )
+        p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
+        p.add_argument("--config", type=Path, default=None, help="TOML settings file (default: ./storyecho.toml)")
+
+    play = sub.add_parser("play", help="play in the terminal (the Textual game; --headless: a line prompt)")
+    play.add_argument("--story", default=None)
+    play.add_argument("--headless", action="store_true", help="the line-based prompt instead of the Textual game")
+    common(play)
+    run = sub.add_parser("run", help="play actions from a file or stdin")
+    run.add_argument("--story", default=None, help="the story (optional when --slot names an existing save)")
+    run.add_argument("--slot", default=None, help="resume from this save slot if it exists; save to it as you go")
+    run.add_argument("--actions", default=None, help="file of actions, one per line ('-' for stdin)")
+    run.add_argument("--json", action="store_true", help="print one JSON object per turn")
+    common(run)
+    slots = sub.add_parser("slots", help="list, show, delete or export save slots")
+    slots_sub = slots.add_subparsers(dest="slots_command", required=True)
+    slots_sub.add_parser("list", help="every slot: story, turn, place, saved at")
+    for name, text in (("show", "one slot in detail"), ("delete", "remove a slot and its backup")):
+        cmd = slots_sub.add_parser(name, help=text)
+        cmd.add_argument("name")
+    export = slots_sub.add_parser("export", help="a readable transcript of the run in a slot")
+    export.add_argument("name")
+    export.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
+    export.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
+    for cmd in (slots, *slots_sub.choices.values()):
+        cmd.add_argument("--data-dir", type=Path, default=None, help="saves folder")
+        cmd.add_argument("--config", type=Path, default=None, help="TOML settings file")
+    doctor = sub.add_parser("doctor", help="check the llama.cpp build runs here and measure its tokens/s")
+    doctor.add_argument("--model", type=Path, default=None, help="GGUF file (default: the configured or bundled one)")
+    doctor.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the configured ones)")
+    doctor.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
+    doctor.add_argument("--config", type=Path, default=None, help="TOML settings file")
+    index = sub.add_parser("index", help="index every story's knowledge base now, so a new game embeds nothing")
+    index.add_argument("--story", default=None, help="only this story")
+    index.add_argument("--list", action="store_true", help="list the index's collections and their models")
+    index.add_argument("--prune", action="store_true", help="drop the collections of other embedding models")
+    index.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
+    index.add_argument("--chroma-url", default=None, help="index on a Chroma server instead of the local index")
+    index.add_argument("--config", type=Path, default=None, help="TOML settings file")
+    content = sub.add_parser("content", help="content pack tools")
+    content_sub = content.add_subparsers(dest="content_command", required=True)
+    validate = content_sub.add_parser("validate", help="validate content packs")
+    validate.add_argument("--story", default=None)
+    check = content_sub.add_parser(
+        "check", help="play every path the rules allow: unreachable endings, soft-locks, wasted items, dangling text"
+    )
+    check.add_argument("--story", default=None, help="the story to check (default: every story)")
+    check.add_argument("--pack", type=Path, default=None, help="check the content pack in this folder instead")
+    check.add_argument("--json", action="store_true", help="print the reports as one JSON object")
+    check.add_argument(
+        "--max-states", type=int, default=None, help=f"bound: states per search (default {DEFAULT_MAX_STATES:,})"
+    )
+    check.add_argument(
+        "--max-depth", type=int, default=None, help=f"bound: decisions per path (default {DEFAULT_MAX_DEPTH})"
+    )
+    check.add_argument(
+        "--max-losses", type=int, default=None, help=f"items lost per path, 0 or 1 (default {DEFAULT_MAX_LOSSES})"
+    )
+    check.add_argument(
+        "--fight-seeds", type=int, default=None, help=f"dice each fight is played with (default {DEFAULT_FIGHT_SEEDS})"
+    )
+    return parser
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    """The settings: flags over environment over the config file (raises ``ConfigError``)."""
+    memory_flags = {"embeddings": getattr(args, "embeddings", None), "chroma_url": getattr(args, "chroma_url", None)}
+    return load_settings(
+        getattr(args, "config", None),
+        llm=getattr(args, "llm", None),
+        seed=getattr(args, "seed", None),
+        data_dir=getattr(args, "data_dir", None),
+        memory={k: v for k, v in memory_flags.items() if v is not None},
+        openai={k: v for k in ("preset", "model", "base_url") if (v := getattr(args, k, None)) is not None},
+    )
+
+
+def game_args(args: argparse.Namespace) -> argparse.Namespace | None:
+    """The ``play`` arguments when the command starts the Textual game (no command, or ``play`` without
+    ``--headless``, in a terminal), else None."""
+    if args.command not in (None, "play"):
+        return None
+    play = args if args.command == "play" else argparse.Namespace(story=None, headless=False, config=None)
+    if play.headless or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    return play

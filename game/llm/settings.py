@@ -1,0 +1,141 @@
+"""The narrators' settings: plain pydantic models, importable without a narrator's libraries.
+
+``game.config`` builds the player's settings from these before the title
+screen shows, so this module imports nothing but pydantic and the standard
+library (the narrator modules re-export what they use).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+PresetName = Literal["openai", "deepseek", "doubao", "ollama", "llamacpp", "vllm", "lmstudio"]
+JsonMode = Literal["auto", "json_schema", "json_object", "prompt"]
+WireMode = Literal["json_schema", "json_object", "prompt"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What one kind of endpoint needs.
+
+    Attributes:
+        base_url: the OpenAI-compatible API root (ends in ``/v1`` or ``/v3``).
+        model: default model; None means the first one ``GET /models`` lists
+            (local servers serve whatever was loaded).
+        api_key_env: environment variable holding the key; None: no key needed.
+        json_mode: the strictest JSON mode the endpoint supports.
+        stream_usage: the endpoint reports usage in streams (``stream_options``).
+        extra_body: endpoint-specific request fields.
+        object_schema: ``json_object`` carries the schema too and the server
+            compiles it to a grammar (llama-cpp-python's server; it answers
+            ``json_schema`` with a 500).
+    """
+
+    base_url: str
+    model: str | None
+    api_key_env: str | None
+    json_mode: WireMode
+    stream_usage: bool = True
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    object_schema: bool = False
+
+
+PRESETS: dict[str, Preset] = {
+    "openai": Preset("https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY", "json_schema"),
+    "deepseek": Preset("https://api.deepseek.com", "deepseek-chat", "DEEPSEEK_API_KEY", "json_object"),
+    # Seed 1.6 thinks by default; a narrator turn has no room for that in 600 tokens.
+    "doubao": Preset(
+        "https://ark.cn-beijing.volces.com/api/v3",
+        "doubao-seed-1-6-250615",
+        "ARK_API_KEY",
+        "json_object",
+        extra_body={"thinking": {"type": "disabled"}},
+    ),
+    "ollama": Preset("http://127.0.0.1:11434/v1", None, None, "json_schema"),
+    # llama-cpp-python's server: a grammar from json_object's schema; usage only in whole (unstreamed) answers
+    "llamacpp": Preset("http://127.0.0.1:8080/v1", None, None, "json_object", stream_usage=False, object_schema=True),
+    "vllm": Preset("http://127.0.0.1:8000/v1", None, None, "json_schema"),
+    "lmstudio": Preset("http://127.0.0.1:1234/v1", None, None, "json_schema"),
+}
+
+
+class OpenAISettings(BaseModel):
+    """Settings of an OpenAI-compatible narrator (``[openai]`` in the config file).
+
+    Attributes:
+        preset: a known endpoint (:data:`PRESETS`) whose defaults fill what is unset.
+        base_url: the API root; overrides the preset's.
+        api_key_env: NAME of the environment variable holding the key.
+        api_key: the key itself (prefer the environment); never printed.
+        model: the model name; overrides the preset's.
+        json_mode: ``auto`` (the preset's best, falling back on a 400),
+            ``json_schema``, ``json_object`` or ``prompt`` (no response_format).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    preset: PresetName | None = None
+    base_url: str | None = Field(None, pattern=r"^https?://\S+$")
+    api_key_env: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    api_key: SecretStr | None = None
+    model: str | None = Field(None, min_length=1)
+    temperature: float = Field(0.8, ge=0, le=2)
+    max_tokens: int = Field(600, ge=16, le=32768)
+    timeout_s: float = Field(60.0, gt=0, le=600)
+    max_attempts: int = Field(3, ge=1, le=10)
+    json_mode: JsonMode = "auto"
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_threads() -> int:
+    """All cores but one (at least one).
+
+    llama.cpp's threads wait for each other at every step of the graph;
+    when another process (or the game's own memory worker) takes a core, a
+    thread per core stalls the whole model: measured on 2 cores with the
+    other one busy, SmolLM2 generated 4 tokens/s with 2 threads and 42 with 1.
+    """
+    return max(1, _cores() - 1)
+
+
+class LocalSettings(BaseModel):
+    """Settings of the local narrator.
+
+    Attributes:
+        model_path: a GGUF file; unset, the bundled model ``bundled`` found on
+            disk through its installed package (never downloaded).
+        bundled: which bundled model to use when ``model_path`` is unset.
+        n_threads: CPU threads for generation and prompt processing (default:
+            all cores but one, see :func:`default_threads`).
+        n_ctx: context window in tokens (prompt and answer).
+        n_gpu_layers: layers offloaded to a GPU (0: CPU only; -1: all).
+        max_tokens: the most tokens of one answer in ``full`` mode.
+        temperature: sampling temperature.
+        mode: ``full`` (the model writes the JSON turn under a grammar) or
+            ``prose`` (the scripted narrator decides, the model rewrites its prose).
+        seed: sampling seed, for repeatable runs.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_path: Path | None = None
+    bundled: Literal["smollm2", "gemma3"] = "smollm2"
+    n_threads: int = Field(default_factory=default_threads, ge=1, le=256)
+    n_ctx: int = Field(4096, ge=512, le=131_072)
+    n_gpu_layers: int = Field(0, ge=-1)
+    max_tokens: int = Field(400, ge=16, le=8192)
+    temperature: float = Field(0.7, ge=0.0, le=2.0)
+    mode: Literal["full", "prose"] = "prose"
+    seed: int = 0
