@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 
 CHARS_PER_TOKEN = 4
-DEFAULT_PROMPT_BUDGET = 2125
+DEFAULT_PROMPT_BUDGET = 2200
 """Tokens the whole narrator prompt may take (system, window and user message) unless configured.
 
 Under 2,500 with room for a chat template's markup (issue 11; ``bench/prompt_size.py`` plays 500 turns

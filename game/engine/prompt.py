@@ -181,18 +181,17 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
 
 
 CUT_ORDER = (
-    "recent_story",
+    "relevant_memories",
     "history_recall",
     "knowledge",
-    "relevant_memories",
+    "recent_story",
     "window",
     "open_threads",
     "bible_rules",
     "bible_core",
 )
 """What the prompt budget cuts, least essential first: the user prompt's memory blocks (last item first within a
-block: first the recent events the window mostly repeats, the relevant memories, which recall found for this very
-action, last), then the oldest messages of the L1 window, and only then the system prompt's Bible blocks, which every
+block), then the oldest messages of the L1 window, and only then the system prompt's Bible blocks, which every
 turn shares with the one before (cutting them would change the cached prefix of the prompt)."""
 MIN_WINDOW_MESSAGES = 2
 """The budget never cuts the L1 window below the last exchange."""
