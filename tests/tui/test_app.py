@@ -53,8 +53,13 @@ async def new_game(pilot, story_index: int = 0) -> PlayScreen:
     for _ in range(story_index):
         await pilot.press("down")
     await pilot.press("enter")
-    await until(pilot, lambda: isinstance(app.screen, PlayScreen), what="play screen")
+    await until(pilot, lambda: playing(app), what="play screen")
     return app.screen
+
+
+def playing(app) -> bool:
+    """The play screen is up and composed (it loads its own stylesheet, play.tcss, before it composes)."""
+    return isinstance(app.screen, PlayScreen) and len(app.screen.query("#action")) > 0
 
 
 async def play(pilot, text: str) -> None:
@@ -141,7 +146,7 @@ async def test_save_to_a_slot_and_load_it_in_a_fresh_app(tmp_path):
         names = [table.get_row_at(i)[0] for i in range(table.row_count)]
         table.move_cursor(row=[str(n) for n in names].index("before the swamp"))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(fresh.screen, PlayScreen), what="play screen")
+        await until(pilot, lambda: playing(fresh), what="play screen")
         state = fresh.session.engine.state
         assert state.model_dump(exclude={"clock_minutes"}) == expected.model_dump(exclude={"clock_minutes"})
         assert "take the longbow" in log_text(fresh)  # the last turns are shown again
@@ -185,7 +190,7 @@ async def test_reaching_an_ending_shows_its_screen_and_offers_a_new_game(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TitleScreen), what="title")
         app.start_game(None, slot="last step")
-        await until(pilot, lambda: isinstance(app.screen, PlayScreen), what="play")
+        await until(pilot, lambda: playing(app), what="play")
         screen = app.screen
         screen.query_one("#action").value = actions[-1]
         await pilot.press("enter")
@@ -206,7 +211,7 @@ async def test_quit_asks_when_there_is_unsaved_progress_and_autosaves(tmp_path):
         await pilot.press("ctrl+q")
         await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="confirm")
         await pilot.press("n")  # keep playing
-        await until(pilot, lambda: isinstance(app.screen, PlayScreen), what="back to play")
+        await until(pilot, lambda: playing(app), what="back to play")
         await pilot.press("ctrl+q")
         await until(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="confirm")
         await pilot.press("y")
