@@ -10,10 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from game import __version__
-from game.config import Settings, load_settings
 from game.world.check_bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
+
+if TYPE_CHECKING:
+    from game.config import Settings
 
 NARRATOR_ORDER = ("openai", "local", "scripted")
 """Who narrates when the one asked for cannot start: the next in this order."""
@@ -115,7 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def settings_for(args: argparse.Namespace) -> Settings:
-    """The settings: flags over environment over the config file (raises ``ConfigError``)."""
+    """The settings: flags over environment over the config file (raises ``ConfigError``).
+
+    ``game.config`` (and pydantic, which validates the settings: 0.1 s) loads here, on the first call: the
+    Textual game calls this after its title's first frame.
+    """
+    from game.config import load_settings
+
     memory_flags = {"embeddings": getattr(args, "embeddings", None), "chroma_url": getattr(args, "chroma_url", None)}
     return load_settings(
         getattr(args, "config", None),

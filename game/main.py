@@ -11,12 +11,16 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from game.args import build_parser, game_args, settings_for
-from game.config import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from game.config import Settings
 
 
-def _tui(args: argparse.Namespace, settings: Settings) -> int:
+def _tui(args: argparse.Namespace, settings: Settings | Callable[[], Settings]) -> int:
     from game.tui.app import run_app  # Textual loads only when the game starts
 
     return run_app(settings, story=getattr(args, "story", None), config_path=getattr(args, "config", None))
@@ -35,12 +39,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return cli.main(argv, tui=_tui)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
-    try:
-        settings = settings_for(args)
-    except (ConfigError, OSError) as exc:
-        print(f"storyecho: {exc}", file=sys.stderr)
-        return 2
-    return _tui(play, settings)
+    # the settings are read and validated once the title is on screen (pydantic's import and the validation
+    # would delay its first frame); a bad value closes the game with the same message and exit status as the CLI
+    return _tui(play, lambda: settings_for(args))
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ openai, llama.cpp) are imported in those workers, never before the first frame.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +23,12 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from game.config import Settings
 from game.tui.confirm import ConfirmScreen
 from game.tui.themes import THEMES, TITLE, theme_for
 from game.tui.title import EndingScreen, LoadingBar, LoadingScreen, StoryScreen, TitleScreen
 
 if TYPE_CHECKING:
+    from game.config import Settings
     from game.engine.pipeline import TurnResult
     from game.engine.session import GameSession
     from game.memory.embedders import Embedder
@@ -55,14 +56,22 @@ class StoryEchoApp(App[None]):
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | Callable[[], Settings],
         *,
         config_path: Path | None = None,
         story: str | None = None,
         content_dir: Path | None = None,
     ) -> None:
+        """``settings``: the settings, or what reads them (``game.main``'s path: called after the first frame)."""
         super().__init__()
-        self.settings = settings
+        self._settings: Settings | None = None
+        self._read_settings: Callable[[], Settings] | None = None
+        if callable(settings):
+            self._read_settings = settings
+        else:
+            self._settings = settings
+        self.settings_error: str | None = None
+        """Why the settings could not be read (the app then closes, and :func:`run_app` reports it)."""
         self.config_path = config_path or Path("storyecho.toml")
         self.story = story
         self.content_dir = content_dir
@@ -95,8 +104,39 @@ class StoryEchoApp(App[None]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
+        if self._settings is None:
+            self.read_settings()
+        else:
+            self._start()
+
+    def _start(self) -> None:
         self.find_continue()
         self.warm_up()
+
+    @work(thread=True, group="warm-up")
+    def read_settings(self) -> None:
+        """Read and validate the settings off the UI thread, then start; a bad value closes the app."""
+        from game.config import ConfigError
+
+        try:
+            self.settings  # noqa: B018 - reads them
+        except (ConfigError, OSError) as exc:
+            self.settings_error = str(exc)
+            self.call_from_thread(self.exit, return_code=2)
+            return
+        self.call_from_thread(self._start)
+
+    @property
+    def settings(self) -> Settings:
+        """The game's settings, read on first use when the app was given what reads them."""
+        if self._settings is None:
+            assert self._read_settings is not None
+            self._settings = self._read_settings()
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self._settings = settings
 
     @property
     def slots(self) -> SlotStore:
@@ -422,7 +462,13 @@ class StoryEchoApp(App[None]):
         yield SystemCommand("Help", "How to play (F1)", self.action_help)
 
 
-def run_app(settings: Settings, *, story: str | None = None, config_path: Path | None = None) -> int:
-    """Play in the terminal until the player quits."""
-    StoryEchoApp(settings, story=story, config_path=config_path).run()
+def run_app(
+    settings: Settings | Callable[[], Settings], *, story: str | None = None, config_path: Path | None = None
+) -> int:
+    """Play in the terminal until the player quits; 2 when the settings are invalid (the reason on stderr)."""
+    app = StoryEchoApp(settings, story=story, config_path=config_path)
+    app.run()
+    if app.settings_error is not None:
+        print(f"storyecho: {app.settings_error}", file=sys.stderr)
+        return 2
     return 0

@@ -265,10 +265,11 @@ import game.args, game.main
 import game.tui.app
 
 class Probe(game.tui.app.StoryEchoApp):
-    def warm_up(self):  # called once the title has been drawn
+    def _after_first_frame(self):  # called once the title has been drawn
         self.title_drawn = type(self.screen).__name__ == "TitleScreen"
-        self.at_first_frame = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY or m == "game.cli")
-        return super().warm_up()
+        late = ("game.cli", "game.config", "pydantic")  # the CLI's commands; the settings, read after this frame
+        self.at_first_frame = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY or m in late)
+        return super()._after_first_frame()
 
 HEAVY = {heavy}
 
@@ -309,6 +310,30 @@ def test_no_heavy_library_is_imported_before_the_first_frame(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    assert figures["title"] and figures["first"] == []  # nor the CLI's commands (game.cli)
+    assert figures["title"] and figures["first"] == []  # nor the CLI's commands (game.cli), nor pydantic
     # the warm-up loaded the default memory model (ONNX: no torch) and indexed the lore in Chroma
     assert figures["embedder"] == "OnnxEmbedder" and figures["later"] == ["chromadb"]
+
+
+def test_bad_settings_read_after_the_first_frame_close_the_game_with_the_clis_message(tmp_path, monkeypatch, capsys):
+    """``storyecho``'s own path reads the settings once the title is drawn: a bad value closes the game with
+    exit status 2 and the message the CLI gives, and no game starts."""
+    from textual.app import App
+
+    import game.main
+    import game.tui.app
+
+    bad = tmp_path / "storyecho.toml"
+    bad.write_text('[memory]\nwindow_messages = "many"\n', encoding="utf-8")
+    ran: list[StoryEchoApp] = []
+
+    def headless(self):
+        ran.append(self)
+        return App.run(self, headless=True, size=SIZE)
+
+    monkeypatch.setattr(game.tui.app.StoryEchoApp, "run", headless)
+    monkeypatch.setattr(game.main, "game_args", lambda args: args)  # "in a terminal"
+    code = game.main.main(["play", "--config", str(bad), "--data-dir", str(tmp_path / "saves")])
+    assert code == 2 and ran and ran[0].session is None
+    assert "window_messages" in (ran[0].settings_error or "")
+    assert f"storyecho: {ran[0].settings_error}" in capsys.readouterr().err
