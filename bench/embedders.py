@@ -10,6 +10,8 @@ Measured, the two embedders alternating so that a busy machine slows both alike:
   medians;
 - single-query latency: one short sentence, as the game embeds a player's
   question, median and p95 in ms;
+- whether an ONNX vector depends on the batch: 64 sentences embedded one per
+  call and in the default batches, the largest difference (0 for int8);
 - LoCoMo evidence recall@10 for each, through ``bench/locomo_recall.py``'s own
   rankings: ``ours`` (the game's memory search, in-process index) and
   ``dense`` (plain cosine over the turns);
@@ -261,6 +263,13 @@ def summary(result: dict[str, Any]) -> list[dict[str, Any]]:
         },
         {
             "target": TARGET,
+            "measure": "ONNX vector of a text alone vs in its batch (max |difference|)",
+            "value": f"{result['onnx_batch_dependence']:.2g}",
+            "goal": "0 (int8)" if result["onnx"]["precision"] == "int8" else "<= 1e-6",
+            "met": result["onnx_batch_dependence"] <= (0.0 if result["onnx"]["precision"] == "int8" else 1e-6),
+        },
+        {
+            "target": TARGET,
             "measure": "peak RSS after one game turn, ONNX / torch",
             "value": f"{rss['onnx']['peak_rss_mb']:.0f} / {rss['torch']['peak_rss_mb']:.0f} MB ({rss_ratio:.2f})",
             "goal": "< 0.5",
@@ -357,6 +366,8 @@ def run(data: Path, quick: bool, repeats: int | None, cache_dir: Path | None) ->
         "min": round(float((onnx.embed(probe) * torch.embed(probe)).sum(1).min()), 4),
         "mean": round(float((onnx.embed(probe) * torch.embed(probe)).sum(1).mean()), 4),
     }
+    alone = np.vstack([onnx.embed([text]) for text in probe[:64]])
+    result["onnx_batch_dependence"] = float(np.abs(onnx.embed(probe)[:64] - alone).max())
     stage(f"recall@10: {json.dumps(result['recall@10'])}")
     stage("one game turn per embedder, in fresh processes")
     result["memory"] = {name: resident(name, cache_dir) for name in ("torch", "onnx")}

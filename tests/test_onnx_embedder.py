@@ -19,7 +19,7 @@ import pytest
 
 from game.config import ConfigError, load_settings
 from game.memory.embedders import SentenceTransformerEmbedder
-from game.memory.onnx_embedder import CPU, CUDA, EXPORTER_VERSION, OnnxEmbedder, pick_providers
+from game.memory.onnx_embedder import CPU, CUDA, DEFAULT_BATCH, EXPORTER_VERSION, OnnxEmbedder, pick_providers
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCES = [
@@ -30,11 +30,11 @@ SENTENCES = [
     " ".join(f"Hal walked past the {n}th ruined tower of the Shadow Swamp and did not look back." for n in range(60)),
 ]
 INT8_MIN_COSINE = 0.985
-"""int8 vs torch, per sentence. The int8 export (per-channel weights, each layer's second feed-forward product
-kept in fp32) measured 0.992 at worst (0.996 on average) over 300 LoCoMo turns; plain per-channel int8 gives
-0.978 at worst, one scale per matrix (the quantizer's default) 0.87 on the long sentence. So the bound catches
-a quantization that went wrong; the retrieval quality itself is measured by ``bench/embedders.py`` (LoCoMo
-recall@10 within one point of torch)."""
+"""int8 vs torch, per sentence. The int8 export (every weight product int8, activations scaled per token row)
+measured 0.994 at worst (0.997 on average) over 200 content sentences and LoCoMo turns; one activation scale per
+batch with per-channel weights gave 0.978 at worst, one weight scale per matrix 0.87 on the long sentence. So
+the bound catches a quantization that went wrong; the retrieval quality itself is measured by
+``bench/embedders.py`` (LoCoMo recall@10 within one point of torch)."""
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +72,10 @@ def test_vectors_match_sentence_transformers(cache_root, embedder):
 @pytest.mark.parametrize("precision", ["int8", "fp32"])
 def test_a_texts_vector_does_not_depend_on_what_is_embedded_with_it(cache_root, precision):
     """An index rebuilt from a save must find the vectors the intact one had: the same text, alone or in a
-    batch of longer texts, in any order, embeds to the same vector (int8 quantizes each call's activations
-    with one scale, so it runs one text per call)."""
+    batch of longer texts (padded to their width), in any order, embeds to the same vector. int8 bitwise:
+    its activations are quantized with one scale per token row, never one for the whole batch."""
     embedder = OnnxEmbedder(cache_dir=models(cache_root), precision=precision)
+    assert embedder.batch_size > 1  # the texts below do share a batch
     longer = [f"{s} {s} and the lodge stands east of the clearing, where the path forks twice." for s in SENTENCES]
     together = embedder.embed([*SENTENCES, *longer])[: len(SENTENCES)]
     alone = np.vstack([embedder.embed([s]) for s in SENTENCES])
@@ -82,6 +83,26 @@ def test_a_texts_vector_does_not_depend_on_what_is_embedded_with_it(cache_root, 
     tolerance = 0.0 if precision == "int8" else 1e-6
     assert np.abs(together - alone).max() <= tolerance
     assert np.abs(reversed_ - alone).max() <= tolerance
+
+
+def test_texts_share_a_run_and_pad_only_to_their_batch(cache_root):
+    """Batches: sorted by length, up to ``batch_size`` texts per ONNX Runtime call, each padded to its longest."""
+    embedder = OnnxEmbedder(cache_dir=models(cache_root))
+    embedder.load()
+    widths: list[tuple[int, int]] = []
+    real = embedder._session.run
+
+    def recording(names, feeds):
+        widths.append(feeds["input_ids"].shape)
+        return real(names, feeds)
+
+    embedder._session.run = recording
+    texts = [f"the {'very ' * n}old hunter points north" for n in (30, 0, 2, 1)] + ["hello"] * DEFAULT_BATCH
+    vectors = embedder.embed(texts)
+    assert vectors.shape == (len(texts), 384)
+    assert np.array_equal(vectors[4], vectors[-1])
+    assert [rows for rows, _ in widths] == [DEFAULT_BATCH, 4]  # the short ones first
+    assert widths[0][1] == 3 and widths[1][1] > 30  # the short batch does not pay for the 30-word text
 
 
 def test_versions_name_backend_and_precision(cache_root):
@@ -223,3 +244,23 @@ def test_a_game_turn_with_the_onnx_embedder_never_imports_torch(cache_root, tmp_
     modules = set(report["modules"])
     assert "onnxruntime" in modules and "chromadb" in modules  # the game did embed, into the default store
     assert not modules & {"torch", "sentence_transformers", "transformers"}
+
+
+def test_the_weights_digest_is_remembered_until_the_file_changes(tmp_path, monkeypatch):
+    """The weights are hashed once per file version: a second start reads the digest from the cache's record,
+    and a rewritten file (another size or time) is hashed again, so its model is exported anew."""
+    from game.memory import onnx_embedder
+
+    weights, cache = tmp_path / "model.safetensors", tmp_path / "cache"
+    weights.write_bytes(b"first weights")
+    hashed: list[Path] = []
+    real = onnx_embedder.weights_digest
+    monkeypatch.setattr(onnx_embedder, "weights_digest", lambda path: hashed.append(path) or real(path))
+    first = onnx_embedder.cached_weights_digest(weights, cache)
+    assert first == real(weights) and onnx_embedder.cached_weights_digest(weights, cache) == first
+    assert len(hashed) == 1  # the second call read the record
+    weights.write_bytes(b"other weights!")
+    os.utime(weights, ns=(1, 1))
+    assert onnx_embedder.cached_weights_digest(weights, cache) == real(weights) != first
+    (cache / onnx_embedder.DIGESTS_FILE).write_text("not json", encoding="utf-8")
+    assert onnx_embedder.cached_weights_digest(weights, cache) == real(weights)  # a bad record: hashed again
