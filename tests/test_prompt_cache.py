@@ -14,7 +14,7 @@ from game.engine.pipeline import MAX_ACTION_CHARS, TurnPipeline
 from game.engine.prompt import DATA_NOT_ORDERS, JSON_INSTRUCTION, SYSTEM_BLOCKS
 from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
-from game.text import DEFAULT_PROMPT_BUDGET
+from game.text import DEFAULT_PROMPT_BUDGET, estimate_messages
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import keyword_memory
@@ -110,6 +110,7 @@ def test_the_prompt_stays_within_its_budget_through_odd_input(fantasy):
             continue
         assert result.ok and prompt is not None, action
         assert prompt.tokens <= DEFAULT_PROMPT_BUDGET, (action, prompt.tokens)
+        assert prompt.tokens == estimate_messages(prompt.messages)  # the budget counts what is sent, markup too
         assert prompt.budget_tokens == DEFAULT_PROMPT_BUDGET
         sizes.append(prompt.tokens)
     assert engine.state.turn == len(sizes) > 30

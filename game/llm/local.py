@@ -243,10 +243,10 @@ def turn_schema(pack: ContentPack, state: GameState, max_tokens: int = FULL_BUDG
 
 ANSWER_INSTRUCTION = """## Answer
 Reply with one JSON object. "narration": what happens now, 2 to 4 sentences spoken to the player as "you".
-"choices": 2 to 4 short next actions. "effects": only what the action does, with ids from the lists above:
-move_to an exit to go there, talk_to someone here to speak with them, items_gained to take an item here,
-start_combat to attack an enemy here, use_item to use something carried. "memory_notes": facts worth
-remembering, or []. The game rules check every effect."""
+"choices": 2 to 4 short next actions. "effects": only what the action does, with ids from the turn's lists
+below (Node info): move_to an exit to go there, talk_to someone here to speak with them, items_gained to take
+an item here, start_combat to attack an enemy here, use_item to use something carried. "memory_notes": facts
+worth remembering, or []. The game rules check every effect."""
 """The answer format for a small model under a grammar: the grammar gives the shape, so the prompt's
 JSON template (whose placeholder text small models copy into the narration) is replaced by this."""
 

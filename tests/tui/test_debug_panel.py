@@ -21,6 +21,7 @@ from game.engine.session import GameSession
 from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.saves.slots import SlotStore
+from game.text import MESSAGE_TOKENS, REPLY_TOKENS
 from game.tui.debug import (
     BibleView,
     DebugData,
@@ -133,8 +134,10 @@ def test_debug_data_reads_blocks_items_and_token_shares(played: Played) -> None:
     assert by_name["bible_core"].tokens == next(b.tokens for b in prompt.blocks if b.name == "bible_core")
     assert sum(s.share for s in data.shares) == pytest.approx(1.0)
     assert by_name["node_info"].share == pytest.approx(by_name["node_info"].tokens / data.estimated_tokens)
-    # the estimate of the parts is the prompt's own size, give or take rounding per part
-    assert abs(data.estimated_tokens - prompt.tokens) <= len(prompt.blocks) + 2
+    # the estimate of the parts is the prompt's own size but for what joins them: the blank lines between blocks
+    # and each chat message's markup, which the prompt's size counts (game.text.estimate_messages)
+    markup = REPLY_TOKENS + MESSAGE_TOKENS * len(prompt.messages) + 2 * len(prompt.blocks)
+    assert data.estimated_tokens <= prompt.tokens <= data.estimated_tokens + markup
     assert block_tokens(result) == {s.name: s.tokens for s in data.shares}
     # the chart's rows: the session's per-block counts, with the system prompt and the window added
     series = tokens_by_turn(played.session, played.results)
