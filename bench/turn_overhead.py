@@ -351,9 +351,12 @@ class TimedNarrator:
         self.probe = probe
         """Called at the end of the pause (the memory worker idle by then, as when a real model answers)."""
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
+        """CPU time of the calling thread inside ``narrate`` (the probe's embedding included)."""
 
     def narrate(self, bundle: PromptBundle) -> str:
         started = time.perf_counter()
+        cpu = time.thread_time()
         try:
             if self.think_s:
                 time.sleep(self.think_s)  # a model's generation time: the CPU is free for the memory worker
@@ -362,21 +365,30 @@ class TimedNarrator:
             return str(self.inner.narrate(bundle))
         finally:
             self.seconds += time.perf_counter() - started
+            self.cpu_seconds += time.thread_time() - cpu
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
 
 def play(session: GameSession, narrator: TimedNarrator, action: str) -> tuple[float, float, dict[str, float]]:
-    """Play one action; returns (wall ms, narrator ms, stage timings)."""
+    """Play one action; returns (wall ms, narrator ms, stage timings).
+
+    The timings also hold ``cpu``: the CPU time of the thread that played the turn (what it computed, not
+    what it waited for: another process, the background threads, a sleep) outside the narrator, as extra detail.
+    """
     narrator.seconds = 0.0
+    narrator.cpu_seconds = 0.0
     started = time.perf_counter()
+    cpu = time.thread_time()
     result = session.play(action)
     wall = (time.perf_counter() - started) * 1000
+    cpu_ms = (time.thread_time() - cpu - narrator.cpu_seconds) * 1000
     if not result.ok:
         raise RuntimeError(f"turn failed: {result.error}")
     timings = dict(result.trace.timings_ms)
     timings["wait"] = float(result.trace.memory.retrieval_meta.get("wait_ms", 0.0)) if result.trace.memory else 0.0
+    timings["cpu"] = round(cpu_ms, 2)
     return wall, narrator.seconds * 1000, timings
 
 
@@ -468,7 +480,8 @@ def scenario(session: GameSession, embedder: Any, turns: int, warmup: int, think
 def stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     overhead = [r["overhead_ms"] for r in rows]
     embeds = [r["embed_ms"] for r in rows]
-    stages = sorted({k for r in rows for k in r["stages"]} - {"narrate"})
+    stages = sorted({k for r in rows for k in r["stages"]} - {"narrate", "cpu"})
+    cpu = [r["stages"].get("cpu", 0.0) for r in rows]
     saves = [r["overhead_ms"] for r in rows if r["autosave"]]
     return {
         "turns": len(rows),
@@ -482,6 +495,7 @@ def stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "max": round(max(saves), 2) if saves else None,
         },
         "query_embedding_ms": {"median": round(statistics.median(embeds), 2), "p95": round(percentile(embeds, 95), 2)},
+        "turn_cpu_ms": {"median": round(statistics.median(cpu), 2), "p95": round(percentile(cpu, 95), 2)},
         "stage_ms_median": {k: round(statistics.median([r["stages"].get(k, 0.0) for r in rows]), 2) for k in stages},
         "stage_ms_p95": {k: round(percentile([r["stages"].get(k, 0.0) for r in rows], 95), 2) for k in stages},
     }
@@ -614,6 +628,7 @@ def table(result: dict[str, Any]) -> str:
             part = result[name]
             lines.append("")
             lines.append(f"{name}: overhead {part['overhead_ms']}, query embedding {part['query_embedding_ms']}")
+            lines.append(f"  CPU time of the playing thread (information): {part['turn_cpu_ms']}")
             lines.append(f"  stages, median ms: {part['stage_ms_median']}")
             lines.append(f"  stages, p95 ms:    {part['stage_ms_p95']}")
             lines.append(f"  autosave turns:    {part['autosave_turn_overhead_ms']}")

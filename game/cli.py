@@ -184,11 +184,22 @@ def lasting_store(settings: Settings) -> bool:
     return settings.memory.vector_store == "chroma" or bool(settings.memory.chroma_url)
 
 
-def make_store(settings: Settings, say: Say = _stderr, *, fallback: bool = True) -> VectorStore | None:
-    """The configured vector store: Chroma when it starts, else (with ``fallback``) the in-process index, else None."""
+def make_store(
+    settings: Settings, say: Say = _stderr, *, fallback: bool = True, mirrored: bool = False
+) -> VectorStore | None:
+    """The configured vector store: Chroma when it starts, else (with ``fallback``) the in-process index, else None.
+
+    With ``mirrored``, a local index is a :class:`MirroredStore`: reads from an in-memory copy (the index is
+    this process's alone), loaded from the snapshot a clean exit left without importing Chroma, and writes
+    queued behind to Chroma, which opens only when needed (see ``mirror.py``). A Chroma server is never
+    mirrored: other processes share it.
+    """
     if lasting_store(settings):
+        index = settings.data_dir / ".index"
         try:
-            chroma = open_chroma(settings.data_dir / ".index", settings.memory.chroma_url)
+            if mirrored and not settings.memory.chroma_url:
+                return MirroredStore.open_local(index, say=say)  # says itself when it finds the index damaged
+            chroma = open_chroma(index, settings.memory.chroma_url)
         except IndexBusy as exc:
             say(f"{exc}; this game keeps its memory index in memory instead" if fallback else str(exc))
         except StoreUnavailable as exc:
@@ -220,7 +231,7 @@ def index_knowledge(
         return None
     root = content_dir or content_root()
     packs = [load_pack(root / story) for story in (stories or available_stories())]
-    store = make_store(settings, say, fallback=False)
+    store = make_store(settings, say, fallback=False, mirrored=True)  # an unchanged index: Chroma is not even opened
     if store is None:
         return None
     try:
@@ -247,9 +258,9 @@ def make_memory(
     ``progress(label, done, total)`` follows the knowledge-base indexing.
     """
     model: Embedder | None = make_embedder(settings) if embedder is True else (embedder or None)
-    store = make_store(settings, say) if model is not None else None
-    if isinstance(store, ChromaVectorStore) and not settings.memory.chroma_url:
-        store = MirroredStore(store)  # the local index is this process's alone: reads from an in-memory copy
+    store = make_store(settings, say, mirrored=True) if model is not None else None
+    if isinstance(store, MirroredStore) and model is not None:
+        model = store.remember_embeddings(model)  # a new game's seeded Story Bible: embedded by an earlier game
     config = MemoryConfig(
         window_messages=settings.memory.window_messages,
         summary_interval_turns=settings.memory.summary_interval_turns,

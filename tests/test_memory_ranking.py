@@ -5,9 +5,15 @@ vectorised per term (``keyword.py``), the fused ranking ordered by numpy
 (``hybrid.fuse``), the vector store asked with the cheap equality filter when
 that gives the same top pool (``HybridIndex._dense``), and the relevant-memory
 scores computed for every memory at once, then exactly for the few that can
-reach the top (``retrieval.MemoryFeatures``). Each is compared here with the
-item-by-item code it replaced (kept below as the reference), on generated
-games: same ids, same scores, same parts, same order.
+reach the top (``retrieval.MemoryFeatures``). Then recall was made to scale
+with the candidates rather than the items: metadata columns kept as numpy
+arrays updated on upsert (``stores.MetadataTable``), the search done on table
+rows (allowed items as a mask, ``drop`` instead of a ``keep`` call per item,
+BM25 as one array, the fusion without dictionaries and the ranking sorted only
+as far as asked), the features synced from the index's journal of changes, and
+the history block read from an index of the summaries. Each is compared here
+with the item-by-item code it replaced (kept below as the reference), on
+generated games: same ids, same scores, same parts, same order.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
 from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts, unit_scale
 from game.memory.retrieval import PLACE_PRIOR, active_at
-from game.memory.stores import InProcessVectorStore
+from game.memory.stores import InProcessVectorStore, MetadataTable, where_clauses
 from game.text import keywords
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
@@ -183,6 +189,80 @@ def reference_search_memories(memory: GameMemory, query, state, k, *, focus=None
         )
     scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
     return distinct(scored, k)
+
+
+class ReferenceTable:
+    """``stores.MetadataTable`` as it was: Python list columns, arrays rebuilt after every change."""
+
+    def __init__(self):
+        self.ids, self.rows, self.columns = [], {}, {}
+
+    def upsert(self, ids, metadatas):
+        for doc_id, meta in zip(ids, metadatas, strict=True):
+            row = self.rows.get(doc_id)
+            if row is None:
+                row = len(self.ids)
+                self.rows[doc_id] = row
+                self.ids.append(doc_id)
+                for column in self.columns.values():
+                    column.append(None)
+            for key in set(self.columns) | set(meta):
+                column = self.columns.setdefault(key, [None] * len(self.ids))
+                column[row] = meta.get(key)
+
+    def delete(self, ids):
+        for doc_id in ids:
+            row = self.rows.pop(doc_id, None)
+            if row is not None:
+                self.ids[row] = None
+
+    def compact(self):
+        keep = [row for row, doc_id in enumerate(self.ids) if doc_id is not None]
+        self.ids = [self.ids[row] for row in keep]
+        self.rows = {doc_id: n for n, doc_id in enumerate(self.ids)}
+        self.columns = {key: [column[row] for row in keep] for key, column in self.columns.items()}
+
+    def metadata(self, doc_id):
+        row = self.rows[doc_id]
+        return {key: column[row] for key, column in self.columns.items() if column[row] is not None}
+
+    def mask(self, where):
+        mask = np.array([doc_id is not None for doc_id in self.ids], dtype=bool)
+        for key, op, value in where_clauses(where):
+            column = self.columns.get(key, [None] * len(self.ids))
+            array = np.empty(len(column), dtype=object)
+            array[:] = column
+            if op == "$eq":
+                mask &= np.equal(array, value).astype(bool)
+                continue
+            numeric = all(v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in column)
+            if not numeric or isinstance(value, bool) or not isinstance(value, int | float):
+                mask &= np.array(
+                    [isinstance(v, int | float) and not isinstance(v, bool) and v <= value for v in column], dtype=bool
+                )
+            else:
+                numbers = np.array([np.nan if v is None else v for v in column], dtype=np.float64)
+                with np.errstate(invalid="ignore"):
+                    mask &= numbers <= value
+        return mask
+
+    def matching(self, where):
+        return [self.ids[row] for row in np.flatnonzero(self.mask(where))]
+
+
+def reference_history_items(memory: GameMemory, action, state, query_vector):
+    """``MemoryRecall._history_items`` as it was: every summary filtered and mapped by id."""
+    summaries = [s for s in memory.state.summaries if s.turn <= state.turn]
+    by_id = {s.id: s for s in summaries}
+    chosen = {s.id: 1.0 for s in summaries[-memory.config.recent_summaries :]}
+    parts = {i: {"recency": 1.0} for i in chosen}
+    where = {"session": memory.session_id, "turn": {"$lte": state.turn}}
+    for hit in reference_search(memory.history, action, memory.config.history_k, where, query_vector=query_vector):
+        if hit.id in by_id and hit.id not in chosen:
+            chosen[hit.id] = round(hit.score, 3)
+            parts[hit.id] = {"semantic": chosen[hit.id]}
+    ordered = sorted(chosen, key=lambda i: -by_id[i].turn)
+    return [(by_id[i].labelled(), chosen[i], f"history:{i}", parts[i]) for i in ordered]
 
 
 # ------------------------------------------------------------------ the tests
@@ -346,3 +426,177 @@ def test_mirrored_chroma_answers_as_the_inprocess_store(tmp_path):
     reopened = MirroredStore(open_chroma(tmp_path / "index"))  # read back from Chroma into a new copy
     assert answers(reopened) == want
     reopened.close()
+
+
+METAS = [
+    lambda rng: {"session": rng.choice(["a", "b"]), "turn": rng.randint(0, 40), "kind": rng.choice(["turn", "bible"])},
+    lambda rng: {"session": rng.choice(["a", "b"]), "turn": rng.randint(0, 40), "flag": rng.choice([True, False, 1])},
+    lambda rng: {"session": "a", "turn": rng.choice([3, 7.5, None]), "tag": rng.choice(["x", 2, 2.0, None])},
+    lambda rng: {"session": rng.choice(["a", "c"]), "turn": rng.choice([5, "late", True])},  # a mixed column
+    lambda rng: {"node": rng.choice(["lodge", "path"])},  # no session, no turn
+]
+WHERES = [
+    None,
+    {},
+    {"session": "a"},
+    {"session": "zzz"},
+    {"session": "a", "turn": {"$lte": 20}},
+    {"$and": [{"session": {"$eq": "b"}}, {"turn": {"$lte": 7.5}}]},
+    {"turn": {"$lte": -1}},
+    {"turn": {"$lte": True}},
+    {"flag": True},
+    {"flag": 1},
+    {"flag": 1.0},
+    {"tag": 2},
+    {"tag": None},
+    {"missing": None},
+    {"missing": "x"},
+    {"missing": {"$lte": 3}},
+    {"kind": "bible", "session": "a"},
+]
+
+
+def test_metadata_table_filters_as_the_list_table():
+    """Columns kept as arrays (codes, numbers, a count of non-numbers) filter as rebuilt lists did."""
+    rng = random.Random(8)
+    table, want = MetadataTable(), ReferenceTable()
+    for step in range(600):
+        doc_id = f"d{rng.randrange(120)}"
+        if rng.random() < 0.2:
+            gone = [f"d{rng.randrange(120)}" for _ in range(rng.randint(1, 6))]
+            table.delete(gone)
+            want.delete(gone)
+        else:
+            meta = rng.choice(METAS)(rng)
+            meta = {k: v for k, v in meta.items() if v is not None or rng.random() < 0.5}
+            table.upsert([doc_id], [meta])
+            want.upsert([doc_id], [meta])
+        if table.needs_compaction() or step % 97 == 0:
+            assert table.compact() == [row for row, i in enumerate(want.ids) if i is not None]
+            want.compact()
+        assert table.ids == want.ids and table.rows == want.rows
+        if step % 10 == 0:
+            for where in WHERES:
+                assert table.mask(where).tolist() == want.mask(where).tolist(), where
+                assert table.matching(where) == want.matching(where)
+            for doc_id in table.rows:
+                assert table.metadata(doc_id) == want.metadata(doc_id)
+    with pytest.raises(ValueError):
+        table.mask({"turn": {"$gt": 3}})
+
+
+def test_bm25_score_array_holds_the_scores():
+    rng = random.Random(2)
+    words = ["fog", "lantern", "swamp", "bridge", "troll", "harp", "moon"]
+    index = BM25Index()
+    for n in range(300):
+        index.add(f"d{rng.randrange(200)}", " ".join(rng.choice(words) for _ in range(rng.randint(1, 12))))
+        if n % 9 == 0:
+            index.remove(f"d{rng.randrange(200)}")
+    for query in ["fog fog moon", "troll", "nothing"]:
+        total = index.score_array(query)
+        assert {i: float(total[index.row(i)]) for i in index.scores(query)} == index.scores(query)
+        assert not any(total[index.row(i)] for i in set(index._docs) - set(index.scores(query)))
+    assert BM25Index().score_array("fog") is None
+
+
+@pytest.mark.parametrize("with_dense", [True, False])
+def test_fused_top_k_is_the_head_of_the_full_ranking(with_dense):
+    """``hits(k)`` sorts only the best k (and the ties of the k-th) yet gives the full ranking's first k."""
+    rng = random.Random(9)
+    ids = [f"m{n}" for n in rng.sample(range(5000), 900)]
+    keyword = {i: float(rng.choice([0, 0, 0, 1, 2])) for i in ids}  # many ties, across the k-th too
+    dense = {i: rng.choice([0.1, 0.2]) for i in ids[:500]} if with_dense else {}
+    prior = {i: PLACE_PRIOR for i in ids[::50]}
+    want = reference_fuse(ids, dense, keyword, prior)
+    id_array = np.array(ids, dtype=object)
+    found = None
+    if dense:
+        at = [n for n, i in enumerate(ids) if i in dense]
+        found = (np.array(at), np.array([dense[ids[n]] for n in at]))
+    kw = np.array([keyword[i] for i in ids])
+    boost = np.array([prior.get(i, 0.0) for i in ids])
+    for k in (0, 1, 3, 10, 17, 100, 899, 900, 2000, None):
+        fused = hybrid._fuse_arrays(id_array, found, kw, boost, "")
+        assert fused.hits(k) == (want if k is None else want[:k]), k
+        assert sorted(fused.selected().tolist()) == sorted(fused.order.tolist())
+    assert fuse(ids, {"elsewhere": 0.05, **dense}, keyword, prior) == reference_fuse(
+        ids, {"elsewhere": 0.05, **dense}, keyword, prior
+    )  # the floor of a dense score outside the ids, as before
+
+
+def test_recall_stays_exact_as_the_index_changes(monkeypatch):
+    """The features follow the index's journal: searches between additions, replacements, removals and a
+    compaction of the index's table rank as the reference does, and the history block is the one it was."""
+    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
+    pack = load_pack(content_root() / "fantasy_001")
+    memory = GameMemory(
+        pack, ScriptedNarrator(pack), store=InProcessVectorStore(), embedder=HashEmbedder(), background=False
+    )
+    memory.prepare()
+    memory.restore(generate_state(pack, 150, 60, seed=6))
+    state = new_game(pack)
+    state.turn = 150
+    queries = ["ask garrick about hal", "what did I find on the Fogbound Path?", "look at the lantern"]
+    focus = {"alicia", "old_hunter"}
+
+    def check(k=8):
+        for query in queries:
+            vector = memory.embedder.embed([query])[0]
+            for at_turn in (state.turn, 90):
+                at = state.model_copy(update={"turn": at_turn})
+                got = memory.search_memories(query, at, k, focus=focus, query_vector=vector)
+                assert got == reference_search_memories(memory, query, at, k, focus=focus, query_vector=vector)
+                # what a block shows is left out, and not pulled back in by the focus: the best that involve it
+                shown = {m.id for m in got if "match" in m.parts} or {m.id for m in got[:3]}
+                got = memory.search_memories(query, at, k, focus=focus, exclude=shown, query_vector=vector)
+                assert not shown & {m.id for m in got}
+                assert got == reference_search_memories(
+                    memory, query, at, k, focus=focus, exclude=shown, query_vector=vector
+                )
+                history = memory._recall._history_items(query, at, vector, {}, {})
+                assert [(i.text, i.score, i.source, i.parts) for i in history] == reference_history_items(
+                    memory, query, at, vector
+                )
+
+    check()
+    for turn in range(151, 157):  # additions and replacements (each turn re-indexes the two before it)
+        state.turn = turn
+        memory.record_turn(
+            TurnRecord(turn, f"ask garrick about the lantern {turn}", "The lantern gutters.", "forest_edge", [], []),
+            state,
+        )
+        memory.flush()
+        check()
+    facts = [e for e in memory.state.bible if e.status == "active" and e.source in ("memory_note", "consolidation")]
+    for entry in facts[: len(facts) // 2]:  # removals
+        memory.review_bible(entry.id, "archive", state.turn)
+    memory.flush()
+    check()
+    index = memory.memories
+    epoch = index.table.epoch
+    with index.lock:  # most of the index's rows die: its table is compacted (rows renumbered)
+        index.remove(sorted(i for i in index.items if i.startswith("turn-") and int(i[5:]) % 3))
+    assert index.table.epoch > epoch
+    check()
+
+
+def test_a_big_restored_game_is_frozen_for_the_garbage_collector(monkeypatch):
+    """A full collection over a big game's objects paused a turn for ~0.5 s: a big restore freezes them, the
+    next restore unfreezes first (so the replaced state can be collected), a small one leaves nothing frozen."""
+    import gc
+
+    from game.memory import manager
+
+    pack = load_pack(content_root() / "fantasy_001")
+    memory = GameMemory(pack, ScriptedNarrator(pack), store=None, embedder=None, background=False)
+    memory.prepare()
+    monkeypatch.setattr(manager, "FREEZE_FROM", 100)
+    try:
+        gc.unfreeze()
+        memory.restore(generate_state(pack, 120, 5, seed=1))
+        assert gc.get_freeze_count() > 0
+        memory.restore(generate_state(pack, 50, 5, seed=1))
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()

@@ -30,8 +30,9 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,6 @@ from game.memory.keyword import BM25Index
 from game.memory.stores import (
     MetadataTable,
     StoreUnavailable,
-    VectorHit,
     VectorStore,
     Where,
     space_collection,
@@ -158,6 +158,8 @@ class HybridIndex:
         self._vector_id: dict[str, str] = {}
         """Local id -> id of the vector the store holds for its current version."""
         self._by_vector: dict[str, str] = {}
+        self._vector_row: dict[str, int] = {}
+        """The same as ``_by_vector``, to the item's row in ``_table``."""
         self._stored = 0
         """Vectors this index has put in or found in the store, older versions included."""
         self._in_store = 0
@@ -166,7 +168,37 @@ class HybridIndex:
         """The metadata of every vector this index put in or found in the store (older versions included)."""
         self._narrow_after = 0
         """Searches to go before the next equality-filter store query is tried (see :meth:`_dense`)."""
+        self._keyword_row = np.zeros(0, dtype=np.int64)
+        """The BM25 row of each row of ``_table``."""
+        self._journal: list[str] = []
+        """Ids added, changed or removed, in order (see :meth:`changes`)."""
+        self._journal_epoch = 0
         self._lock = threading.RLock()
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The index's lock: hold it to read :attr:`items` and :meth:`changes` as one consistent view."""
+        return self._lock
+
+    @property
+    def table(self) -> MetadataTable:
+        """The items' metadata, row-aligned (read under :attr:`lock`)."""
+        return self._table
+
+    def changes(self, token: tuple[int, int, int] | None) -> tuple[tuple[int, int, int], list[str] | None]:
+        """The ids added, changed or removed since ``token`` (None: everything must be read again); call under
+        :attr:`lock`. Returns the token to pass next time. A compaction of :attr:`table` (its rows renumbered)
+        or an overlong journal also means everything."""
+        now = (self._journal_epoch, self._table.epoch, len(self._journal))
+        if token is None or token[:2] != now[:2]:
+            return now, None
+        return now, self._journal[token[2] :]
+
+    def _note(self, doc_id: str) -> None:
+        self._journal.append(doc_id)
+        if len(self._journal) > 4 * len(self.items) + 4096:
+            self._journal.clear()
+            self._journal_epoch += 1
 
     @property
     def strategy(self) -> str:
@@ -213,6 +245,11 @@ class HybridIndex:
                 keyword_text = item.keyword_text if item.keyword_text is not None else f"{item.text} {item.context}"
                 self.bm25.add(item.id, keyword_text)
                 self._table.upsert([item.id], [item.metadata])
+                row = self._table.rows[item.id]
+                if row >= len(self._keyword_row):
+                    self._keyword_row = np.resize(self._keyword_row, max(64, row + 1, 2 * len(self._keyword_row)))
+                self._keyword_row[row] = self.bm25.row(item.id)
+                self._note(item.id)
                 if self._vector_id.get(item.id) != self.vector_id(item):
                     self.pending.add(item.id)
         if embed:
@@ -249,8 +286,10 @@ class HybridIndex:
             self._stored += 1
         if previous is not None:
             self._by_vector.pop(previous, None)
+            self._vector_row.pop(previous, None)
         self._vector_id[doc_id] = vector_id
         self._by_vector[vector_id] = doc_id
+        self._vector_row[vector_id] = self._table.rows[doc_id]
         self.pending.discard(doc_id)
 
     def embed_pending(self, ids: Iterable[str] | None = None) -> int:
@@ -313,8 +352,20 @@ class HybridIndex:
                 vector_id = self._vector_id.pop(doc_id, None)
                 if vector_id is not None:
                     self._by_vector.pop(vector_id, None)
+                    self._vector_row.pop(vector_id, None)
+                self._note(doc_id)
             if self._table.needs_compaction():
-                self._table.compact()
+                keep = self._table.compact()
+                self._keyword_row = self._keyword_row[np.array(keep, dtype=np.int64)]
+                rows = self._table.rows
+                self._vector_row = {vector_id: rows[doc_id] for vector_id, doc_id in self._by_vector.items()}
+
+    def embedding(self, query: str) -> tuple[Vectors | None, str | None]:
+        """What :meth:`scores` would embed for ``query`` (vector, why it failed), computed ahead: pass it as
+        ``embedded`` (nothing is embedded when dense search is off or the query is blank)."""
+        if not (self.dense_ok and query.strip()):
+            return None, None
+        return self._embed_query(query)
 
     def embed_query(self, query: str) -> Vectors | None:
         vector, _ = self._embed_query(query)
@@ -351,36 +402,83 @@ class HybridIndex:
         keep: Callable[[str], bool] | None = None,
         query_vector: Vectors | None = None,
         prior: dict[str, float] | None = None,
+        *,
+        drop: Collection[str] = (),
+        embedded: tuple[Vectors | None, str | None] | None = None,
     ) -> Fused:
-        """:meth:`search` as arrays: every allowed item's fused score and their ranking, no :class:`Hit` made."""
+        """:meth:`search` as arrays: every allowed item's fused score and their ranking, no :class:`Hit` made.
+
+        ``drop`` leaves ids out as a ``keep`` returning False would, without a call per item; ``embedded`` is
+        :meth:`embedding` of ``query`` when the caller computed it already (used when no ``query_vector``).
+        Everything is numpy over the rows of :attr:`table`: no Python loop over the items.
+        """
         with self._lock:
-            matching = self._table.matching(where)
-            allowed = matching if keep is None else [i for i in matching if keep(i)]
-            keyword = self.bm25.scores(query, allowed) if allowed else {}
+            table = self._table
+            mask = table.mask(where)
+            matching = mask.copy()
+            if keep is not None:
+                ids_of = table.ids
+                for n in np.flatnonzero(mask).tolist():
+                    if not keep(ids_of[n]):  # type: ignore[arg-type]
+                        mask[n] = False
+            if drop:
+                rows_of = table.rows
+                dropped = [at for doc_id in drop if (at := rows_of.get(doc_id)) is not None]
+                if dropped:
+                    mask[np.array(dropped, dtype=np.int64)] = False
+            allowed = np.flatnonzero(mask)
+            ids = table.id_array()[allowed]
+            epoch = table.epoch
+            keyword = np.zeros(len(allowed))
+            if len(allowed):
+                total = self.bm25.score_array(query)
+                if total is not None:
+                    keyword = total[self._keyword_row[allowed]]
+            position = np.full(len(mask), -1, dtype=np.int64)
+            position[allowed] = np.arange(len(allowed))
+            boost = None
+            if prior and len(allowed):
+                boost = np.zeros(len(allowed))
+                rows_of = table.rows
+                for doc_id, value in prior.items():
+                    found = rows_of.get(doc_id)
+                    if found is not None and position[found] >= 0:
+                        boost[position[found]] = value
             # older versions (and a restored save's other branches) share the filter: ask for enough that every
             # current vector comes back, so a restored game ranks exactly as the game that never stopped
             pool = min(DENSE_POOL, max(len(allowed), self._stored, self._in_store))
-        if not allowed:
+        if not len(allowed):
             empty = np.zeros(0)
-            return Fused([], empty, empty, empty, np.zeros(0, dtype=np.int64), self.strategy)
+            return Fused(ids, empty, empty, empty, None, self.strategy, dense_ok=False, rows=allowed)
         fallback: str | None = None
         vector = query_vector
         if vector is None and self.dense_ok and query.strip():
-            vector, fallback = self._embed_query(query)
-        dense: dict[str, float] = {}
+            vector, fallback = embedded if embedded is not None else self._embed_query(query)
+        dense = None
         if vector is not None and self.store is not None:
             try:
-                dense = self._dense(vector, pool, where, matching, allowed)
+                dense = self._dense(vector, pool, where, matching, position, epoch, ids)
             except Exception as exc:  # noqa: BLE001 - fall back to keywords for this query
                 log.warning("vector query failed, keyword search only: %s", exc)
                 fallback = f"vector query failed: {exc}"
         strategy = self.strategy if vector is not None and fallback is None else "bm25"
-        return _fused(allowed, dense, keyword, prior or {}, strategy, fallback)
+        return _fuse_arrays(ids, dense, keyword, boost, strategy, fallback, rows=allowed)
 
     def _dense(
-        self, vector: Vectors, pool: int, where: Where | None, matching: list[str], allowed: list[str]
-    ) -> dict[str, float]:
-        """Similarity of the allowed items among the store's top ``pool`` vectors matching ``where``.
+        self,
+        vector: Vectors,
+        pool: int,
+        where: Where | None,
+        matching: np.ndarray,
+        position: np.ndarray,
+        epoch: int,
+        ids: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Similarity of the allowed items among the store's top ``pool`` vectors matching ``where``: (their
+        positions among the allowed items, similarities), None when none of them is there.
+
+        ``matching`` (which rows of the table match ``where``) and ``position`` (each row's position among
+        the allowed items, -1 for none) were read under the lock in table ``epoch``; ``ids`` are the allowed ids.
 
         A range clause (``turn <= N``) makes a Chroma query several times slower than an equality one
         (measured over 11,000 vectors, top 1,000: 28 ms against 20 ms, and more under load), so the store
@@ -397,41 +495,78 @@ class HybridIndex:
         self._narrow_after -= 1
         found = None
         if narrow is not None:
-            first = self.store.query(self.collection, vector, pool, narrow, space=self.space)
-            found = self._filtered(first, pool, where, set(matching))
+            first = self._query(vector, pool, narrow)
+            with self._lock:
+                found = self._filtered(first, pool, where, matching, epoch)
             if found is None:
                 self._narrow_after = NARROW_BACKOFF
         if found is None:
-            found = self.store.query(self.collection, vector, pool, where, space=self.space)
-        allowed_set = set(allowed)
-        with self._lock:
-            owners = [self._by_vector.get(h.id) for h in found]
-        return {
-            doc: hit.similarity
-            for hit, doc in zip(found, owners, strict=True)
-            if doc is not None and doc in allowed_set
-        }
+            hits = self._query(vector, pool, where)
+            with self._lock:
+                found = (hits[0], hits[1], self._hit_rows(hits[0]))
+        vector_ids, similarity, rows = found
+        if epoch != self._table.epoch:  # the table was compacted meanwhile: its rows are not those of position
+            at = {doc_id: n for n, doc_id in enumerate(ids.tolist())}
+            with self._lock:
+                where_at = [at.get(self._by_vector.get(vector_id, ""), -1) for vector_id in vector_ids]
+            places = np.array(where_at, dtype=np.int64)
+        else:
+            known = (rows >= 0) & (rows < len(position))
+            places = np.full(len(rows), -1, dtype=np.int64)
+            places[known] = position[rows[known]]
+        chosen = np.flatnonzero(places >= 0)
+        if not len(chosen):
+            return None
+        return places[chosen], similarity[chosen]
+
+    def _query(self, vector: Vectors, k: int, where: Where | None) -> tuple[list[str], np.ndarray]:
+        """The store's top ``k`` vectors matching ``where``: (vector ids, similarities), best first."""
+        assert self.store is not None
+        # a store of its own with the array form (the in-process stores), not a wrapper passing it through
+        if getattr(type(self.store), "query_arrays", None) is not None:
+            found: tuple[list[str], np.ndarray] = self.store.query_arrays(  # type: ignore[attr-defined]
+                self.collection, vector, k, where, space=self.space
+            )
+            return found
+        hits = self.store.query(self.collection, vector, k, where, space=self.space)
+        return [h.id for h in hits], np.array([h.similarity for h in hits], dtype=np.float64)
+
+    def _hit_rows(self, vector_ids: list[str]) -> np.ndarray:
+        """The table row of each vector's item (-1: not a current vector of this index). Call under the lock."""
+        return np.fromiter(map(self._vector_row.get, vector_ids, repeat(-1)), dtype=np.int64, count=len(vector_ids))
 
     def _filtered(
-        self, hits: list[VectorHit], pool: int, where: Where | None, matching: set[str]
-    ) -> list[VectorHit] | None:
-        """The first ``pool`` of ``hits`` that match ``where``, or None when that cannot be told."""
-        out = []
-        with self._lock:
-            for hit in hits:
-                doc = self._by_vector.get(hit.id)
-                if doc is not None:
-                    ok = doc in matching
-                else:
-                    meta = self._vector_meta.get(hit.id)
-                    if meta is None:
-                        return None
-                    ok = matches(meta, where)
-                if ok:
-                    out.append(hit)
-                    if len(out) == pool:
-                        return out
-        return out if len(hits) < pool else None
+        self, hits: tuple[list[str], np.ndarray], pool: int, where: Where | None, matching: np.ndarray, epoch: int
+    ) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+        """The first ``pool`` of ``hits`` (vector ids, similarities) that match ``where``, with their rows, or
+        None when that cannot be told.
+
+        Call under the lock. ``matching`` says which rows of the table (as of ``epoch``) match ``where``.
+        """
+        if epoch != self._table.epoch:
+            return None  # rows renumbered since: the full query answers
+        vector_ids, similarity = hits
+        rows = self._hit_rows(vector_ids)
+        ok = np.zeros(len(rows), dtype=bool)
+        known = (rows >= 0) & (rows < len(matching))
+        ok[known] = matching[rows[known]]
+        for n in np.flatnonzero(rows < 0).tolist():  # a vector that is not current: an older version, or unknown
+            meta = self._vector_meta.get(vector_ids[n])
+            if meta is None:
+                rows[n] = -2
+            else:
+                ok[n] = matches(meta, where)
+        counted = np.cumsum(ok)
+        full = int(np.searchsorted(counted, pool))  # the hit where the count reaches pool (len(hits): never)
+        if bool((rows[: full + 1] == -2).any()):
+            return None
+        if full < len(rows):
+            taken = np.flatnonzero(ok[: full + 1])
+        elif len(rows) < pool:
+            taken = np.flatnonzero(ok)
+        else:
+            return None
+        return [vector_ids[n] for n in taken.tolist()], similarity[taken], rows[taken]
 
 
 def matches(meta: dict[str, Any], where: Where | None) -> bool:
@@ -458,18 +593,63 @@ def _equalities(where: Where | None) -> Where | None:
 @dataclass
 class Fused:
     """Every allowed item's fused score (``ids``, ``score``, ``dense``, ``keyword`` aligned) and ``order``,
-    the ranking: best first, ties by id; keyword-only, items sharing no word with the query are left out."""
+    the ranking: best first, ties by id; keyword-only, items sharing no word with the query are left out.
 
-    ids: list[str]
+    ``ids`` is an object array (``id_list`` the list); ``rows`` their rows in the index's table, when it
+    comes from :meth:`HybridIndex.scores`. The ranking is computed when first asked for: :meth:`selected`
+    (the hits, unordered) and :meth:`hits` with a ``k`` (a partial sort) need no full sort.
+    """
+
+    ids: np.ndarray
     score: np.ndarray
     dense: np.ndarray
     keyword: np.ndarray
-    order: np.ndarray
+    boost: np.ndarray | None
     strategy: str
     fallback: str | None = None
+    dense_ok: bool = False
+    """Whether dense scores took part (else items sharing no word with the query are no hits)."""
+    rows: np.ndarray | None = None
+    _order: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def id_list(self) -> list[str]:
+        return self.ids.tolist()  # type: ignore[no-any-return]
+
+    def selected(self) -> np.ndarray:
+        """Positions of the hits, in position order (:attr:`order` holds the same, ranked)."""
+        if self.dense_ok or not len(self.ids):
+            return np.arange(len(self.ids))
+        hit = self.keyword > 0
+        if self.boost is not None:
+            hit |= self.boost > 0
+        return np.flatnonzero(hit)
+
+    @property
+    def order(self) -> np.ndarray:
+        if self._order is None:
+            self._order = self._top(None)
+        return self._order
+
+    def _top(self, k: int | None) -> np.ndarray:
+        """The best ``k`` (None: all) hits' positions, best first, ties by id (code point order)."""
+        chosen = self.selected()
+        if k is not None and k <= 0:
+            return chosen[:0]
+        negative = -self.score[chosen]
+        if k is not None and k < len(chosen):
+            kth = np.partition(negative, k - 1)[k - 1]
+            near = negative <= kth  # every one of the best k, and the ties of the k-th
+            chosen, negative = chosen[near], negative[near]
+        if not len(chosen):
+            return chosen
+        ranked = chosen[np.lexsort((np.array(self.ids[chosen].tolist(), dtype=str), negative))]
+        return ranked if k is None else ranked[:k]
 
     def hits(self, k: int | None = None) -> list[Hit]:
-        order = self.order if k is None else self.order[:k]
+        order = self.order if k is None or self._order is not None else self._top(k)
+        if k is not None:
+            order = order[:k]
         ids, score, dense, keyword = self.ids, self.score, self.dense, self.keyword
         return [Hit(ids[n], float(score[n]), float(dense[n]), float(keyword[n])) for n in order.tolist()]
 
@@ -481,28 +661,41 @@ def _z(values: np.ndarray) -> np.ndarray:
 
 def fuse(ids: list[str], dense: dict[str, float], keyword: dict[str, float], prior: dict[str, float]) -> list[Hit]:
     """z(dense) + 0.5 z(bm25) + prior over ``ids``, best first (ties by id)."""
-    return _fused(ids, dense, keyword, prior, "").hits()
+    id_array = np.empty(len(ids), dtype=object)
+    id_array[:] = ids
+    kw = np.array([keyword.get(i, 0.0) for i in ids], dtype=np.float64) if keyword else np.zeros(len(ids))
+    found = None
+    if dense:
+        at = [n for n, i in enumerate(ids) if i in dense]
+        found = (np.array(at, dtype=np.int64), np.array([dense[ids[n]] for n in at], dtype=np.float64))
+    boost = np.array([prior.get(i, 0.0) for i in ids]) if prior else None
+    return _fuse_arrays(id_array, found, kw, boost, "", floor=min(dense.values()) if dense else None).hits()
 
 
-def _fused(
-    ids: list[str],
-    dense: dict[str, float],
-    keyword: dict[str, float],
-    prior: dict[str, float],
+def _fuse_arrays(
+    ids: np.ndarray,
+    dense: tuple[np.ndarray, np.ndarray] | None,
+    kw: np.ndarray,
+    boost: np.ndarray | None,
     strategy: str,
     fallback: str | None = None,
+    rows: np.ndarray | None = None,
+    floor: float | None = None,
 ) -> Fused:
-    kw = np.array([keyword.get(i, 0.0) for i in ids], dtype=np.float64) if keyword else np.zeros(len(ids))
-    score = KEYWORD_WEIGHT * _z(kw) if dense else _z(kw)
+    """z(dense) + 0.5 z(bm25) + prior over ``ids``.
+
+    ``dense``: (positions, similarities) of the items the vector search returned (the others take the
+    lowest of them, or ``floor``), None for keyword-only; ``kw`` every item's BM25 score; ``boost`` the
+    prior (None: 0).
+    The same operations in the same order as the dictionary-based fusion they replace: the same floats.
+    """
+    score = KEYWORD_WEIGHT * _z(kw) if dense is not None else _z(kw)
     dense_values = np.zeros(len(ids))
-    if dense:
-        floor = min(dense.values())
-        dense_values = np.array([dense.get(i, floor) for i in ids], dtype=np.float64)
+    if dense is not None:
+        at, similarity = dense
+        lowest = floor if floor is not None else min(similarity.tolist())
+        dense_values = np.full(len(ids), lowest, dtype=np.float64)
+        dense_values[at] = similarity
         score = score + _z(dense_values)
-    boost = np.array([prior.get(i, 0.0) for i in ids]) if prior else np.zeros(len(ids))
-    score = score + boost
-    # best first, ties by id: what sorted(key=(-score, id)) gives, in numpy (ids compare by code point in both)
-    order = np.lexsort((np.array(ids, dtype=str), -score)) if ids else np.zeros(0, dtype=np.int64)
-    if not dense:  # keyword-only: an item sharing no word with the query is no hit
-        order = order[(kw[order] > 0) | (boost[order] > 0)]
-    return Fused(ids, score, dense_values, kw, order, strategy, fallback)
+    score = score + (boost if boost is not None else np.zeros(len(ids)))
+    return Fused(ids, score, dense_values, kw, boost, strategy, fallback, dense_ok=dense is not None, rows=rows)

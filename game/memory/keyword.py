@@ -92,6 +92,31 @@ class BM25Index:
             arrays = self._arrays[term] = (rows, tfs)
         return arrays
 
+    def row(self, doc_id: str) -> int:
+        """The row of ``doc_id`` (added once at least): the position of its score in :meth:`score_array`."""
+        return self._rows[doc_id]
+
+    def score_array(self, query: str) -> np.ndarray | None:
+        """Every row's BM25 score for ``query`` (0 for a document sharing no term, or removed); None when empty.
+
+        A document's score is the number :meth:`scores` gives it, restricted or not (same operations, same order).
+        """
+        n = len(self._docs)
+        if not n:
+            return None
+        avg = self._total_length / n or 1.0
+        total = np.zeros(len(self._ids))
+        k1, b = self.k1, self.b
+        for term, repeats in Counter(keywords(query)).items():
+            if not self._postings.get(term):
+                continue
+            df = self._df[term]
+            idf = repeats * math.log(1 + (n - df + 0.5) / (df + 0.5))
+            rows, tfs = self._term(term)
+            norm = tfs + k1 * (1 - b + b * self._lengths[rows] / avg)
+            total[rows] += idf * tfs * (k1 + 1) / norm
+        return total
+
     def scores(self, query: str, allowed: Iterable[str] | None = None) -> dict[str, float]:
         """BM25 score of every document sharing a term with ``query`` (optionally restricted)."""
         n = len(self._docs)

@@ -41,6 +41,7 @@ state.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -80,6 +81,10 @@ Progress = Callable[[str, int, int], None]
 RESTORE_LABEL = "Restoring memories"
 EMBED_BATCH = 32
 """Texts embedded per batch when :meth:`GameMemory.prepare` reports progress."""
+FREEZE_FROM = 2000
+"""A restored log this long has its objects frozen for the garbage collector (``gc.freeze``): the ~180,000
+objects of a 10,000-turn game made a full collection take ~0.5 s in the middle of a turn, once in ~25 turns
+(``bench/turn_overhead.py``); frozen, a collection scans only what was made since."""
 
 
 class Summarizer(Protocol):
@@ -219,11 +224,15 @@ class GameMemory:
         Nothing recorded after the save is recalled: it is not in ``state``.
         """
         self.flush()
+        gc.unfreeze()  # what an earlier restore froze (the state replaced here among it) may be collected again
         with self._lock:
             self._consolidating.clear()
             self._use(state)
         self._prepared = False
         self.prepare(progress)
+        if len(state.log) >= FREEZE_FROM:
+            gc.collect()  # what is garbage now is freed first, not frozen with the rest
+            gc.freeze()
 
     def _reindex(self, progress: Progress | None = None) -> None:
         """Index everything the state holds: text at once, vectors from the store or embedded later.
@@ -298,13 +307,16 @@ class GameMemory:
             return orjson.dumps(fields, default=model_fields)
 
     def flush(self, timeout: float | None = 60.0) -> None:
-        """Finish background consolidation, then embed everything still pending."""
+        """Finish background consolidation, embed everything still pending, and wait for the store's queued writes."""
         with self._lock:
             futures = list(self._futures)
         wait(futures, timeout=timeout)
         with self._lock:
             self._futures = [f for f in self._futures if not f.done()]
         self._embed(force=True)
+        store_flush = getattr(self.store, "flush", None)  # a store writing behind (mirror.py): its queue lands now
+        if callable(store_flush):
+            store_flush()
 
     def close(self) -> None:
         self.flush()

@@ -1,13 +1,13 @@
-"""A local Chroma index whose vectors are also held in process, so queries are answered by numpy.
+"""A local Chroma index whose vectors are also held in process: reads from numpy, writes behind, a snapshot on disk.
 
 The local index (Chroma ``PersistentClient`` under ``saves/.index``) belongs to
 one process at a time (``stores.IndexLock``): while the game runs nothing else
 writes to it, so a copy of each collection kept in memory stays exactly what
-Chroma holds. :class:`MirroredStore` writes through to Chroma (which keeps the
-vectors across runs, and stays the one truth on disk) and answers ``query``,
-``existing``, ``metadata`` and ``count`` from the copy.
+Chroma holds once the writes queued to it have landed. :class:`MirroredStore`
+answers ``query``, ``existing``, ``metadata`` and ``count`` from the copy;
+Chroma stays the lasting store (and, with the saves, the one truth on disk).
 
-Why: a memory search asks for the top 1,000 vectors of the session up to the
+Why a copy: a memory search asks for the top 1,000 vectors of the session up to the
 current turn (``hybrid.DENSE_POOL``, for the z-statistics of the fused score).
 Over the 11,000 memories of a 10,000-turn game Chroma's filtered HNSW query took
 20-115 ms (more under load), several times the query embedding; an exact inner
@@ -15,19 +15,84 @@ product over every vector of the collection and a walk down the best ones until
 ``k`` pass the filter takes a few milliseconds (``bench/turn_overhead.py``).
 The answer is the exact top ``k`` (Chroma's HNSW is approximate). A Chroma
 server (``chroma_url``) is shared between processes and is queried directly.
+
+Chroma off the first turn's path (issue 11, target 1): importing ``chromadb``
+and opening the client cost ~0.5 s of a ~1.5 s start, so
+
+- **snapshot**: on a clean :meth:`MirroredStore.close`, once every write has
+  reached Chroma, each collection's copy (ids, float32 vectors, metadata and the
+  collection's recorded embedding model) is written beside the index
+  (``<data>/.index.mirror/``) with a ``clean`` marker naming the files, their
+  CRCs and a fingerprint of the index folder (every file's size and mtime). On
+  start, a valid marker lets the collections load from the snapshot without
+  importing ``chromadb``. Every open of the local Chroma deletes the marker
+  first (``stores.open_locked``, so also ``storyecho index``): a crash
+  mid-game leaves none and the next start reads Chroma. An index changed
+  behind the marker's back (deleted, truncated, replaced) no longer matches
+  its fingerprint; an unreadable snapshot falls back to Chroma, with a log line.
+- **lazy open, write-behind**: the index lock is still taken at start (a second
+  game gets ``IndexBusy`` at once), but Chroma is opened only when needed: a
+  collection the snapshot lacks (then at once), or the first queued write. A
+  write changes the copy at once and is queued, in order, to a writer thread,
+  which waits for the game to be idle (:data:`IDLE_S` after a query, at most
+  :data:`MAX_DELAY_S`) or for :meth:`flush`/:meth:`close` before it imports
+  Chroma, so the import never competes with a turn. A failed write is logged
+  and leaves no marker: the next start reads Chroma, misses those vectors and
+  embeds them again from the saves' text (``HybridIndex.adopt_stored``). A
+  damaged index found at that open is moved aside as ever and refilled from
+  the copy.
+- **texts embedded before**: :meth:`MirroredStore.remember_embeddings` wraps the
+  game's embedder in ``embed_cache.CachedEmbedder``, saved beside the index at
+  close, so a new game's seeded Story Bible (the same texts every game of a
+  story, ~0.2 s to embed, which the first recall waits for) is not embedded again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import queue
 import threading
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
-from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.stores import VectorHit, Where, where_clauses
+from game.memory.embed_cache import CachedEmbedder
+from game.memory.embedders import Embedder, EmbeddingSpace, Vectors
+from game.memory.stores import (
+    SNAPSHOT_MARKER,
+    ChromaVectorStore,
+    IndexLock,
+    StoreUnavailable,
+    VectorHit,
+    Where,
+    check_space,
+    fsync_dir,
+    lock_index,
+    one_blas_thread,
+    open_locked,
+    recorded_space,
+    snapshot_dir,
+    space_metadata,
+    where_clauses,
+)
+
+log = logging.getLogger("storyecho.memory")
 
 LOAD_BATCH = 5000
+SNAPSHOT_VERSION = 1
+IDLE_S = 0.5
+"""The writer opens Chroma once no store call came for this long after a query (the game waits for the player)."""
+MAX_DELAY_S = 5.0
+"""... or this long after the first queued write, whatever the game does (back-to-back turns)."""
+POLL_S = 0.05
+_STOP = object()
 
 
 class _Collection:
@@ -85,6 +150,13 @@ class _Collection:
                 self.ids[row] = None
                 self.alive[row] = False
 
+    def export(self) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
+        """The live rows: ids, vectors (float32) and metadata, in row order."""
+        rows = [row for row, doc_id in enumerate(self.ids) if doc_id is not None]
+        dimension = self.matrix.shape[1] if self.matrix.ndim == 2 else 0
+        matrix = self.matrix[rows] if rows else np.zeros((0, dimension), dtype=np.float32)
+        return [str(self.ids[row]) for row in rows], matrix, [dict(self.metadatas[row]) for row in rows]
+
     def mask(self, where: Where | None) -> np.ndarray:
         size = len(self.ids)
         mask = self.alive[:size].copy()
@@ -102,52 +174,334 @@ class _Collection:
 
     def query(self, vector: Vectors, k: int, where: Where | None) -> list[VectorHit]:
         """The exact top ``k`` by inner product among the rows matching ``where``, best first."""
+        ids, sims = self.top(vector, k, where)
+        return [VectorHit(doc_id, sim) for doc_id, sim in zip(ids, sims.tolist(), strict=True)]
+
+    def top(self, vector: Vectors, k: int, where: Where | None) -> tuple[list[str], np.ndarray]:
+        """:meth:`query` as (ids, similarities as float64), no :class:`VectorHit` made."""
         rows = np.flatnonzero(self.mask(where))
         if not len(rows) or k <= 0:
-            return []
-        sims = self.matrix[: len(self.ids)] @ np.asarray(vector, dtype=np.float32).reshape(-1)
+            return [], np.zeros(0)
+        with one_blas_thread():  # see stores.one_blas_thread: no wait for a second BLAS thread
+            sims = self.matrix[: len(self.ids)] @ np.asarray(vector, dtype=np.float32).reshape(-1)
         sims = sims[rows]
         count = min(k, len(rows))
         top = np.argpartition(-sims, count - 1)[:count] if count < len(rows) else np.arange(len(rows))
         top = top[np.argsort(-sims[top], kind="stable")]
         ids = self.ids
-        return [VectorHit(str(ids[row]), sim) for row, sim in zip(rows[top].tolist(), sims[top].tolist(), strict=True)]
+        return [str(ids[row]) for row in rows[top].tolist()], sims[top].astype(np.float64)
+
+
+def index_fingerprint(index_dir: Path) -> list[list[Any]] | None:
+    """Every file of the index folder with its size and modification time (None when the folder is missing).
+
+    A snapshot is valid only for the index it was taken of: one deleted, truncated, replaced or written
+    by anything else since (a Chroma open that wrote, another tool) no longer matches.
+    """
+    if not index_dir.is_dir():
+        return None
+    found: list[list[Any]] = []
+    for root, _, files in os.walk(index_dir):
+        for name in files:
+            path = Path(root) / name
+            info = path.stat()
+            found.append([path.relative_to(index_dir).as_posix(), info.st_size, info.st_mtime_ns])
+    return sorted(found)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+class _Backing:
+    """:attr:`MirroredStore.inner`: the space check of a query, answered from the copy (Chroma stays closed).
+
+    Nothing else is delegated: a probe such as ``getattr(store, "name", None)`` must never open Chroma.
+    """
+
+    def __init__(self, mirror: MirroredStore) -> None:
+        self._mirror = mirror
+
+    def _checked(self, name: str, space: EmbeddingSpace | None, dimension: int, *, create: bool) -> None:
+        self._mirror._check(name, space, dimension, create=create)
 
 
 class MirroredStore:
-    """A Chroma store (local, locked to this process) with an in-memory copy that answers reads.
+    """A local Chroma store (locked to this process) with an in-memory copy that answers reads; writes go behind.
 
-    Writes go to Chroma first, then to the copy (a failed write changes neither).
-    Each collection is read from Chroma into the copy on first use. The
-    embedding-space check of a query (``stores.SpaceMismatch``) is still made
-    against the collection Chroma records.
+    Writes change the copy at once (after the same embedding-space check Chroma's
+    collection metadata makes, ``stores.SpaceMismatch``) and are queued to Chroma
+    in order on a writer thread; :meth:`flush` and :meth:`close` wait for them.
+    Each collection is read into the copy on first use: from the snapshot when
+    its marker is valid, else from Chroma. See the module docstring.
+
+    Build one with :meth:`open_local` (lazy: Chroma opens when needed), or
+    around an open ``ChromaVectorStore`` (no snapshot).
     """
 
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.backend = inner.backend
+    def __init__(
+        self,
+        inner: ChromaVectorStore | None = None,
+        *,
+        index_dir: Path | None = None,
+        lock: IndexLock | None = None,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        assert inner is not None or (index_dir is not None and lock is not None), "a store, or an index and its lock"
+        self.backend = inner.backend if inner is not None else "chroma"
+        self.index_dir = index_dir
+        self.lock = lock if lock is not None else getattr(inner, "lock", None)
+        """The cross-process lock of the local index, held until :meth:`close`."""
+        self.inner: Any = _Backing(self)
+        self.rebuilt_from = ""
+        """Why the local index was found damaged and rebuilt when it opened ("" when it opened fine)."""
+        self._chroma: ChromaVectorStore | None = inner
+        self._say = say
         self._collections: dict[str, _Collection] = {}
+        self._meta: dict[str, dict[str, Any] | None] = {}
+        """Each loaded collection's Chroma metadata (its recorded model); None: Chroma has no such collection."""
+        self._dirty: set[str] = set()
+        """Collections whose copy may differ from their snapshot files."""
+        self._snapshot: dict[str, dict[str, Any]] | None = None
+        """The valid marker's collections (their files), or None."""
         self._lock = threading.RLock()
+        self._open_lock = threading.Lock()
+        self._open_error: str | None = None
+        self._failed = False
+        """A write (or the open) failed: Chroma may lack what the copy holds, so no snapshot is written."""
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        self._go = threading.Event()
+        if inner is not None:
+            self._go.set()  # Chroma is open already: nothing to keep off the turn's path
+        self._queried = False
+        self._last_call = time.monotonic()
+        self._first_write: float | None = None
+        self._closed = False
+        self._stopped = False
+        """The writer has stopped (at :meth:`close`): a write now is refused (``StoreUnavailable``)."""
+        self._caches: list[CachedEmbedder] = []
 
-    def __getattr__(self, name: str) -> Any:  # lock, rebuilt_from, close, collections, ...
-        return getattr(self.inner, name)
+    @classmethod
+    def open_local(cls, index_dir: Path, say: Callable[[str], None] | None = None) -> MirroredStore:
+        """The local index under ``index_dir``, locked now; Chroma is opened now only without a valid snapshot.
 
+        Raises:
+            IndexBusy: another process holds the index.
+            StoreUnavailable: the index cannot be locked, or (without a snapshot) opened.
+        """
+        lock = lock_index(index_dir)
+        store = cls(index_dir=index_dir, lock=lock, say=say)
+        try:
+            store._snapshot = store._read_marker()
+            if store._snapshot is None:
+                store.chroma()
+        except BaseException:
+            lock.release()
+            raise
+        return store
+
+    def remember_embeddings(self, embedder: Embedder) -> Embedder:
+        """``embedder`` with its vectors remembered by text beside the index, saved at :meth:`close`
+        (``embed_cache.py``: a new game's seeded Story Bible is not embedded again)."""
+        if self.index_dir is None:
+            return embedder
+        cache = CachedEmbedder(embedder, self.index_dir.with_name(self.index_dir.name + ".embeddings"))
+        self._caches.append(cache)
+        return cache
+
+    # ------------------------------------------------------------ Chroma
+    def chroma(self) -> ChromaVectorStore:
+        """The Chroma store, opened now if it is not yet (which invalidates the snapshot first).
+
+        Raises:
+            StoreUnavailable: Chroma cannot be imported or opened.
+        """
+        rebuilt = ""
+        with self._open_lock:
+            if self._chroma is None:
+                if self._open_error is not None:
+                    raise StoreUnavailable(self._open_error)
+                assert self.index_dir is not None and self.lock is not None
+                try:
+                    opened = open_locked(self.index_dir, self.lock)
+                except StoreUnavailable as exc:
+                    self._open_error = str(exc)
+                    self._failed = True
+                    raise
+                opened.lock = None  # the lock is this store's, released at close
+                self._chroma = opened
+                self.rebuilt_from = rebuilt = opened.rebuilt_from
+                self._go.set()
+            store = self._chroma
+        if rebuilt:
+            self._rebuilt(rebuilt)
+        return store
+
+    def _rebuilt(self, why: str) -> None:
+        """The index was damaged and is empty now: tell the player, and refill it from the copy."""
+        message = f"the memory index was damaged ({why}); it is being rebuilt from your saves"
+        try:
+            if self._say is None:
+                raise RuntimeError("no one to tell")
+            self._say(message)
+        except Exception:  # noqa: BLE001 - a notice must never stop the game
+            log.warning("%s", message)
+        with self._lock:
+            self._snapshot = None  # what it held beyond the copy went with the damaged index
+            self._dirty |= set(self._collections)
+            if any(col.rows for col in self._collections.values()):
+                self._enqueue(("refill",))
+
+    def _read_marker(self) -> dict[str, dict[str, Any]] | None:
+        """The collections of a valid snapshot, or None (no marker, or one that does not fit the index)."""
+        assert self.index_dir is not None
+        path = snapshot_dir(self.index_dir) / SNAPSHOT_MARKER
+        try:
+            marker = orjson.loads(path.read_bytes())
+            if marker.get("version") != SNAPSHOT_VERSION:
+                raise ValueError(f"version {marker.get('version')!r}, not {SNAPSHOT_VERSION}")
+            if marker.get("index") != index_fingerprint(self.index_dir):
+                raise ValueError("the index changed since it was taken")
+            return {str(name): dict(entry) for name, entry in marker["collections"].items()}
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # noqa: BLE001 - an unusable snapshot means reading Chroma, never a crash
+            log.warning("the memory index snapshot %s is not usable (%s); reading the index instead", path, exc)
+            return None
+
+    # --------------------------------------------------------------- the copy
     def _get(self, collection: str) -> _Collection:
         with self._lock:
+            self._last_call = time.monotonic()
             found = self._collections.get(collection)
             if found is None:
-                found = _Collection()
-                col = self.inner._collection(collection)
-                offset = 0
-                while col is not None:
-                    got = col.get(include=["embeddings", "metadatas"], limit=LOAD_BATCH, offset=offset)
-                    if not len(got["ids"]):
-                        break
-                    vectors = np.asarray(got["embeddings"], dtype=np.float32)
-                    found.upsert(list(got["ids"]), vectors, [dict(m or {}) for m in got["metadatas"]])
-                    offset += len(got["ids"])
+                if self._snapshot is not None and collection in self._snapshot:
+                    found = self._from_snapshot(collection, self._snapshot[collection])
+                if found is None:
+                    found = self._from_chroma(collection)
                 self._collections[collection] = found
             return found
+
+    def _from_snapshot(self, collection: str, entry: dict[str, Any]) -> _Collection | None:
+        assert self.index_dir is not None
+        folder = snapshot_dir(self.index_dir)
+        try:
+            vectors = (folder / entry["vectors"]).read_bytes()
+            records = (folder / entry["records"]).read_bytes()
+            if zlib.crc32(vectors) != entry["vectors_crc"] or zlib.crc32(records) != entry["records_crc"]:
+                raise ValueError("its checksum does not match")
+            saved = orjson.loads(records)
+            ids, metadatas, count = list(saved["ids"]), list(saved["metadatas"]), int(entry["count"])
+            matrix = np.frombuffer(vectors, dtype=np.float32)
+            if saved["collection"] != collection or len(ids) != count or len(metadatas) != count:
+                raise ValueError("its files disagree")
+            matrix = matrix.reshape(count, int(entry["dimension"]))
+            meta = saved["meta"]
+        except Exception as exc:  # noqa: BLE001 - read Chroma instead
+            log.warning("the snapshot of %s cannot be read (%s); reading the index instead", collection, exc)
+            return None
+        found = _Collection()
+        if count:
+            found.upsert(ids, matrix, [dict(m) for m in metadatas])
+        self._meta[collection] = dict(meta) if meta is not None else None
+        return found
+
+    def _from_chroma(self, collection: str) -> _Collection:
+        found = _Collection()
+        self._dirty.add(collection)
+        try:
+            col = self.chroma()._collection(collection)
+        except StoreUnavailable as exc:
+            log.warning("the memory index cannot be opened (%s); %s is kept in memory only", exc, collection)
+            self._meta[collection] = None
+            return found
+        offset = 0
+        while col is not None:
+            got = col.get(include=["embeddings", "metadatas"], limit=LOAD_BATCH, offset=offset)
+            if not len(got["ids"]):
+                break
+            vectors = np.asarray(got["embeddings"], dtype=np.float32)
+            found.upsert(list(got["ids"]), vectors, [dict(m or {}) for m in got["metadatas"]])
+            offset += len(got["ids"])
+        self._meta[collection] = dict(col.metadata or {}) if col is not None else None
+        return found
+
+    def _check(self, collection: str, space: EmbeddingSpace | None, dimension: int, *, create: bool) -> None:
+        """Raise ``SpaceMismatch`` unless the collection holds vectors of ``space`` (``create``: a write records it)."""
+        with self._lock:
+            self._get(collection)
+            self._queried = self._queried or not create
+            meta = self._meta.get(collection)
+            if meta is None:
+                if create:
+                    self._meta[collection] = {"hnsw:space": "ip"} | space_metadata(space, dimension)
+                return
+        check_space(collection, *recorded_space(meta), space, dimension)
+
+    # ----------------------------------------------------------- writes
+    def _enqueue(self, op: tuple[Any, ...]) -> None:
+        with self._lock:
+            if self._stopped:
+                raise StoreUnavailable("the memory index is closed")
+            self._last_call = time.monotonic()
+            if self._first_write is None:
+                self._first_write = self._last_call
+            self._queue.put(op)
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="chroma-writer", daemon=True)
+                self._writer.start()
+
+    def _write_loop(self) -> None:
+        while True:
+            op = self._queue.get()
+            try:
+                if op is _STOP:
+                    return
+                self._wait_for_idle()
+                self._apply(op)
+            except Exception as exc:  # noqa: BLE001 - the copy holds it; the next start embeds it again
+                if not self._failed:
+                    log.warning(
+                        "writing to the memory index failed (%s); what it lacks is embedded again at the next start",
+                        exc,
+                    )
+                self._failed = True
+            finally:
+                self._queue.task_done()
+
+    def _wait_for_idle(self) -> None:
+        """Hold the first write (so the Chroma import) until the game is idle, or :meth:`flush` asks."""
+        while not self._go.is_set():
+            now = time.monotonic()
+            if self._queried and now - self._last_call >= IDLE_S:
+                break
+            if self._first_write is not None and now - self._first_write >= MAX_DELAY_S:
+                break
+            self._go.wait(POLL_S)
+        self._go.set()
+
+    def _apply(self, op: tuple[Any, ...]) -> None:
+        chroma = self.chroma()
+        if op[0] == "upsert":
+            _, collection, ids, matrix, metadatas, space = op
+            chroma.upsert(collection, ids, matrix, metadatas, space=space)
+        elif op[0] == "delete":
+            chroma.delete(op[1], op[2])
+        elif op[0] == "drop":
+            chroma.drop(op[1])
+        else:  # refill a rebuilt index with the whole copy (later queued writes land after it)
+            for collection in list(self._collections):
+                with self._lock:
+                    ids, matrix, metadatas = self._collections[collection].export()
+                    meta = self._meta.get(collection)
+                space, _ = recorded_space(meta)
+                for start in range(0, len(ids) if meta is not None else 0, 1000):
+                    end = start + 1000
+                    chroma.upsert(collection, ids[start:end], matrix[start:end], metadatas[start:end], space=space)
 
     def upsert(
         self,
@@ -159,10 +513,14 @@ class MirroredStore:
     ) -> None:
         if not ids:
             return
+        matrix = np.array(vectors, dtype=np.float32).reshape(len(ids), -1)  # a copy: it waits in the queue
+        rows = [dict(m) for m in metadatas]
         with self._lock:
             mirror = self._get(collection)
-            self.inner.upsert(collection, ids, vectors, metadatas, space=space)
-            mirror.upsert(ids, np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1), metadatas)
+            self._check(collection, space, matrix.shape[1], create=True)
+            self._enqueue(("upsert", collection, list(ids), matrix, rows, space))  # first: it refuses once closed
+            mirror.upsert(list(ids), matrix, rows)
+            self._dirty.add(collection)
 
     def query(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
@@ -172,6 +530,16 @@ class MirroredStore:
             checked(collection, space, int(np.asarray(vector).size), create=False)
         with self._lock:
             return self._get(collection).query(vector, k, where)
+
+    def query_arrays(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> tuple[list[str], np.ndarray]:
+        """:meth:`query` as (ids, similarities), best first: the same answer without a :class:`VectorHit` per hit."""
+        checked = getattr(self.inner, "_checked", None)
+        if checked is not None:
+            checked(collection, space, int(np.asarray(vector).size), create=False)
+        with self._lock:
+            return self._get(collection).top(vector, k, where)
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
@@ -188,8 +556,9 @@ class MirroredStore:
             return
         with self._lock:
             mirror = self._get(collection)
-            self.inner.delete(collection, ids)
+            self._enqueue(("delete", collection, list(ids)))
             mirror.delete(ids)
+            self._dirty.add(collection)
 
     def count(self, collection: str) -> int:
         with self._lock:
@@ -197,5 +566,95 @@ class MirroredStore:
 
     def drop(self, collection: str) -> None:
         with self._lock:
-            self.inner.drop(collection)
-            self._collections.pop(collection, None)
+            self._enqueue(("drop", collection))
+            self._collections[collection] = _Collection()
+            self._meta[collection] = None
+            self._dirty.add(collection)
+
+    def collections(self) -> dict[str, Any]:
+        """Chroma's collections (see ``ChromaVectorStore.collections``): opens Chroma, after the queued writes."""
+        self.flush()
+        return self.chroma().collections()
+
+    # ------------------------------------------------------- flush, close
+    def flush(self) -> None:
+        """Wait until every queued write has reached Chroma (opening it now if it is not yet)."""
+        if self._writer is not None and not self._stopped:
+            self._go.set()
+            self._queue.join()
+
+    def close(self) -> None:
+        """Write everything to Chroma, then the snapshot and its clean marker, and release the index."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.flush()
+            with self._lock:
+                self._stopped = True
+            if self._writer is not None:
+                self._queue.put(_STOP)
+                self._writer.join()
+            if self.index_dir is not None and not self._failed:
+                try:
+                    self._write_snapshot()
+                except Exception as exc:  # noqa: BLE001 - without a marker the next start reads Chroma
+                    log.warning(
+                        "the memory index snapshot could not be written (%s); the next start reads the index", exc
+                    )
+        finally:
+            for cache in self._caches:
+                try:
+                    cache.save()
+                except Exception as exc:  # noqa: BLE001 - the next game embeds those texts again
+                    log.warning("the embedding cache %s could not be written (%s)", cache.path, exc)
+            if self._chroma is not None:
+                self._chroma.close()
+            if self.lock is not None:
+                self.lock.release()
+
+    def _write_snapshot(self) -> None:
+        """Write the copy of each collection changed or read from Chroma, then the marker naming every file.
+
+        Called once every write has reached Chroma. When Chroma was never opened, nothing changed and the
+        marker found at start still holds.
+        """
+        assert self.index_dir is not None
+        if self._chroma is None:
+            return
+        folder = snapshot_dir(self.index_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = f"{os.getpid()}-{time.time_ns()}"
+        entries: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            previous = self._snapshot or {}  # None after a rebuild: the old files describe a lost index
+            for name, entry in previous.items():  # collections never changed (or never read) still match
+                if name not in self._dirty:
+                    entries[name] = entry
+            for number, name in enumerate(sorted(self._dirty & set(self._collections))):
+                ids, matrix, metadatas = self._collections[name].export()
+                vectors = np.ascontiguousarray(matrix, dtype=np.float32).tobytes()
+                records = orjson.dumps(
+                    {"collection": name, "ids": ids, "metadatas": metadatas, "meta": self._meta.get(name)}
+                )
+                base = f"{stamp}-{number}"
+                _write_durably(folder / f"{base}.f32", vectors)
+                _write_durably(folder / f"{base}.json", records)
+                entries[name] = {
+                    "vectors": f"{base}.f32",
+                    "records": f"{base}.json",
+                    "vectors_crc": zlib.crc32(vectors),
+                    "records_crc": zlib.crc32(records),
+                    "count": len(ids),
+                    "dimension": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
+                }
+        marker = {"version": SNAPSHOT_VERSION, "index": index_fingerprint(self.index_dir), "collections": entries}
+        temporary = folder / f"{SNAPSHOT_MARKER}.{stamp}.tmp"
+        _write_durably(temporary, orjson.dumps(marker))
+        os.replace(temporary, folder / SNAPSHOT_MARKER)
+        fsync_dir(folder)
+        named = {SNAPSHOT_MARKER} | {e[key] for e in entries.values() for key in ("vectors", "records")}
+        for path in folder.iterdir():
+            if path.name not in named:
+                with contextlib.suppress(OSError):
+                    path.unlink()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from game.memory.base import MemoryBlock, MemoryItem
 from game.text import estimate_tokens
@@ -41,7 +42,7 @@ W_OPEN_THREAD = 0.05
 class Budgets:
     """Token budget of each block."""
 
-    bible_core: int = 220
+    bible_core: int = 240  # the cast of a story (7 characters in Misty Forest) in the estimate of game.text
     bible_rules: int = 200
     bible_style: int = 90
     knowledge: int = 260
@@ -114,12 +115,18 @@ def recency(current_turn: int, turn: int, half_life_turns: float) -> float:
     return float(0.5 ** (max(0, current_turn - turn) / half_life_turns))
 
 
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> int:
+    """:func:`estimate_tokens`, remembered: the Story Bible's blocks repeat the same entries every turn."""
+    return estimate_tokens(text)
+
+
 def make_block(name: str, items: list[MemoryItem], budget: int) -> MemoryBlock:
     """A block holding as many of ``items`` (best first) as fit ``budget`` tokens."""
     block = MemoryBlock(name=name, title=TITLES.get(name, name), layer=LAYERS.get(name, "memory"))
-    used = estimate_tokens(f"## {block.title}\n")
+    used = _tokens(f"## {block.title}\n")
     for item in items:
-        cost = estimate_tokens(f"- {item.text}\n")
+        cost = _tokens(f"- {item.text}\n")
         if used + cost > budget and block.items:
             block.cut.append(item)
             continue
@@ -127,10 +134,10 @@ def make_block(name: str, items: list[MemoryItem], budget: int) -> MemoryBlock:
             # a single oversized item is shortened rather than dropped
             room = max(20, (budget - used) * 4 - 4)
             item = replace(item, text=item.text[:room].rstrip() + "…", parts=dict(item.parts))
-            cost = estimate_tokens(f"- {item.text}\n")
+            cost = _tokens(f"- {item.text}\n")
         block.items.append(item)
         used += cost
-    block.tokens = estimate_tokens(block.render()) if block.items else 0
+    block.tokens = _tokens(block.render()) if block.items else 0
     return block
 
 

@@ -85,6 +85,7 @@ class MemoryRecall:
     def __init__(self, memory: GameMemory) -> None:
         self.memory = memory
         self._features = MemoryFeatures()
+        self._summaries = SummaryIndex()
 
     def recall(self, action: str, state: GameState) -> MemoryContext:
         memory = self.memory
@@ -92,14 +93,15 @@ class MemoryRecall:
         budgets = config.budgets
         started = time.perf_counter()
         turn = state.turn
-        focus = self._focus_npcs(action, state)
+        characters = memory.query.characters(action)
+        focus = self._focus_npcs(action, state, characters)
         query_vector = memory.memories.embed_query(action)
         with memory.lock:
             active = [e for e in memory.state.bible if active_at(e, turn)]
             blocks, shown = self._fixed_blocks(active)
             window = memory.window(turn)
             synopsis = memory.state.synopsis_at(turn)
-            summaries = len([s for s in memory.state.summaries if s.turn <= turn])
+            summaries = self._summaries.sync(memory.state.summaries).count(turn)
         strategies: dict[str, str] = {}
         fallbacks: dict[str, str] = {}
         if memory.knowledge is not None:
@@ -135,6 +137,8 @@ class MemoryRecall:
             query_vector=query_vector,
             strategies=strategies,
             fallbacks=fallbacks,
+            active={e.id for e in active},
+            characters=characters,
         )
         items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts)) for m in relevant]
         blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
@@ -207,6 +211,8 @@ class MemoryRecall:
         query_vector: Vectors | None = None,
         strategies: dict[str, str] | None = None,
         fallbacks: dict[str, str] | None = None,
+        active: set[str] | None = None,
+        characters: tuple[list[str], str] | None = None,
     ) -> list[ScoredMemory]:
         """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path).
 
@@ -218,60 +224,56 @@ class MemoryRecall:
         turn spent there, which drowns the rest of the question). A named
         character joins the focus (a match in the score); a named place becomes
         a prior on what happened there.
+
+        ``active`` is the ids of the Story Bible entries active at ``state.turn`` and ``characters``
+        ``memory.query.characters(query)``, when the caller has them.
         """
         memory = self.memory
         focus = set(focus or ())
         exclude = exclude or set()
-        named, rewritten = memory.query.characters(query)
+        named, rewritten = characters if characters is not None else memory.query.characters(query)
         places, rewritten = memory.query.places(rewritten)
         focus |= set(named)
         turn = state.turn
-        with memory.lock:
-            entries = {e.id for e in memory.state.bible if active_at(e, turn)}
-        items = memory.memories.snapshot()
-        table = self._features.update(items)
-        recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
-        late = table.late(recent_cutoff, items)
-
-        def keep(doc_id: str) -> bool:
-            if doc_id in exclude:
-                return False
-            if doc_id.startswith("bible-"):
-                return doc_id in entries
-            return doc_id not in late
-
-        prior: dict[str, float] = {}
-        if len(places) == 1:  # "what did I find at the lodge?": what happened there, not what mentions lodges
-            # a turn counts where it happened (not because its exits name the place); a fact, where it says
-            prior = dict.fromkeys(table.at_place(places[0].lower(), items), PLACE_PRIOR)
-        where = {"session": memory.session_id, "turn": {"$lte": turn}}
+        if active is None:
+            with memory.lock:
+                active = {e.id for e in memory.state.bible if active_at(e, turn)}
+        entries = active
+        index = memory.memories
+        text = rewritten or query
         vector = query_vector if rewritten == query else None
-        fused = memory.memories.scores(rewritten or query, where, keep, query_vector=vector, prior=prior)
-        if strategies is not None:
-            strategies["memories"] = fused.strategy
-        if fallbacks is not None and fused.fallback:
-            fallbacks["memories"] = fused.fallback
-        semantic = _unit_scale(fused.score[fused.order])
-        ids = [fused.ids[n] for n in fused.order.tolist()]
-        known = [doc_id in items for doc_id in ids]  # an item added since the snapshot waits for the next turn
-        if not all(known):
-            semantic = semantic[np.array(known, dtype=bool)]
-            ids = [doc_id for doc_id, ok in zip(ids, known, strict=True) if ok]
-        if focus:  # characters present pull in what involves them, even with no word in common
-            ranked = set(ids)
-            extra = [
-                doc_id
-                for doc_id in table.involving(focus)
-                if doc_id in items
-                and doc_id not in ranked
-                and keep(doc_id)
-                and table.owned(doc_id, memory.session_id, turn)
-            ]
-            if extra:
-                ids += extra
-                semantic = np.concatenate([semantic, np.zeros(len(extra))])
+        embedded = index.embedding(text) if vector is None else None  # outside the lock: it may take a while
+        recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
+        where = {"session": memory.session_id, "turn": {"$lte": turn}}
         query_terms = set(keywords(query)) - {"character", "item", "event", "thread", "player"}
-        return table.best(ids, semantic, items, turn, focus, query_terms, memory.config.recency_half_life_turns, k)
+        # one consistent view of the index (the worker adds and replaces items meanwhile): the features are
+        # brought up to date with the items, then every allowed item is scored and ranked as arrays
+        with index.lock:
+            items = index.items
+            table = self._features.sync(index)
+            ids_of = index.table.ids
+            # what keep() was, item by item: the excluded ids, Bible entries not active then, turns in the window
+            drop = set(exclude) | table.inactive_bible(entries, ids_of) | table.late(recent_cutoff, ids_of)
+            prior: dict[str, float] = {}
+            if len(places) == 1:  # "what did I find at the lodge?": what happened there, not what mentions lodges
+                # a turn counts where it happened (not because its exits name the place); a fact, where it says
+                prior = dict.fromkeys(table.at_place(places[0].lower(), items, ids_of), PLACE_PRIOR)
+            fused = index.scores(text, where, query_vector=vector, prior=prior, drop=drop, embedded=embedded)
+            if strategies is not None:
+                strategies["memories"] = fused.strategy
+            if fallbacks is not None and fused.fallback:
+                fallbacks["memories"] = fused.fallback
+            hits = fused.selected()  # the ranking below does not depend on their order
+            semantic = _unit_scale(fused.score[hits])
+            rows = fused.rows[hits] if fused.rows is not None else np.zeros(0, dtype=np.int64)
+            if focus:  # characters present pull in what involves them, even with no word in common
+                extra = table.involving(focus, rows, drop, memory.session_id, turn, index.table)
+                if len(extra):
+                    rows = np.concatenate([rows, extra])
+                    semantic = np.concatenate([semantic, np.zeros(len(extra))])
+            return table.best(
+                rows, semantic, items, ids_of, turn, focus, query_terms, memory.config.recency_half_life_turns, k
+            )
 
     def _history_items(
         self,
@@ -282,20 +284,26 @@ class MemoryRecall:
         fallbacks: dict[str, str],
     ) -> list[MemoryItem]:
         memory = self.memory
+        turn = state.turn
         with memory.lock:
-            summaries = [s for s in memory.state.summaries if s.turn <= state.turn]
-        by_id = {s.id: s for s in summaries}
-        chosen: dict[str, float] = {s.id: 1.0 for s in summaries[-memory.config.recent_summaries :]}
+            known = self._summaries.sync(memory.state.summaries)
+            recent = known.latest(turn, memory.config.recent_summaries)
+            by_id = {s.id: known.get(s.id, turn) for s in recent}
+        chosen: dict[str, float] = dict.fromkeys(by_id, 1.0)
         parts: dict[str, dict[str, float]] = {i: {"recency": 1.0} for i in chosen}  # the latest, whatever the query
-        where = {"session": memory.session_id, "turn": {"$lte": state.turn}}
+        where = {"session": memory.session_id, "turn": {"$lte": turn}}
         ranked = memory.history.search(action, memory.config.history_k, where, query_vector=query_vector)
         strategies["history"] = ranked.strategy
         if ranked.fallback:
             fallbacks["history"] = ranked.fallback
         for hit in ranked:
-            if hit.id in by_id and hit.id not in chosen:
-                chosen[hit.id] = round(hit.score, 3)
-                parts[hit.id] = {"semantic": chosen[hit.id]}
+            if hit.id not in chosen:
+                with memory.lock:
+                    found = known.get(hit.id, turn)
+                if found is not None:
+                    by_id[hit.id] = found
+                    chosen[hit.id] = round(hit.score, 3)
+                    parts[hit.id] = {"semantic": chosen[hit.id]}
         ordered = sorted(chosen, key=lambda i: -by_id[i].turn)
         return [MemoryItem(by_id[i].labelled(), chosen[i], f"history:{i}", parts[i]) for i in ordered]
 
@@ -313,135 +321,176 @@ class MemoryRecall:
             for e in recent
         ]
 
-    def _focus_npcs(self, action: str, state: GameState) -> set[str]:
+    def _focus_npcs(self, action: str, state: GameState, characters: tuple[list[str], str] | None = None) -> set[str]:
         """NPCs present at the player's place or named in the action."""
         pack = self.memory.pack
         present = set(pack.nodes[state.node].npcs) if pack and state.node in pack.nodes else set()
-        return present | set(self.memory.query.characters(action)[0])
+        named = characters[0] if characters is not None else self.memory.query.characters(action)[0]
+        return present | set(named)
 
 
 class MemoryFeatures:
-    """What ranking reads of each indexed memory, computed once per version of the item.
+    """What ranking reads of each indexed memory, row-aligned with the index's metadata table.
 
     The relevant-memories ranking scores every memory a query may see (10,000 and more in a long game).
     Scoring them one by one in Python cost ~150 ms a turn; here the per-item terms (importance, turn,
-    open thread, NPCs, key words) are kept row-aligned in numpy arrays, updated only for the items that
-    changed, and :meth:`best` scores every candidate at once, then computes the exact score of the few
-    that can reach the top with the same functions as before (:func:`hybrid_score`, :func:`score_parts`),
-    so the ranking is the one the item-by-item loop gave (``tests/test_memory_ranking.py`` holds them equal).
+    open thread, NPCs, key words) are kept in numpy arrays on the rows of the index's table, updated
+    only for the items the index says changed (:meth:`HybridIndex.changes`), and :meth:`best` scores
+    every candidate at once, then computes the exact score of the few that can reach the top with the
+    same functions as before (:func:`hybrid_score`, :func:`score_parts`), so the ranking is the one the
+    item-by-item loop gave (``tests/test_memory_ranking.py`` holds them equal). Read and updated under
+    the index's lock only.
     """
 
     GROW = 1024
 
     def __init__(self) -> None:
-        self.rows: dict[str, int] = {}
-        self.items: list[Any] = []
-        self.ids: list[str] = []
+        self._index: object = None
+        self._token: tuple[int, int, int] | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.size = 0
         self.importance = np.zeros(0)
         self.turn = np.zeros(0)
         self.game_turn = np.zeros(0, dtype=bool)
         self.thread = np.zeros(0, dtype=bool)
-        self.session: list[str] = []
+        self.bible = np.zeros(0, dtype=bool)
+        self.session: list[Any] = []
         self.npcs: list[frozenset[str]] = []
         self.key_terms: list[frozenset[str]] = []
+        self.node: list[str] = []
         self.by_npc: dict[str, set[int]] = {}
         self.by_term: dict[str, set[int]] = {}
-        self.node: list[str] = []
+        self._arrays: dict[tuple[str, str], np.ndarray] = {}
+        """Cached row arrays of ``by_npc`` / ``by_term`` entries, dropped when the entry changes."""
+        self._bible_rows: set[int] = set()
+        self._nodeless: set[int] = set()
 
-    def update(self, items: dict[str, Any]) -> MemoryFeatures:
-        """Bring the rows up to date with ``items`` (an index snapshot); returns self."""
-        rows, current = self.rows, self.items
-        for doc_id, item in items.items():
-            row = rows.get(doc_id)
-            if row is None or current[row] is not item:
+    def sync(self, index: Any) -> MemoryFeatures:
+        """Bring the rows up to date with ``index`` (a :class:`HybridIndex`, its lock held); returns self."""
+        if index is not self._index:
+            self._index, self._token = index, None
+        token, changed = index.changes(self._token)
+        rows_of, items = index.table.rows, index.items
+        if changed is None:  # first use, or the table was renumbered
+            self._reset()
+            changed = list(items)
+        for doc_id in dict.fromkeys(changed):
+            row = rows_of.get(doc_id)
+            item = items.get(doc_id)
+            if row is not None and item is not None:
                 self._set(doc_id, item, row)
+        self._token = token
         return self
 
-    def _set(self, doc_id: str, item: Any, row: int | None) -> None:
-        if row is None:
-            row = len(self.ids)
-            self.rows[doc_id] = row
-            self.ids.append(doc_id)
-            self.items.append(None)
-            self.session.append("")
+    def _set(self, doc_id: str, item: Any, row: int) -> None:
+        while row >= self.size:
+            self.size += 1
+            self.session.append(None)
             self.npcs.append(frozenset())
             self.key_terms.append(frozenset())
             self.node.append("")
-            if row >= len(self.turn):
-                size = len(self.turn) + self.GROW
-                self.importance = np.resize(self.importance, size)
-                self.turn = np.resize(self.turn, size)
-                self.game_turn = np.resize(self.game_turn, size)
-                self.thread = np.resize(self.thread, size)
+        if row >= len(self.turn):
+            size = max(row + 1, len(self.turn) + self.GROW)
+            self.importance = np.resize(self.importance, size)
+            self.turn = np.resize(self.turn, size)
+            self.game_turn = np.resize(self.game_turn, size)
+            self.thread = np.resize(self.thread, size)
+            self.bible = np.resize(self.bible, size)
         for npc in self.npcs[row]:
             self.by_npc.get(npc, set()).discard(row)
+            self._arrays.pop(("npc", npc), None)
         for term in self.key_terms[row]:
             self.by_term.get(term, set()).discard(row)
+            self._arrays.pop(("term", term), None)
         meta = item.metadata
-        self.items[row] = item
         self.importance[row] = int(meta.get("importance", 40))
         self.turn[row] = int(meta.get("turn", 0))
         self.game_turn[row] = bool(meta.get("game_turn"))
         self.thread[row] = meta.get("entry_type") == "open_thread"
+        self.bible[row] = doc_id.startswith("bible-")
+        (self._bible_rows.add if self.bible[row] else self._bible_rows.discard)(row)
         self.session[row] = meta.get("session")
         self.npcs[row] = frozenset(str(meta.get("npcs", "")).split(","))
         self.key_terms[row] = frozenset(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
         self.node[row] = str(meta.get("node", "")).lower()
+        (self._nodeless.discard if self.node[row] else self._nodeless.add)(row)
         for npc in self.npcs[row]:
             self.by_npc.setdefault(npc, set()).add(row)
+            self._arrays.pop(("npc", npc), None)
         for term in self.key_terms[row]:
             self.by_term.setdefault(term, set()).add(row)
+            self._arrays.pop(("term", term), None)
 
-    def late(self, cutoff: int, items: dict[str, Any]) -> set[str]:
-        """Played turns of ``items`` after ``cutoff`` (still in the L1 window)."""
-        size = len(self.ids)
-        rows = np.flatnonzero(self.game_turn[:size] & (self.turn[:size] > cutoff))
-        return {doc_id for row in rows.tolist() if (doc_id := self.ids[row]) in items}
+    def _rows(self, kind: str, key: str) -> np.ndarray:
+        """The rows of ``by_npc[key]`` (kind "npc") or ``by_term[key]`` ("term") as an array (cached)."""
+        found = self._arrays.get((kind, key))
+        if found is None:
+            rows = (self.by_npc if kind == "npc" else self.by_term).get(key, set())
+            found = self._arrays[(kind, key)] = np.fromiter(rows, dtype=np.int64, count=len(rows))
+        return found
 
-    def at_place(self, place: str, items: dict[str, Any]) -> list[str]:
+    def late(self, cutoff: int, ids: list[str | None]) -> set[str]:
+        """Played turns (not Bible entries) of the index after ``cutoff`` (still in the L1 window)."""
+        size = self.size
+        rows = np.flatnonzero(self.game_turn[:size] & (self.turn[:size] > cutoff) & ~self.bible[:size])
+        return {doc_id for row in rows.tolist() if (doc_id := ids[row]) is not None}
+
+    def inactive_bible(self, entries: set[str], ids: list[str | None]) -> set[str]:
+        """Bible entries of the index that are not among ``entries`` (the active ones)."""
+        return {doc_id for row in self._bible_rows if (doc_id := ids[row]) is not None and doc_id not in entries}
+
+    def at_place(self, place: str, items: dict[str, Any], ids: list[str | None]) -> list[str]:
         """Memories of ``place`` (lower case): turns played there, facts (no place of their own) that name it."""
         node = self.node
-        rows = self.rows
-        return [
-            doc_id
-            for doc_id, item in items.items()
-            if node[rows[doc_id]] == place or (not node[rows[doc_id]] and place in item.text.lower())
-        ]
+        out = [doc_id for row, name in enumerate(node) if name == place and (doc_id := ids[row]) is not None]
+        for row in sorted(self._nodeless):
+            doc_id = ids[row]
+            if doc_id is not None and place in items[doc_id].text.lower():
+                out.append(doc_id)
+        return out
 
-    def involving(self, npcs: set[str]) -> list[str]:
-        """Ids of the memories whose NPCs include one of ``npcs``."""
-        rows: set[int] = set()
-        for npc in npcs:
-            rows |= self.by_npc.get(npc, set())
-        return [self.ids[row] for row in sorted(rows)]
-
-    def owned(self, doc_id: str, session: str, turn: int) -> bool:
-        row = self.rows[doc_id]
-        return bool(self.session[row] == session and self.turn[row] <= turn)
+    def involving(
+        self, npcs: set[str], ranked: np.ndarray, drop: set[str], session: str, turn: int, table: Any
+    ) -> np.ndarray:
+        """Rows of the live memories involving one of ``npcs`` that are not ``ranked`` rows nor ``drop`` ids
+        and belong to ``session`` up to ``turn``."""
+        found = [self._rows("npc", npc) for npc in npcs]
+        rows = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+        if not len(rows):
+            return rows
+        ids = table.ids
+        out = np.zeros(self.size, dtype=bool)
+        out[rows] = True
+        out[ranked] = False
+        out &= self.turn[: self.size] <= turn
+        rows = np.flatnonzero(out)
+        return np.array(
+            [r for r in rows.tolist() if (i := ids[r]) is not None and i not in drop and self.session[r] == session],
+            dtype=np.int64,
+        )
 
     def best(
         self,
-        ids: list[str],
+        rows: np.ndarray,
         semantic: np.ndarray,
         items: dict[str, Any],
+        ids: list[str | None],
         turn: int,
         focus: set[str],
         query_terms: set[str],
         half_life: float,
         k: int,
     ) -> list[ScoredMemory]:
-        """The best ``k`` distinct memories of ``ids`` (``semantic``: their scaled similarity, aligned)."""
-        if not ids:
+        """The best ``k`` distinct memories of ``rows`` (``semantic``: their scaled similarity, aligned)."""
+        if not len(rows):
             return []
-        rows = np.fromiter((self.rows[i] for i in ids), dtype=np.int64, count=len(ids))
-        matched: set[int] = set()
+        match = np.zeros(self.size, dtype=bool)
         for npc in focus:
-            matched |= self.by_npc.get(npc, set())
+            match[self._rows("npc", npc)] = True
         for term in query_terms:
-            matched |= self.by_term.get(term, set())
-        match = np.zeros(len(self.ids), dtype=bool)
-        if matched:
-            match[np.fromiter(matched, dtype=np.int64, count=len(matched))] = True
+            match[self._rows("term", term)] = True
         age = np.maximum(0, turn - self.turn[rows])
         fresh = np.power(0.5, age / half_life) if half_life > 0 else np.ones(len(rows))
         approx = (
@@ -451,18 +500,17 @@ class MemoryFeatures:
             + W_MATCH * match[rows]
             + W_OPEN_THREAD * self.thread[rows]
         )
-        order = np.argsort(-approx, kind="stable")
         margin = 1e-9  # far above the rounding difference of numpy's and Python's arithmetic (~1e-16)
-        size = max(64, 8 * k)
+        size = max(32, 3 * k)
         while True:
-            if size >= len(order):
-                chosen, floor = order, -np.inf
+            if size >= len(approx):
+                chosen, floor = np.arange(len(approx)), -np.inf
             else:
-                floor = approx[order[size - 1]] - margin
+                floor = -np.partition(-approx, size - 1)[size - 1] - margin  # the size-th best, less the margin
                 chosen = np.flatnonzero(approx >= floor)
             scored = [
-                self._scored(ids[n], float(semantic[n]), items, turn, focus, query_terms, half_life)
-                for n in chosen.tolist()
+                self._scored(str(ids[row]), row, float(semantic[n]), items, turn, focus, query_terms, half_life)
+                for n, row in zip(chosen.tolist(), rows[chosen].tolist(), strict=True)
             ]
             scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
             top = distinct(scored, k)
@@ -474,6 +522,7 @@ class MemoryFeatures:
     def _scored(
         self,
         doc_id: str,
+        row: int,
         sem: float,
         items: dict[str, Any],
         turn: int,
@@ -483,7 +532,6 @@ class MemoryFeatures:
     ) -> ScoredMemory:
         """One memory's score, exactly as the item-by-item ranking computed it."""
         meta = items[doc_id].metadata
-        row = self.rows[doc_id]
         match = bool(self.npcs[row] & focus) or bool(self.key_terms[row] & query_terms)
         terms = (
             sem,
@@ -501,6 +549,48 @@ class MemoryFeatures:
             str(meta.get("kind")),
             score_parts(*terms),
         )
+
+
+class SummaryIndex:
+    """The summaries of a memory state (append-only), by id and by turn, extended as they are appended."""
+
+    def __init__(self) -> None:
+        self._list: list[Any] | None = None
+        self._by_id: dict[str, Any] = {}
+        self._turns = np.zeros(0)
+        self._seen = 0
+
+    def sync(self, summaries: list[Any]) -> SummaryIndex:
+        """Bring up to date with ``summaries`` (read under the memory lock); returns self."""
+        if summaries is not self._list or len(summaries) < self._seen:  # another state (a restore)
+            self._list, self._by_id, self._seen = summaries, {}, 0
+            self._turns = np.zeros(0)
+        if len(summaries) > self._seen:
+            new = summaries[self._seen :]
+            for summary in new:
+                self._by_id[summary.id] = summary  # the last one of an id, as a dict built in order keeps
+            self._turns = np.concatenate([self._turns, np.array([s.turn for s in new], dtype=np.float64)])
+            self._seen = len(summaries)
+        return self
+
+    def count(self, turn: int) -> int:
+        """How many summaries are of ``turn`` or before."""
+        return int(np.count_nonzero(self._turns <= turn))
+
+    def latest(self, turn: int, count: int) -> list[Any]:
+        """The last ``count`` summaries (in list order) of ``turn`` or before."""
+        assert self._list is not None
+        rows = np.flatnonzero(self._turns <= turn)
+        return [self._list[row] for row in rows[-count:].tolist()]  # as a list slice: -0 is everything
+
+    def get(self, summary_id: str, turn: int) -> Any:
+        """The summary of that id (the last one, in list order, of ``turn`` or before), or None."""
+        found = self._by_id.get(summary_id)
+        if found is not None and found.turn <= turn:
+            return found
+        assert self._list is not None
+        rows = np.flatnonzero(self._turns <= turn)[::-1].tolist()
+        return next((self._list[row] for row in rows if self._list[row].id == summary_id), None)
 
 
 def _unit_scale(scores: np.ndarray) -> np.ndarray:

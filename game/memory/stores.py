@@ -36,6 +36,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -165,6 +166,37 @@ def where_clauses(where: Where | None) -> list[tuple[str, str, Any]]:
     return out
 
 
+_BLAS_LOCK = threading.Lock()
+_blas: list[Any] = []
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run the block with numpy's BLAS on one thread (serialised: one such block at a time).
+
+    For the similarity product of a vector query (``matrix @ vector``, memory-bound). With a second BLAS
+    thread, a query over a 2,000 x 384 matrix took 0.15 ms alone but 15 ms median on a loaded machine
+    (the calling thread spins until the other is scheduled), and the threads split the rows so that a
+    few rows at the split get sums a last bit off the single-thread ones: on one thread the numbers no
+    longer depend on how many threads BLAS has. Without ``threadpoolctl`` (a dependency of
+    sentence-transformers) the block runs as it is.
+    """
+    with _BLAS_LOCK:
+        if not _blas:
+            try:
+                from threadpoolctl import ThreadpoolController
+
+                _blas.append(ThreadpoolController())
+            except Exception:  # noqa: BLE001 - no control over BLAS threads: run as is
+                _blas.append(None)
+        controller = _blas[0]
+        if controller is None:
+            yield
+            return
+        with controller.limit(limits=1, user_api="blas"):
+            yield
+
+
 def _chroma_where(where: Where | None) -> Where | None:
     if not where or "$and" in where:
         return where
@@ -176,44 +208,97 @@ def _chroma_where(where: Where | None) -> Where | None:
 class MetadataTable:
     """Metadata rows by id, filtered with ``where`` clauses: the one ``where`` evaluator.
 
-    Columns are kept as Python lists (an upsert is O(1)) and turned into numpy
-    arrays when a query needs them, cached until the next change; a filter is
-    a vectorised comparison per clause. Deleted rows are tombstones until more
-    than half the table is dead, then the table is compacted. Not thread-safe:
-    its owner locks.
+    Each metadata key is a column kept as numpy arrays, updated in place by an
+    upsert (capacity doubles when full): the values (objects), the numbers
+    (NaN for anything else) and a code per distinct value, so a filter is one
+    vectorised comparison per clause over arrays that are never rebuilt. Over
+    the 11,000 memories of a 10,000-turn game, rebuilding the arrays from
+    Python lists after every upsert cost ~7 ms a search (``bench/turn_overhead.py``).
+    Deleted rows are tombstones until more than half the table is dead, then
+    the table is compacted (``epoch`` counts compactions: row numbers change).
+    Not thread-safe: its owner locks.
     """
 
     def __init__(self) -> None:
         self.ids: list[str | None] = []
         self.rows: dict[str, int] = {}
-        self._columns: dict[str, list[Any]] = {}
-        self._arrays: dict[str, np.ndarray] = {}
-        self._numbers: dict[str, np.ndarray | None] = {}
-        self._alive: np.ndarray | None = None
+        self.epoch = 0
+        """Compactions so far: row numbers of an earlier epoch are stale."""
+        self._capacity = 0
+        self._alive = np.zeros(0, dtype=bool)
+        self._ids = np.zeros(0, dtype=object)
+        self._objects: dict[str, np.ndarray] = {}
+        self._numbers: dict[str, np.ndarray] = {}
+        self._odd: dict[str, int] = {}
+        """Per column, how many rows (dead ones included) hold something else than a number or None."""
+        self._codes: dict[str, np.ndarray | None] = {}
+        """Per column, a code per row for its value (None: a value that cannot be hashed was seen)."""
+        self._code_of: dict[str, dict[Any, int]] = {}
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def _grow(self, needed: int) -> None:
+        size = max(64, needed, 2 * self._capacity)
+        extra = size - self._capacity
+        self._alive = np.concatenate([self._alive, np.zeros(extra, dtype=bool)])
+        self._ids = np.concatenate([self._ids, np.full(extra, None, dtype=object)])
+        for key in self._objects:
+            self._objects[key] = np.concatenate([self._objects[key], np.full(extra, None, dtype=object)])
+            self._numbers[key] = np.concatenate([self._numbers[key], np.full(extra, np.nan)])
+            codes = self._codes[key]
+            if codes is not None:
+                self._codes[key] = np.concatenate([codes, np.zeros(extra, dtype=np.int64)])
+        self._capacity = size
+
+    def _column(self, key: str) -> None:
+        self._objects[key] = np.full(self._capacity, None, dtype=object)
+        self._numbers[key] = np.full(self._capacity, np.nan)
+        self._odd[key] = 0
+        self._codes[key] = np.zeros(self._capacity, dtype=np.int64)
+        self._code_of[key] = {None: 0}
+
+    def _set(self, key: str, row: int, value: Any) -> None:
+        objects = self._objects[key]
+        old = objects[row]
+        if old is not None and not _is_number(old):
+            self._odd[key] -= 1
+        objects[row] = value
+        number = _is_number(value)
+        self._numbers[key][row] = value if number else np.nan
+        if value is not None and not number:
+            self._odd[key] += 1
+        codes = self._codes[key]
+        if codes is not None:
+            try:
+                codes[row] = self._code_of[key].setdefault(value, len(self._code_of[key]))
+            except TypeError:  # unhashable: equality is evaluated value by value from now on
+                self._codes[key] = None
 
     def upsert(self, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
         for doc_id, meta in zip(ids, metadatas, strict=True):
             row = self.rows.get(doc_id)
             if row is None:
                 row = len(self.ids)
+                if row >= self._capacity:
+                    self._grow(row + 1)
                 self.rows[doc_id] = row
                 self.ids.append(doc_id)
-                for column in self._columns.values():
-                    column.append(None)
-            for key in set(self._columns) | set(meta):
-                column = self._columns.setdefault(key, [None] * len(self.ids))
-                column[row] = meta.get(key)
-        self._changed()
+                self._ids[row] = doc_id
+                self._alive[row] = True
+            for key in meta:
+                if key not in self._objects:
+                    self._column(key)
+            for key in self._objects:
+                self._set(key, row, meta.get(key))
 
     def delete(self, ids: list[str]) -> None:
         for doc_id in ids:
             row = self.rows.pop(doc_id, None)
             if row is not None:
                 self.ids[row] = None
-        self._changed()
+                self._ids[row] = None
+                self._alive[row] = False
 
     def needs_compaction(self) -> bool:
         return len(self.ids) > 32 and len(self.rows) * 2 < len(self.ids)
@@ -221,65 +306,85 @@ class MetadataTable:
     def compact(self) -> list[int]:
         """Drop dead rows; returns the old row numbers kept, in their new order."""
         keep = [row for row, doc_id in enumerate(self.ids) if doc_id is not None]
+        index = np.array(keep, dtype=np.int64)
+        size = max(64, len(keep))
         self.ids = [self.ids[row] for row in keep]
         self.rows = {doc_id: n for n, doc_id in enumerate(self.ids) if doc_id is not None}
-        self._columns = {key: [column[row] for row in keep] for key, column in self._columns.items()}
-        self._changed()
-        return keep
 
-    def _changed(self) -> None:
-        self._arrays.clear()
-        self._numbers.clear()
-        self._alive = None
+        def take(array: np.ndarray, fill: Any) -> np.ndarray:
+            out = np.full(size, fill, dtype=array.dtype)
+            out[: len(keep)] = array[index]
+            return out
+
+        self._alive = take(self._alive, False)
+        self._ids = take(self._ids, None)
+        for key in list(self._objects):
+            self._objects[key] = take(self._objects[key], None)
+            self._numbers[key] = take(self._numbers[key], np.nan)
+            self._odd[key] = sum(1 for v in self._objects[key][: len(keep)] if v is not None and not _is_number(v))
+            codes = self._codes[key]
+            if codes is not None:
+                self._codes[key] = take(codes, 0)
+        self._capacity = size
+        self.epoch += 1
+        return keep
 
     def metadata(self, doc_id: str) -> dict[str, Any]:
         row = self.rows[doc_id]
-        return {key: column[row] for key, column in self._columns.items() if column[row] is not None}
+        return {key: column[row] for key, column in self._objects.items() if column[row] is not None}
 
-    def _array(self, key: str) -> np.ndarray:
-        if key not in self._arrays:
-            column = self._columns.get(key, [None] * len(self.ids))
-            array = np.empty(len(column), dtype=object)
-            array[:] = column
-            self._arrays[key] = array
-        return self._arrays[key]
-
-    def _numeric(self, key: str) -> np.ndarray | None:
-        """The column as floats (missing values NaN), or None when it holds anything but numbers."""
-        if key not in self._numbers:
-            column = self._columns.get(key, [None] * len(self.ids))
-            numeric = all(v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in column)
-            self._numbers[key] = (
-                np.array([np.nan if v is None else v for v in column], dtype=np.float64) if numeric else None
-            )
-        return self._numbers[key]
+    def id_array(self) -> np.ndarray:
+        """The id of each row (None for a dead one) as an object array, row-aligned (a view: do not keep)."""
+        return self._ids[: len(self.ids)]
 
     def mask(self, where: Where | None) -> np.ndarray:
-        """Which rows are alive and match ``where``."""
-        if self._alive is None:
-            self._alive = np.array([doc_id is not None for doc_id in self.ids], dtype=bool)
-        mask = self._alive.copy()
+        """Which rows are alive and match ``where`` (a new array)."""
+        size = len(self.ids)
+        mask = self._alive[:size].copy()
         for key, op, value in where_clauses(where):
+            objects = self._objects.get(key)
             if op == "$eq":
-                mask &= np.equal(self._array(key), value).astype(bool)
-            else:  # $lte, on numbers only (a missing or non-numeric value never matches)
-                numbers = self._numeric(key)
-                if numbers is None or isinstance(value, bool) or not isinstance(value, int | float):
-                    mask &= np.array(
-                        [
-                            isinstance(v, int | float) and not isinstance(v, bool) and v <= value
-                            for v in self._array(key)
-                        ],
-                        dtype=bool,
-                    )
+                if objects is None:  # no row has the key: every value is None
+                    if value is not None:
+                        mask[:] = False
+                    continue
+                codes = self._codes[key]
+                code = _code(self._code_of[key], value) if codes is not None else None
+                if codes is not None and code is not None:  # a value no row holds has code -1
+                    mask &= codes[:size] == code
                 else:
-                    with np.errstate(invalid="ignore"):
-                        mask &= numbers <= value
+                    mask &= np.equal(objects[:size], value).astype(bool)
+            elif isinstance(value, bool) or not isinstance(value, int | float):
+                # $lte on something else than a number: compared value by value (as Python compares them)
+                column = objects[:size] if objects is not None else np.full(size, None, dtype=object)
+                mask &= np.array([_is_number(v) and v <= value for v in column], dtype=bool)
+            elif objects is None:
+                mask[:] = False
+            elif self._odd[key]:  # a missing or non-numeric value never matches
+                mask &= np.array([_is_number(v) and v <= value for v in objects[:size]], dtype=bool)
+            else:
+                with np.errstate(invalid="ignore"):
+                    mask &= self._numbers[key][:size] <= value
         return mask
 
     def matching(self, where: Where | None) -> list[str]:
         """Ids of the rows that match ``where``, in row order."""
-        return [self.ids[row] for row in np.flatnonzero(self.mask(where))]  # type: ignore[misc]
+        return self._ids[: len(self.ids)][self.mask(where)].tolist()  # type: ignore[no-any-return]
+
+
+def _code(codes: dict[Any, int], value: Any) -> int | None:
+    """The code of ``value`` in a column (-1 when no row holds it), None when it cannot be hashed.
+
+    Codes group values as ``==`` does for the scalars metadata holds (``1 == 1.0 == True`` share one).
+    """
+    try:
+        return codes.get(value, -1)
+    except TypeError:
+        return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class InProcessVectorStore:
@@ -339,11 +444,19 @@ class InProcessVectorStore:
             rows = np.flatnonzero(table.mask(where))
             if not len(rows) or k <= 0:
                 return []
-            sims = self._vectors[collection][rows] @ np.asarray(vector, dtype=np.float32).reshape(-1)
+            with one_blas_thread():
+                sims = self._vectors[collection][rows] @ np.asarray(vector, dtype=np.float32).reshape(-1)
             count = min(k, len(rows))
             top = np.argpartition(-sims, count - 1)[:count] if count < len(rows) else np.arange(len(rows))
             top = top[np.argsort(-sims[top], kind="stable")]
             return [VectorHit(str(table.ids[rows[i]]), float(sims[i])) for i in top]
+
+    def query_arrays(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> tuple[list[str], np.ndarray]:
+        """:meth:`query` as (ids, similarities), best first."""
+        hits = self.query(collection, vector, k, where, space)
+        return [h.id for h in hits], np.array([h.similarity for h in hits], dtype=np.float64)
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
@@ -536,17 +649,18 @@ def open_chroma(index_dir: Path | None = None, url: str | None = None) -> Chroma
     index that cannot be opened (deleted files, a truncated or garbage
     database) is moved aside to ``<index>.broken-<time>`` and a fresh one is
     created: the index is rebuilt from the content packs and the saves, which
-    hold all the text.
+    hold all the text. Opening a local index invalidates its snapshot
+    (``mirror.py``): whoever opens it may write.
 
     Raises:
         IndexBusy: another process holds the local index.
         StoreUnavailable: when Chroma cannot be imported, opened or reached.
     """
-    try:
-        import chromadb
-    except Exception as exc:
-        raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
     if url:
+        try:
+            import chromadb
+        except Exception as exc:
+            raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
         from urllib.parse import urlparse
 
         parsed = urlparse(url)
@@ -562,11 +676,47 @@ def open_chroma(index_dir: Path | None = None, url: str | None = None) -> Chroma
             raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
         return ChromaVectorStore(client, backend="chroma-http")
     assert index_dir is not None, "index_dir or url is required"
+    lock = lock_index(index_dir)
+    try:
+        return open_locked(index_dir, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def lock_index(index_dir: Path) -> IndexLock:
+    """Create the local index folder and take its cross-process lock (cheap: no Chroma import).
+
+    Raises:
+        IndexBusy: another process holds the local index.
+        StoreUnavailable: the folder cannot be created.
+    """
     try:
         index_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreUnavailable(f"Chroma unavailable: cannot create {index_dir}: {exc}") from exc
-    lock = IndexLock.acquire(index_dir.with_name(index_dir.name + ".lock"))
+    try:
+        return IndexLock.acquire(index_dir.with_name(index_dir.name + ".lock"))
+    except IndexBusy:
+        raise
+    except OSError as exc:
+        raise StoreUnavailable(f"Chroma unavailable: cannot lock {index_dir}: {exc}") from exc
+
+
+def open_locked(index_dir: Path, lock: IndexLock) -> ChromaVectorStore:
+    """Open the local index whose ``lock`` this process holds (the lock stays held whatever happens).
+
+    The snapshot beside the index is invalidated first (:func:`invalidate_snapshot`), then Chroma is
+    imported and opened; a damaged index is moved aside and a fresh one created (see :func:`open_chroma`).
+
+    Raises:
+        StoreUnavailable: Chroma cannot be imported or opened.
+    """
+    try:
+        invalidate_snapshot(index_dir)
+        import chromadb
+    except Exception as exc:
+        raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
     try:
         try:
             return _open_persistent(chromadb, index_dir, lock)
@@ -579,11 +729,42 @@ def open_chroma(index_dir: Path | None = None, url: str | None = None) -> Chroma
             os.replace(index_dir, broken)
             index_dir.mkdir(parents=True)
             return _open_persistent(chromadb, index_dir, lock, rebuilt_from=str(exc))
-    except IndexBusy:
-        raise
     except Exception as exc:
-        lock.release()
         raise StoreUnavailable(f"Chroma unavailable: {exc}") from exc
+
+
+SNAPSHOT_MARKER = "clean"
+"""The file in :func:`snapshot_dir` that says the snapshot there is what the index holds (see ``mirror.py``)."""
+
+
+def snapshot_dir(index_dir: Path) -> Path:
+    """Where the in-memory copy of a local index is snapshot (``<data>/.index.mirror``)."""
+    return index_dir.with_name(index_dir.name + ".mirror")
+
+
+def invalidate_snapshot(index_dir: Path) -> None:
+    """Delete the snapshot's clean marker (durably) before the local index may be written.
+
+    Raises:
+        OSError: the marker exists and cannot be deleted.
+    """
+    folder = snapshot_dir(index_dir)
+    marker = folder / SNAPSHOT_MARKER
+    try:
+        marker.unlink()
+    except FileNotFoundError:
+        return
+    fsync_dir(folder)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make the folder's entries (a created, renamed or deleted file) durable."""
+    with contextlib.suppress(OSError):  # not every file system can open a folder
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
 
 
 def _open_persistent(chromadb: Any, index_dir: Path, lock: IndexLock, rebuilt_from: str = "") -> ChromaVectorStore:
