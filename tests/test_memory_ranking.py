@@ -422,6 +422,7 @@ def test_mirrored_chroma_answers_as_the_inprocess_store(tmp_path):
     assert mirrored.existing(COLLECTION, ["s0:m0", "s0:m1", "nope"]) == exact.existing(
         COLLECTION, ["s0:m0", "s0:m1", "nope"]
     )
+    mirrored.flush()  # the copy writes to Chroma behind: every write lands first (no snapshot is written)
     chroma.close()
     reopened = MirroredStore(open_chroma(tmp_path / "index"))  # read back from Chroma into a new copy
     assert answers(reopened) == want
@@ -600,3 +601,37 @@ def test_a_big_restored_game_is_frozen_for_the_garbage_collector(monkeypatch):
         assert gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()
+
+
+def test_the_mirror_reuses_a_querys_products_only_while_its_rows_are_unchanged():
+    """A turn's recall asks one collection with one vector under several filters, and the copy reuses that
+    vector's products with every row; a row added or replaced in between is seen by the next query."""
+    from game.memory.mirror import _Collection
+
+    rng = np.random.default_rng(3)
+    copy, exact = _Collection(), InProcessVectorStore()
+    ids = [f"m{n}" for n in range(50)]
+    vectors = rng.normal(size=(50, 8)).astype(np.float32)
+    metas = [{"turn": n} for n in range(50)]
+    copy.upsert(ids, vectors, metas)
+    exact.upsert("c", ids, vectors, metas)
+    query = rng.normal(size=8).astype(np.float32)
+
+    def same() -> None:
+        for where in (None, {"turn": {"$lte": 20}}):
+            got_ids, got_sims = copy.top(query, 5, where)
+            want = exact.query("c", query, 5, where)
+            assert got_ids == [h.id for h in want] and np.allclose(got_sims, [h.similarity for h in want])
+
+    same()
+    for store in (copy, exact):  # a row replaced (as many rows as before): now the best
+        store.upsert(*(["c"] if store is exact else []), ["m7"], query[None, :] * 3, [{"turn": 7}])
+    same()
+    assert copy.top(query, 1, None)[0] == ["m7"]
+    for store in (copy, exact):  # a row added
+        store.upsert(*(["c"] if store is exact else []), ["new"], query[None, :] * 2, [{"turn": 60}])
+    same()
+    assert copy.top(query, 2, None)[0] == ["m7", "new"]
+    copy.delete(["m7"])
+    exact.delete("c", ["m7"])
+    same()
