@@ -264,3 +264,28 @@ def test_the_weights_digest_is_remembered_until_the_file_changes(tmp_path, monke
     assert onnx_embedder.cached_weights_digest(weights, cache) == real(weights) != first
     (cache / onnx_embedder.DIGESTS_FILE).write_text("not json", encoding="utf-8")
     assert onnx_embedder.cached_weights_digest(weights, cache) == real(weights)  # a bad record: hashed again
+
+
+@pytest.mark.parametrize("kind", ["onnx", "torch"])
+def test_a_failed_load_is_remembered_and_never_tried_again(tmp_path, kind, monkeypatch):
+    """Both embedders load once under one lock (``embedders.LazyModel``): a model that cannot load raises
+    ``EmbedderUnavailable`` naming it, and every later load or embed raises that same error at once."""
+    from game.memory import embedders
+    from game.memory.embedders import EmbedderUnavailable
+
+    (tmp_path / "model.safetensors").write_bytes(b"not weights")
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    embedder = OnnxEmbedder(str(tmp_path), cache_dir=tmp_path / "cache") if kind == "onnx" else None
+    if embedder is None:
+        embedder = SentenceTransformerEmbedder(str(tmp_path), device="cpu")
+    tries: list[int] = []
+    real = type(embedder)._load
+    monkeypatch.setattr(type(embedder), "_load", lambda self: tries.append(1) or real(self))
+    with pytest.raises(EmbedderUnavailable) as first:
+        embedder.load()
+    assert "all-MiniLM-L6-v2" in str(first.value) or str(tmp_path) in str(first.value)
+    for again in (embedder.load, lambda: embedder.embed(["look"])):
+        with pytest.raises(EmbedderUnavailable) as later:
+            again()
+        assert later.value is first.value
+    assert len(tries) == 1 and isinstance(embedder, embedders.LazyModel)

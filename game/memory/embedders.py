@@ -122,7 +122,47 @@ def pick_device() -> str:
     return "cpu"
 
 
-class SentenceTransformerEmbedder:
+class LazyModel:
+    """A model loaded once, on first use or by :meth:`load`, by whichever thread asks first.
+
+    Subclasses implement :meth:`_loaded` and :meth:`_load`. A failure is remembered: every later
+    :meth:`load` raises the same :class:`EmbedderUnavailable` without trying again (a broken install
+    does not fix itself mid-game, and each try could take seconds).
+    """
+
+    model_name = "model"
+    load_failure = "cannot load {name}: {error}"
+    """How an unexpected failure of :meth:`_load` is told (``name``, ``error``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._error: EmbedderUnavailable | None = None
+
+    def load(self) -> None:
+        """Load the model now (it otherwise loads on the first ``embed``)."""
+        with self._lock:
+            if self._loaded():
+                return
+            if self._error is not None:
+                raise self._error
+            try:
+                self._load()
+            except EmbedderUnavailable as exc:
+                self._error = exc
+                raise
+            except Exception as exc:
+                self._error = EmbedderUnavailable(self.load_failure.format(name=self.model_name, error=exc))
+                raise self._error from exc
+
+    def _loaded(self) -> bool:
+        raise NotImplementedError
+
+    def _load(self) -> None:
+        """Load the model (under the lock, at most once with success)."""
+        raise NotImplementedError
+
+
+class SentenceTransformerEmbedder(LazyModel):
     """all-MiniLM-L6-v2 through sentence-transformers, loaded on first use.
 
     Args:
@@ -135,43 +175,32 @@ class SentenceTransformerEmbedder:
     model_name = "all-MiniLM-L6-v2"
 
     def __init__(self, model_path: str | None = None, device: str | None = None, batch_size: int = 64) -> None:
+        super().__init__()
         self._model_path = model_path
         self._device = device
         self.batch_size = batch_size
         self._model: Any = None
-        self._lock = threading.Lock()
-        self._error: EmbedderUnavailable | None = None
         self.model_version = st_model_version(model_path)
 
     @property
     def device(self) -> str | None:
         return self._device
 
-    def load(self) -> None:
-        """Load the model now (it otherwise loads on the first ``embed``)."""
-        with self._lock:
-            if self._model is not None:
-                return
-            if self._error is not None:
-                raise self._error
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            try:
-                path = self._model_path or default_model_path()
-                from sentence_transformers import SentenceTransformer
+    def _loaded(self) -> bool:
+        return self._model is not None
 
-                device = self._device or pick_device()
-                self._model = SentenceTransformer(path, device=device)
-                self._device = device
-                log.info("embedder %s loaded on %s", self.model_name, device)
-            except EmbedderUnavailable as exc:
-                self._error = exc
-                raise
-            except Exception as exc:
-                self._error = EmbedderUnavailable(f"cannot load {self.model_name}: {exc}")
-                raise self._error from exc
+    def _load(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        path = self._model_path or default_model_path()
+        from sentence_transformers import SentenceTransformer
+
+        device = self._device or pick_device()
+        self._model = SentenceTransformer(path, device=device)
+        self._device = device
+        log.info("embedder %s loaded on %s", self.model_name, device)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

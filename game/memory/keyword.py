@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -101,26 +101,16 @@ class BM25Index:
 
         A document's score is the number :meth:`scores` gives it, restricted or not (same operations, same order).
         """
-        n = len(self._docs)
-        if not n:
+        if not self._docs:
             return None
-        avg = self._total_length / n or 1.0
         total = np.zeros(len(self._ids))
-        k1, b = self.k1, self.b
-        for term, repeats in Counter(keywords(query)).items():
-            if not self._postings.get(term):
-                continue
-            df = self._df[term]
-            idf = repeats * math.log(1 + (n - df + 0.5) / (df + 0.5))
-            rows, tfs = self._term(term)
-            norm = tfs + k1 * (1 - b + b * self._lengths[rows] / avg)
-            total[rows] += idf * tfs * (k1 + 1) / norm
+        for rows, contribution in self._contributions(query, None):
+            total[rows] += contribution
         return total
 
     def scores(self, query: str, allowed: Iterable[str] | None = None) -> dict[str, float]:
         """BM25 score of every document sharing a term with ``query`` (optionally restricted)."""
-        n = len(self._docs)
-        if not n:
+        if not self._docs:
             return {}
         mask = None
         if allowed is not None:
@@ -128,9 +118,18 @@ class BM25Index:
             rows_of = self._rows
             wanted = [rows_of[i] for i in allowed if i in self._docs]
             mask[np.array(wanted, dtype=np.int64)] = True
-        avg = self._total_length / n or 1.0
         total = np.zeros(len(self._ids))
         touched = np.zeros(len(self._ids), dtype=bool)
+        for rows, contribution in self._contributions(query, mask):
+            total[rows] += contribution
+            touched[rows] = True
+        ids = self._ids
+        return {ids[row]: float(total[row]) for row in np.flatnonzero(touched).tolist()}
+
+    def _contributions(self, query: str, mask: np.ndarray | None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Per query term: the rows holding it (within ``mask``) and what it adds to their scores."""
+        n = len(self._docs)
+        avg = self._total_length / n or 1.0
         k1, b = self.k1, self.b
         for term, repeats in Counter(keywords(query)).items():
             if not self._postings.get(term):
@@ -143,10 +142,7 @@ class BM25Index:
                 rows, tfs = rows[keep], tfs[keep]
             # the item-by-item formula's operations, in its order: the same floats
             norm = tfs + k1 * (1 - b + b * self._lengths[rows] / avg)
-            total[rows] += idf * tfs * (k1 + 1) / norm
-            touched[rows] = True
-        ids = self._ids
-        return {ids[row]: float(total[row]) for row in np.flatnonzero(touched).tolist()}
+            yield rows, idf * tfs * (k1 + 1) / norm
 
     def search(self, query: str, k: int, allowed: Iterable[str] | None = None) -> list[tuple[str, float]]:
         ranked = sorted(self.scores(query, allowed).items(), key=lambda pair: (-pair[1], pair[0]))

@@ -50,7 +50,6 @@ import json
 import logging
 import os
 import tempfile
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -379,7 +378,7 @@ def weights_tag(model_path: str | None) -> str:
     return f"{folder.name}:{hashlib.sha1(repr(files).encode()).hexdigest()[:12]}"
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(embedders.LazyModel):
     """all-MiniLM-L6-v2 on ONNX Runtime, loaded (and exported once, then cached) on first use.
 
     Args:
@@ -403,6 +402,7 @@ class OnnxEmbedder:
     """
 
     model_name = "all-MiniLM-L6-v2"
+    load_failure = "cannot load {name} on ONNX Runtime: {error}"
 
     def __init__(
         self,
@@ -415,14 +415,13 @@ class OnnxEmbedder:
     ) -> None:
         if precision is not None and precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+        super().__init__()
         self._model_path = model_path
         self._cache_dir = cache_dir
         self._precision = precision
         self._batch_size = batch_size
         self.threads = threads
         self._available = list(providers) if providers is not None else None
-        self._lock = threading.Lock()
-        self._error: EmbedderUnavailable | None = None
         self._session: Any = None
         self._tokenizer: Any = None
         self._version: str | None = None
@@ -468,21 +467,8 @@ class OnnxEmbedder:
     def device(self) -> str | None:
         return None if not self.providers else ("cuda" if self.providers[0] == CUDA else "cpu")
 
-    def load(self) -> None:
-        """Load the model now (it otherwise loads on the first ``embed``)."""
-        with self._lock:
-            if self._session is not None:
-                return
-            if self._error is not None:
-                raise self._error
-            try:
-                self._load()
-            except EmbedderUnavailable as exc:
-                self._error = exc
-                raise
-            except Exception as exc:
-                self._error = EmbedderUnavailable(f"cannot load {self.model_name} on ONNX Runtime: {exc}")
-                raise self._error from exc
+    def _loaded(self) -> bool:
+        return self._session is not None
 
     def _load(self) -> None:
         try:
