@@ -185,8 +185,8 @@ class StoryEchoApp(App[None]):
                 )
             except Exception:  # each game indexes its own story anyway
                 log.exception("indexing the stories' lore failed")
+        self.ready.set()  # before the last progress: the title hides its bar once the game is ready
         self.progress("Ready", steps, steps)
-        self.ready.set()
 
     def progress(self, label: str, done: int, total: int) -> None:
         """Show loading progress (from any thread)."""

@@ -337,3 +337,14 @@ def test_bad_settings_read_after_the_first_frame_close_the_game_with_the_clis_me
     assert code == 2 and ran and ran[0].session is None
     assert "window_messages" in (ran[0].settings_error or "")
     assert f"storyecho: {ran[0].settings_error}" in capsys.readouterr().err
+
+
+async def test_the_loading_bar_leaves_the_title_once_the_game_is_ready(tmp_path):
+    """The title's loading bar shows what loads, then goes: a ready game does not keep a full 'Ready' bar."""
+    from game.tui.title import LoadingBar
+
+    app = StoryEchoApp(settings_for(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TitleScreen) and app.ready.is_set(), what="ready")
+        await pilot.pause(0.2)
+        assert not app.screen.query_one(LoadingBar).display
