@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,7 +123,7 @@ def pick_device() -> str:
     return "cpu"
 
 
-class LazyModel:
+class LazyModel(ABC):
     """A model loaded once, on first use or by :meth:`load`, by whichever thread asks first.
 
     Subclasses implement :meth:`_loaded` and :meth:`_load`. A failure is remembered: every later
@@ -154,12 +155,13 @@ class LazyModel:
                 self._error = EmbedderUnavailable(self.load_failure.format(name=self.model_name, error=exc))
                 raise self._error from exc
 
+    @abstractmethod
     def _loaded(self) -> bool:
-        raise NotImplementedError
+        """Whether the model is loaded."""
 
+    @abstractmethod
     def _load(self) -> None:
-        """Load the model (under the lock, at most once with success)."""
-        raise NotImplementedError
+        """Load the model (under the lock, at most once with success); raise to fail."""
 
 
 class SentenceTransformerEmbedder(LazyModel):
