@@ -68,6 +68,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 import numpy as np
 
+from bench import memory_lag
 from game.cli import make_embedder, make_session
 from game.config import MemorySettings, Settings, load_settings
 from game.engine.session import GameSession
@@ -84,18 +85,7 @@ CACHE = Path(os.environ.get("STORYECHO_BENCH_CACHE") or Path(__file__).parent / 
 """Where the built big game is kept between runs (git-ignored)."""
 RESULTS = Path(__file__).parent / "results" / "turn_overhead.json"
 ACTIONS = [
-    "look",
-    "go east",
-    "ask garrick about hal",
-    "say my name is Ren",
-    "go west",
-    "examine the milestone",
-    "go north",
-    "take the healing herb",
-    "go south",
-    "rest",
-    "say the fog never lifts here",
-    "where is hal?",
+    *memory_lag.ACTIONS,  # the memory-lag bench's round, then two recall questions
     "what did I promise Garrick?",
     "what did I find on the Fogbound Path?",
 ]

@@ -15,8 +15,8 @@ A file that cannot be read is ignored (everything is embedded, as without it).
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from game.memory.embedders import Embedder, Vectors, space_of
+from game.memory.files import replace_durably
 
 log = logging.getLogger("storyecho.memory")
 
@@ -118,9 +119,6 @@ class CachedEmbedder:
             vectors = np.stack(list(self._table.values())).astype(np.float32)
             self._changed = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as handle:
-            np.savez(handle, keys=keys, vectors=vectors)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path)
+        data = io.BytesIO()
+        np.savez(data, keys=keys, vectors=vectors)
+        replace_durably(self.path, data.getvalue())

@@ -65,6 +65,7 @@ import orjson
 
 from game.memory.embed_cache import CachedEmbedder
 from game.memory.embedders import Embedder, EmbeddingSpace, Vectors
+from game.memory.files import replace_durably, write_durably
 from game.memory.stores import (
     SNAPSHOT_MARKER,
     ChromaVectorStore,
@@ -73,7 +74,6 @@ from game.memory.stores import (
     VectorHit,
     Where,
     check_space,
-    fsync_dir,
     lock_index,
     one_blas_thread,
     open_locked,
@@ -221,13 +221,6 @@ def index_fingerprint(index_dir: Path) -> list[list[Any]] | None:
             info = path.stat()
             found.append([path.relative_to(index_dir).as_posix(), info.st_size, info.st_mtime_ns])
     return sorted(found)
-
-
-def _write_durably(path: Path, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 class _Backing:
@@ -652,8 +645,8 @@ class MirroredStore:
                     {"collection": name, "ids": ids, "metadatas": metadatas, "meta": self._meta.get(name)}
                 )
                 base = f"{stamp}-{number}"
-                _write_durably(folder / f"{base}.f32", vectors)
-                _write_durably(folder / f"{base}.json", records)
+                write_durably(folder / f"{base}.f32", vectors)
+                write_durably(folder / f"{base}.json", records)
                 entries[name] = {
                     "vectors": f"{base}.f32",
                     "records": f"{base}.json",
@@ -663,10 +656,7 @@ class MirroredStore:
                     "dimension": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
                 }
         marker = {"version": SNAPSHOT_VERSION, "index": index_fingerprint(self.index_dir), "collections": entries}
-        temporary = folder / f"{SNAPSHOT_MARKER}.{stamp}.tmp"
-        _write_durably(temporary, orjson.dumps(marker))
-        os.replace(temporary, folder / SNAPSHOT_MARKER)
-        fsync_dir(folder)
+        replace_durably(folder / SNAPSHOT_MARKER, orjson.dumps(marker))
         named = {SNAPSHOT_MARKER} | {e[key] for e in entries.values() for key in ("vectors", "records")}
         for path in folder.iterdir():
             if path.name not in named:

@@ -43,7 +43,6 @@ exporters, never mix.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -59,6 +58,7 @@ import numpy.typing as npt
 
 from game.memory import embedders
 from game.memory.embedders import EmbedderUnavailable, Vectors
+from game.memory.files import fsync_dir, replace_durably
 
 log = logging.getLogger("storyecho.memory")
 
@@ -142,9 +142,7 @@ def cached_weights_digest(path: Path, cache: Path) -> str:
     known[key] = {"stamp": stamp, "sha256": digest}
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        staged = record.with_name(f"{record.name}.{os.getpid()}.tmp")
-        staged.write_text(json.dumps(known), encoding="utf-8")
-        os.replace(staged, record)
+        replace_durably(record, json.dumps(known).encode("utf-8"))
     except OSError as exc:
         log.debug("cannot record the weights digest in %s: %s", record, exc)
     return digest
@@ -350,12 +348,7 @@ def build_model(model_dir: Path, precision: Precision, out: Path) -> None:
         with final.open("rb") as handle:
             os.fsync(handle.fileno())
         os.replace(final, out)
-    with contextlib.suppress(OSError):  # make the rename durable where the platform allows it
-        fd = os.open(out.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    fsync_dir(out.parent)  # the rename, durable where the platform allows it
 
 
 # --------------------------------------------------------------- the embedder

@@ -44,6 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from game.memory.embedders import EmbeddingSpace, Vectors
+from game.memory.files import fsync_dir
 
 log = logging.getLogger("storyecho.memory")
 
@@ -755,16 +756,6 @@ def invalidate_snapshot(index_dir: Path) -> None:
     except FileNotFoundError:
         return
     fsync_dir(folder)
-
-
-def fsync_dir(folder: Path) -> None:
-    """Make the folder's entries (a created, renamed or deleted file) durable."""
-    with contextlib.suppress(OSError):  # not every file system can open a folder
-        handle = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
 
 
 def _open_persistent(chromadb: Any, index_dir: Path, lock: IndexLock, rebuilt_from: str = "") -> ChromaVectorStore:
