@@ -124,15 +124,6 @@ def break_point(bundle: PromptBundle, text: str, chars: int) -> str:
     return "template"
 
 
-def common_chars(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 LAYOUTS = {"before": before_messages, "after": lambda b: b.messages, "after + wire schema": wire_messages}
 
 
@@ -193,7 +184,7 @@ def play(
                     row[f"{layout}:shared"] = shared
                     row[f"{layout}:share"] = round(shared / len(tokens), 4)
                     if layout == "after":
-                        row["breaks_at"] = break_point(bundle, text, common_chars(text, old_text))
+                        row["breaks_at"] = break_point(bundle, text, common_prefix(text, old_text))
                 previous[layout] = (text, tokens)
                 row[f"{layout}:text"] = text
             rows.append(row)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import importlib.util
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,8 +169,8 @@ def load_tokenizer() -> Tokenizer:
     return Tokenizer("estimate (game.text.estimate_tokens)", lambda text: list(range(estimate_tokens(text))))
 
 
-def common_prefix(a: list[int], b: list[int]) -> int:
-    """How many leading tokens ``a`` and ``b`` share."""
+def common_prefix(a: Sequence[object], b: Sequence[object]) -> int:
+    """How many leading items (tokens, characters) ``a`` and ``b`` share."""
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:

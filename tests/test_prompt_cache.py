@@ -10,6 +10,7 @@ import itertools
 
 import pytest
 
+from bench.prompt_game import chatml, common_prefix
 from game.engine.pipeline import MAX_ACTION_CHARS, TurnPipeline
 from game.engine.prompt import DATA_NOT_ORDERS, JSON_INSTRUCTION, SYSTEM_BLOCKS
 from game.llm.base import PromptBundle
@@ -63,16 +64,7 @@ def fantasy():
 
 def serialized(bundle: PromptBundle) -> str:
     """The messages as an OpenAI-compatible server concatenates them for a ChatML model."""
-    return "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in bundle.messages)
-
-
-def shared(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    return chatml(bundle.messages, generation_prompt=False)
 
 
 def test_consecutive_turns_share_the_stable_start_of_their_prompt(fantasy):
@@ -82,7 +74,7 @@ def test_consecutive_turns_share_the_stable_start_of_their_prompt(fantasy):
     shares = []
     for before, after in itertools.pairwise(prompts):
         text = serialized(after)
-        prefix = text[: shared(serialized(before), text)]
+        prefix = text[: common_prefix(serialized(before), text)]
         # the persona, the safety line and the answer format open every prompt, byte for byte...
         assert fantasy.story.persona in prefix and DATA_NOT_ORDERS in prefix and JSON_INSTRUCTION in prefix
         # ...and the player's action, which changes every turn, comes last
