@@ -263,6 +263,42 @@ def test_the_prompt_budget_cuts_least_essential_memory_first_and_records_it(fant
     assert unbudgeted.trace.prompt.tokens > 1300 and not unbudgeted.trace.prompt.cut
 
 
+def test_the_budget_cuts_in_bulk_exactly_what_cutting_one_item_at_a_time_cuts(fantasy):
+    """``compose`` cuts several items between two assemblies while the prompt is surely still over budget;
+    at every budget it ends with the cuts, messages and tokens of assembling after each single cut."""
+    from dataclasses import replace
+
+    from game.engine import prompt as prompt_module
+    from game.world.parser import parse
+
+    engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), keyword_memory(fantasy))
+    for n in range(14):
+        engine.play(["say my name is Ren", "go east", "ask garrick about hal", "look", "rest"][n % 5])
+    action = "what do I know about hal and the lodge?"
+    context = engine.memory.recall(action, engine.state)
+
+    def one_at_a_time(budget):
+        blocks = [replace(b, items=list(b.items), cut=list(b.cut)) for b in context.blocks]
+        blocks = prompt_module._without_shown_quests(blocks, engine.state, fantasy)
+        window, cut = list(context.window), []
+        while True:
+            bundle = prompt_module._assemble(
+                action, parse(action), engine.state, fantasy, replace(context, blocks=blocks, window=window)
+            )
+            if bundle.tokens <= budget or not prompt_module._cut_one(blocks, window, cut):
+                return bundle, cut
+
+    full = prompt_module.compose(action, parse(action), engine.state, fantasy, context, None).tokens
+    checked = 0
+    for budget in range(full + 5, 300, -23):
+        got = prompt_module.compose(action, parse(action), engine.state, fantasy, context, budget)
+        want, want_cut = one_at_a_time(budget)
+        assert got.cut == want_cut, budget
+        assert got.messages == want.messages and got.tokens == want.tokens, budget
+        checked += bool(want_cut)
+    assert checked > 20  # most budgets cut something, many of them several items
+
+
 def test_open_threads_stay_few_over_a_long_game(fantasy):
     memory = keyword_memory(fantasy)
     engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), memory)

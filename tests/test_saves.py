@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -426,19 +428,62 @@ def test_autosave_every_five_turns(tmp_path, mini_pack):
     store = SlotStore(tmp_path)
     for _ in range(4):
         game.play("look")
+    game.settle_saves()
     assert not store.exists("autosave")
     game.play("look")
+    game.settle_saves()
     save = store.read("autosave").save
     assert (save.turn, save.kind) == (5, "autosave")
     for _ in range(4):
         game.play("look")
+    game.settle_saves()
     assert store.read("autosave").save.turn == 5
     game.play("look")
+    game.settle_saves()
     assert store.read("autosave").save.turn == 10
+
+
+class HeldBack:
+    """Fault injection: the session's foreground gate, holding its autosave thread until ``go`` is set."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        assert self.go.wait(30)
+        return True
+
+    def waiting(self) -> contextlib.AbstractContextManager[None]:
+        self.go.set()  # the turn thread waits for the save: let it go
+        return contextlib.nullcontext()
+
+
+def test_the_autosave_is_written_after_the_turn_and_holds_memory_as_of_its_turn(tmp_path, mini_pack, monkeypatch):
+    """The turn returns before the autosave is written; the next turn changes memory only after the
+    autosave took its export, so the save holds turn 5's memory however late it is written."""
+    import game.engine.session as session_module
+
+    held = HeldBack()
+    monkeypatch.setattr(session_module, "FOREGROUND", held)
+    game = session(mini_pack, tmp_path)
+    store = SlotStore(tmp_path)
+    for _ in range(5):
+        assert game.play("look").ok
+    assert not store.exists("autosave")  # turn 5 did not wait for its autosave
+    assert game.play("take sword").ok  # turn 6 is recorded while the autosave is still held back
+    assert len(game.engine.memory.state.log) == 6
+    held.go.set()
+    game.settle_saves()
+    save = store.read("autosave").save
+    assert save.turn == 5 and "sword" not in save.game.inventory
+    assert [e.turn for e in save.memory.log] == [1, 2, 3, 4, 5]  # not turn 6, recorded before it was written
+    assert game.engine.state.turn == 6
 
 
 def test_an_autosave_that_fails_is_told_and_the_turn_still_commits(tmp_path, mini_pack, monkeypatch):
     game = session(mini_pack, tmp_path)
+    told: list[tuple[int, str | None]] = []
+    game.on_autosave = lambda turn, notice: told.append((turn, notice))
     for _ in range(4):
         game.play("look")
     real_replace = os.replace
@@ -452,12 +497,16 @@ def test_an_autosave_that_fails_is_told_and_the_turn_still_commits(tmp_path, min
     monkeypatch.setattr(os, "replace", disk_full)  # the os.replace game.saves.slots calls
     result = game.play("take sword")
     assert result.ok and result.turn == 5
-    assert len(result.notices) == 1
-    assert result.notices[0].startswith("Autosave failed") and os.strerror(errno.ENOSPC) in result.notices[0]
+    game.settle_saves()  # written after the turn, on the autosave thread
+    assert len(told) == 1 and told[0][0] == 5 and told[0][1] is not None
+    assert told[0][1].startswith("Autosave failed") and os.strerror(errno.ENOSPC) in told[0][1]
     assert game.engine.state.turn == 5 and "sword" in game.engine.state.inventory
     assert game.engine.memory.state.log[-1].action == "take sword"
     assert list(tmp_path.iterdir()) == []  # no slot, no temporary file
     monkeypatch.undo()
-    for _ in range(5):
+    result = game.play("look")
+    assert result.notices == [told[0][1]]  # the next result tells it, once
+    for _ in range(4):
         result = game.play("look")
+    game.settle_saves()
     assert result.notices == [] and SlotStore(tmp_path).read("autosave").save.turn == 10

@@ -26,6 +26,7 @@ from game.engine.prompt import compose
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.llm.base import Narrator, NarratorError, PromptBundle
 from game.memory.base import Memory, MemoryContext, TurnRecord
+from game.memory.foreground import FOREGROUND
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.choices import choices_after
 from game.world.content import ContentPack
@@ -132,7 +133,8 @@ class TurnPipeline:
             )
         trace = DebugTrace()
         try:
-            return self._play(action, command, trace)
+            with FOREGROUND.busy():  # background work waits (the narrator's call excepted: _call)
+                return self._play(action, command, trace)
         except Exception as exc:
             log.exception("turn %d failed", self.state.turn + 1)
             trace.validation_errors.append(f"internal error: {type(exc).__name__}: {exc}")
@@ -244,7 +246,8 @@ class TurnPipeline:
     def _call(self, bundle: PromptBundle, trace: DebugTrace) -> str:
         """One narrator call; what it cost goes into the trace, and reported prompt tokens replace the estimate."""
         try:
-            return self.narrator.narrate(bundle)
+            with FOREGROUND.waiting():  # the model's generation: the memory worker and writers' time
+                return self.narrator.narrate(bundle)
         finally:
             call = getattr(self.narrator, "last_call", None)
             if call is not None and is_dataclass(call) and not isinstance(call, type):

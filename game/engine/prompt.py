@@ -37,6 +37,7 @@ first), so the debug trace can show each one's size.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 from game.llm.base import PromptBlock, PromptBundle, PromptCut
@@ -271,7 +272,17 @@ def compose(
         bundle = _assemble(action, command, state, pack, context)
         if budget_tokens is None or bundle.tokens <= budget_tokens:
             break
-        if not _cut_one(blocks, window, cut):
+        # cut, without assembling again, while the prompt is surely still over budget: the cuts assembling
+        # after each would make, in the same order (9 assemblies a turn became 2, bench/turn_overhead.py)
+        at_least = bundle.tokens
+        while at_least > budget_tokens:
+            sizes = {b.name: len(b.items) for b in blocks}
+            if not _cut_one(blocks, window, cut):
+                break
+            at_least -= _most_saved(cut[-1], blocks, sizes)
+        else:
+            continue
+        if at_least > budget_tokens:
             break  # nothing left that may be cut: the prompt stays over budget, and says so
     bundle.cut = cut
     bundle.budget_tokens = budget_tokens
@@ -297,6 +308,22 @@ def _cut_one(blocks: list[MemoryBlock], window: list[dict[str, str]], cut: list[
             cut.append(PromptCut(block.name, item.source, item.text, estimate_tokens(f"- {item.text}\n")))
             return True
     return False
+
+
+def _most_saved(cut: PromptCut, blocks: list[MemoryBlock], sizes: dict[str, int]) -> int:
+    """At most how many prompt tokens ``cut`` (just made) saved; the whole prompt when that cannot be told.
+
+    The estimate adds up line by line (no pattern of ``estimate_tokens`` spans a newline), so a window
+    message saves its chat markup and content, and an item of a block that keeps others saves its line
+    (``cut.tokens`` counts it with its newline); two tokens more for safety. A block emptied by the cut
+    loses its title too, and maybe the memory header: then the prompt is assembled again to tell.
+    """
+    if cut.block == "window":
+        return MESSAGE_TOKENS + cut.tokens + 2
+    block = next((b for b in blocks if b.name == cut.block), None)
+    if block is None or not block.items or sizes.get(cut.block, 0) != len(block.items) + 1:
+        return sys.maxsize
+    return cut.tokens + 2
 
 
 def _last_shown(block: MemoryBlock) -> int:

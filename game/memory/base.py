@@ -8,6 +8,7 @@ and why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -122,6 +123,11 @@ class Memory(Protocol):
 
     def export_json(self, *, complete: bool = True) -> bytes:
         """The memory state as JSON for a save (``complete``: consolidated and embedded first)."""
+        ...
+
+    def export_later(self) -> Callable[[], bytes]:
+        """``export_json(complete=False)`` as of now, computed when the returned callable is first called
+        (on another thread); memory changes only after that."""
         ...
 
     @property

@@ -41,6 +41,7 @@ state.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import threading
@@ -56,6 +57,7 @@ import orjson
 from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import Outcome, ReviewAction, StoryBible
 from game.memory.embedders import Embedder, Vectors
+from game.memory.foreground import FOREGROUND
 from game.memory.guard import strip_instructions
 from game.memory.hybrid import HybridIndex
 from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_item, latest_episode_items, summary_item
@@ -165,16 +167,21 @@ class GameMemory:
         self._futures: list[Future[Any]] = []
         self._consolidating: dict[int, Future[Any]] = {}
         self._restoring: Future[Any] | None = None
+        self._later: _LaterExport | None = None
+        """The export :meth:`export_later` promised, until taken."""
         self._log_json: list[tuple[Episode, orjson.Fragment]] = []
         """Each log episode as saved JSON (episodes never change once logged)."""
         self._embed_queued = False
         self._prepared = False
+        self.bible_version = 0
+        """Changes with every change to the Story Bible (recall keeps what it derives from it until then)."""
         self.consolidations = 0
         self.failures: list[str] = []
         self._use(state or MemoryState(session_id=uuid.uuid4().hex[:12]))
         self._recall = MemoryRecall(self)
 
     def _use(self, state: MemoryState) -> None:
+        self.bible_version += 1
         self.state = state
         self.bible = StoryBible(state, self.pack) if self.pack else None
         self.memories = HybridIndex("memories", self.store, self.embedder, namespace=state.session_id)
@@ -212,6 +219,7 @@ class GameMemory:
             self.knowledge.build(progress=progress)
         if self.bible is not None and not self.state.bible:
             self.bible.seed_from_content()
+            self.bible_version += 1
         self._reindex(progress)
         self._resume_consolidation()
 
@@ -223,6 +231,7 @@ class GameMemory:
         unchanged text are reused, so only what is missing is embedded.
         Nothing recorded after the save is recalled: it is not in ``state``.
         """
+        self._export_first()
         self.flush()
         gc.unfreeze()  # what an earlier restore froze (the state replaced here among it) may be collected again
         with self._lock:
@@ -277,7 +286,8 @@ class GameMemory:
         """Let every consolidation already started finish (a full save waits for them)."""
         with self._lock:
             running = list(self._consolidating.values())
-        wait(running, timeout=timeout)
+        with FOREGROUND.waiting():
+            wait(running, timeout=timeout)
 
     def export_state(self, *, complete: bool = True) -> dict[str, Any]:
         """The memory state as JSON-ready data, for a save.
@@ -306,17 +316,40 @@ class GameMemory:
             fields = dict(self.state.__dict__, log=[fragment for _, fragment in cached])
             return orjson.dumps(fields, default=model_fields)
 
+    def export_later(self) -> Callable[[], bytes]:
+        """``export_json(complete=False)`` of memory as it stands now, taken later on another thread.
+
+        Returns ``take``, which computes the bytes once (later calls return them, or raise what the export
+        raised). Until it is taken, the next change to memory (:meth:`record_turn`, :meth:`restore`,
+        :meth:`remember`, :meth:`review_bible`) takes it first, on its own thread: what ``take`` returns is
+        memory as of this call (plus any background consolidation or embedding that landed meanwhile,
+        which a save holds consistently either way). An autosave calls it at the end of a turn and writes
+        on a writer thread (``GameSession.autosave``), so the turn does not wait for the export.
+        """
+        export = _LaterExport(self)
+        with self._lock:
+            self._later = export
+        return export.take
+
+    def _export_first(self) -> None:
+        """Take the export :meth:`export_later` promised before memory changes (its failure is the taker's)."""
+        export, self._later = self._later, None
+        if export is not None:
+            with contextlib.suppress(Exception):
+                export.take()
+
     def flush(self, timeout: float | None = 60.0) -> None:
         """Finish background consolidation, embed everything still pending, and wait for the store's queued writes."""
         with self._lock:
             futures = list(self._futures)
-        wait(futures, timeout=timeout)
-        with self._lock:
-            self._futures = [f for f in self._futures if not f.done()]
-        self._embed(force=True)
-        store_flush = getattr(self.store, "flush", None)  # a store writing behind (mirror.py): its queue lands now
-        if callable(store_flush):
-            store_flush()
+        with FOREGROUND.waiting():  # called in a turn (a load), the background it waits for must run
+            wait(futures, timeout=timeout)
+            with self._lock:
+                self._futures = [f for f in self._futures if not f.done()]
+            self._embed(force=True)
+            store_flush = getattr(self.store, "flush", None)  # a store writing behind (mirror.py): its queue lands
+            if callable(store_flush):
+                store_flush()
 
     def close(self) -> None:
         self.flush()
@@ -371,6 +404,7 @@ class GameMemory:
             importance=60 if record.notes else 50 if any(e not in QUIET_EFFECTS for e, _ in record.applied) else 20,
         )
         refused: list[str] = []
+        self._export_first()
         with self._lock:
             checkpoint = self.state.checkpoint()
             try:
@@ -388,6 +422,7 @@ class GameMemory:
             except Exception:
                 log.warning("recording turn %d failed; memory is left as it was", record.turn)
                 self.state.rollback(checkpoint)
+                self.bible_version += 1
                 raise
             self.memories.add(latest_episode_items(self.state.log, self.session_id), embed=False)
             self._index_bible_changes(changed)
@@ -427,6 +462,7 @@ class GameMemory:
         Memories of the same ``segment`` that follow each other give each other
         context, as played turns do. Vectors come with :meth:`embed_pending`.
         """
+        self._export_first()
         with self._lock:
             key = f"mem-{len(self.state.log) + 1}"
             episode = Episode(
@@ -450,6 +486,8 @@ class GameMemory:
 
     def _index_bible_changes(self, entries: list[BibleEntry]) -> None:
         """Index the entries that are active; take every entry that no longer is out of the index."""
+        if entries:
+            self.bible_version += 1
         active = [entry_item(entry, self.session_id) for entry in entries if entry.status == "active"]
         if active:
             self.memories.add(active, embed=False)
@@ -481,6 +519,7 @@ class GameMemory:
                 instruction to the narrator, pinning an inactive entry, ...),
                 with a message for the player; nothing changed.
         """
+        self._export_first()
         with self._lock:
             if self.bible is None:
                 raise ValueError("This game has no Story Bible.")
@@ -587,6 +626,7 @@ class GameMemory:
                 if extractor is not None:
                     results += self._extracted(facts, facts_first, upto_turn, npcs)
                 self.bible.age_threads(upto_turn)
+                self.bible_version += 1
                 self._index_bible_changes([entry for entry, _ in results])
             self.consolidations += 1
         self._embed()
@@ -633,7 +673,8 @@ class GameMemory:
         if not due or all(f.done() for f in due):
             return 0.0
         started = time.perf_counter()
-        wait(due, timeout=self.config.consolidation_wait_s)
+        with FOREGROUND.waiting():
+            wait(due, timeout=self.config.consolidation_wait_s)
         return round((time.perf_counter() - started) * 1000, 2)
 
     # --------------------------------------------------------------- recall
@@ -664,8 +705,31 @@ class GameMemory:
             return self.state.window(turn, self.config.window_messages, MESSAGE_CHARS)
 
 
+class _LaterExport:
+    """One :meth:`GameMemory.export_later`: computed once, by whichever thread asks first."""
+
+    def __init__(self, memory: GameMemory) -> None:
+        self._memory = memory
+        self._lock = threading.Lock()
+        self._result: bytes | None = None
+        self._error: Exception | None = None
+
+    def take(self) -> bytes:
+        with self._lock:
+            if self._result is None and self._error is None:
+                try:
+                    self._result = self._memory.export_json(complete=False)
+                except Exception as exc:  # noqa: BLE001 - kept and raised to every taker
+                    self._error = exc
+            if self._error is not None:
+                raise self._error
+            assert self._result is not None
+            return self._result
+
+
 def _logged(job: Callable[[], object]) -> Callable[[], object]:
     def run() -> object:
+        FOREGROUND.wait_idle()  # a turn's recall or record under way goes first (foreground.py)
         try:
             return job()
         except Exception:

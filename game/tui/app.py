@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 
 from game.tui.confirm import ConfirmScreen
@@ -36,6 +37,16 @@ if TYPE_CHECKING:
 
 AUTOSAVE = "autosave"
 log = logging.getLogger("storyecho.tui")
+
+
+class Autosaved(Message):
+    """Posted from the autosave thread (``GameSession.on_autosave``): turn ``turn`` was written, or failed."""
+
+    def __init__(self, session: GameSession, turn: int, notice: str | None) -> None:
+        super().__init__()
+        self.session = session
+        self.turn = turn
+        self.notice = notice
 
 
 class StoryEchoApp(App[None]):
@@ -301,6 +312,11 @@ class StoryEchoApp(App[None]):
     def _enter(self, session: GameSession, notices: list[str]) -> None:
         self.session = session
         self.saved_turn = session.engine.state.turn
+        # a message, not call_from_thread: closing the game waits for the autosave thread on this thread
+        def autosaved(turn: int, notice: str | None) -> None:
+            self.post_message(Autosaved(session, turn, notice))
+
+        session.on_autosave = autosaved
         from game.tui.play import PlayScreen
 
         self.theme = theme_for(session.engine.pack.story.genre)
@@ -340,12 +356,18 @@ class StoryEchoApp(App[None]):
         state = session.engine.state
         if result.meta in ("save", "load") and result.ok:
             self.saved_turn = state.turn
-        every = session.autosave_every
-        if result.ok and every and (state.turn % every == 0 or state.ending) and not result.notices:
-            self.saved_turn = state.turn
-            self.notify(f"Autosaved at turn {state.turn}.", timeout=2)
         if state.ending and result.meta is None:
             self.push_screen(EndingScreen(session))
+
+    def on_autosaved(self, message: Autosaved) -> None:
+        """An autosave was written (after its turn, on the autosave thread), or failed."""
+        if message.session is not self.session:
+            return  # a game closed meanwhile
+        if message.notice is None:
+            self.saved_turn = message.turn
+            self.notify(f"Autosaved at turn {message.turn}.", timeout=2)
+        else:  # the next turn's result tells it too, in the story
+            self.notify(message.notice, title="Autosave failed", severity="error", markup=False)
 
     def _close_session(self) -> None:
         """Close the current game (its complete autosave); call with :attr:`game_lock` held."""
