@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, replace
 from collections.abc import Collection
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np

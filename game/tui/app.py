@@ -312,6 +312,7 @@ class StoryEchoApp(App[None]):
     def _enter(self, session: GameSession, notices: list[str]) -> None:
         self.session = session
         self.saved_turn = session.engine.state.turn
+
         # a message, not call_from_thread: closing the game waits for the autosave thread on this thread
         def autosaved(turn: int, notice: str | None) -> None:
             self.post_message(Autosaved(session, turn, notice))
