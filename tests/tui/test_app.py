@@ -220,6 +220,22 @@ async def test_quit_asks_when_there_is_unsaved_progress_and_autosaves(tmp_path):
     assert saved.game.turn == 1 and saved.game.node != "forest_edge"
 
 
+async def test_an_autosave_is_told_once_it_is_written_after_its_turn(tmp_path):
+    """The fifth turn's autosave is written on its own thread after the turn (GameSession.autosave); the
+    game tells the player when it lands, and that turn no longer counts as unsaved progress."""
+    settings = settings_for(tmp_path)
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await new_game(pilot, 0)
+        for _ in range(5):
+            await play(pilot, "look")
+        await until(pilot, lambda: app.saved_turn == 5, what="the autosave told")
+        await until(
+            pilot, lambda: any("Autosaved at turn 5" in n.message for n in app._notifications), what="the toast"
+        )
+        assert SlotStore(settings.data_dir).read("autosave-fantasy_001").save.turn == 5
+
+
 async def test_a_failed_narrator_shows_a_message_and_the_game_goes_on(tmp_path):
     with FakeOpenAIServer() as server:
         settings = settings_for(
