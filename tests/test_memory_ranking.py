@@ -5,7 +5,7 @@ vectorised per term (``keyword.py``), the fused ranking ordered by numpy
 (``hybrid.fuse``), the vector store asked with the cheap equality filter when
 that gives the same top pool (``HybridIndex._dense``), and the relevant-memory
 scores computed for every memory at once, then exactly for the few that can
-reach the top (``retrieval.MemoryFeatures``). Then recall was made to scale
+reach the top (``features.MemoryFeatures``). Then recall was made to scale
 with the candidates rather than the items: metadata columns kept as numpy
 arrays updated on upsert (``stores.MetadataTable``), the search done on table
 rows (allowed items as a mask, ``drop`` instead of a ``keep`` call per item,
