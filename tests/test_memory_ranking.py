@@ -614,10 +614,10 @@ def test_a_big_restored_game_is_frozen_for_the_garbage_collector(monkeypatch):
 def test_the_mirror_reuses_a_querys_products_only_while_its_rows_are_unchanged():
     """A turn's recall asks one collection with one vector under several filters, and the copy reuses that
     vector's products with every row; a row added or replaced in between is seen by the next query."""
-    from game.memory.mirror import _Collection
+    from game.memory.collection_copy import CollectionCopy
 
     rng = np.random.default_rng(3)
-    copy, exact = _Collection(), InProcessVectorStore()
+    copy, exact = CollectionCopy(), InProcessVectorStore()
     ids = [f"m{n}" for n in range(50)]
     vectors = rng.normal(size=(50, 8)).astype(np.float32)
     metas = [{"turn": n} for n in range(50)]
@@ -649,10 +649,10 @@ def test_the_mirrors_kept_equality_masks_follow_every_write():
     """The copy keeps the rows matching each ``$eq`` clause between queries and updates them on every write
     (rows added, replaced with another value, deleted, a batch repeating an id): every query, interleaved
     with writes, answers as the exact in-process store."""
-    from game.memory.mirror import _Collection
+    from game.memory.collection_copy import CollectionCopy
 
     rng = np.random.default_rng(11)
-    copy, exact = _Collection(), InProcessVectorStore()
+    copy, exact = CollectionCopy(), InProcessVectorStore()
     for step in range(40):
         count = int(rng.integers(1, 6))
         ids = [f"m{n}" for n in rng.integers(0, 60, count)]  # repeats: re-upserts, and ids twice in a batch
