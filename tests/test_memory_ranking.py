@@ -7,7 +7,7 @@ that gives the same top pool (``HybridIndex._dense``), and the relevant-memory
 scores computed for every memory at once, then exactly for the few that can
 reach the top (``features.MemoryFeatures``). Then recall was made to scale
 with the candidates rather than the items: metadata columns kept as numpy
-arrays updated on upsert (``stores.MetadataTable``), the search done on table
+arrays updated on upsert (``metadata_table.MetadataTable``), the search done on table
 rows (allowed items as a mask, ``drop`` instead of a ``keep`` call per item,
 BM25 as one array, the fusion without dictionaries and the ranking sorted only
 as far as asked), the features synced from the index's journal of changes, and
@@ -33,9 +33,10 @@ from game.memory.base import TurnRecord
 from game.memory.hybrid import KEYWORD_WEIGHT, Hit, HybridIndex, fuse
 from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
+from game.memory.metadata_table import MetadataTable, where_clauses
 from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts, unit_scale
 from game.memory.retrieval import PLACE_PRIOR, active_at
-from game.memory.stores import InProcessVectorStore, MetadataTable, where_clauses
+from game.memory.stores import InProcessVectorStore
 from game.text import keywords
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
@@ -192,7 +193,7 @@ def reference_search_memories(memory: GameMemory, query, state, k, *, focus=None
 
 
 class ReferenceTable:
-    """``stores.MetadataTable`` as it was: Python list columns, arrays rebuilt after every change."""
+    """``metadata_table.MetadataTable`` as it was: Python list columns, arrays rebuilt after every change."""
 
     def __init__(self):
         self.ids, self.rows, self.columns = [], {}, {}

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from game.memory.embedders import Vectors
-from game.memory.stores import VectorHit, Where, one_blas_thread, where_clauses
+from game.memory.metadata_table import Where, where_clauses
+from game.memory.stores import VectorHit, one_blas_thread
 
 
 class CollectionCopy:

@@ -39,14 +39,8 @@ import numpy as np
 
 from game.memory.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
 from game.memory.keyword import BM25Index
-from game.memory.stores import (
-    MetadataTable,
-    StoreUnavailable,
-    VectorStore,
-    Where,
-    space_collection,
-    where_clauses,
-)
+from game.memory.metadata_table import MetadataTable, Where, where_clauses
+from game.memory.stores import StoreUnavailable, VectorStore, space_collection
 
 log = logging.getLogger("storyecho.memory")
 

@@ -68,13 +68,13 @@ from game.memory.embed_cache import CachedEmbedder
 from game.memory.embedders import Embedder, EmbeddingSpace, Vectors
 from game.memory.files import replace_durably, write_durably
 from game.memory.foreground import FOREGROUND
+from game.memory.metadata_table import Where
 from game.memory.stores import (
     SNAPSHOT_MARKER,
     ChromaVectorStore,
     IndexLock,
     StoreUnavailable,
     VectorHit,
-    Where,
     check_space,
     lock_index,
     open_locked,
