@@ -288,15 +288,21 @@ def test_the_budget_cuts_in_bulk_exactly_what_cutting_one_item_at_a_time_cuts(fa
             if bundle.tokens <= budget or not prompt_module._cut_one(blocks, window, cut):
                 return bundle, cut
 
-    full = prompt_module.compose(action, parse(action), engine.state, fantasy, context, None).tokens
-    checked = 0
-    for budget in range(full + 5, 300, -23):
+    def same_at(budget):
         got = prompt_module.compose(action, parse(action), engine.state, fantasy, context, budget)
         want, want_cut = one_at_a_time(budget)
         assert got.cut == want_cut, budget
         assert got.messages == want.messages and got.tokens == want.tokens, budget
-        checked += bool(want_cut)
-    assert checked > 20  # most budgets cut something, many of them several items
+        return bool(want_cut)
+
+    full = prompt_module.compose(action, parse(action), engine.state, fantasy, context, None).tokens
+    assert sum(same_at(budget) for budget in range(full + 5, 300, -23)) > 20  # most cut, many several items
+    # a budget no cut can meet, the window cut last (no Story Bible item left to cut after it): the bundle
+    # holds what is left after the last cut, not what was there before it
+    unmet = {"open_threads", "bible_core", "bible_rules", "pinned"}
+    context = replace(context, blocks=[replace(b, items=[]) if b.name in unmet else b for b in context.blocks])
+    for budget in (50, 100, 200, 300):
+        assert same_at(budget)
 
 
 def test_open_threads_stay_few_over_a_long_game(fantasy):

@@ -274,16 +274,15 @@ def compose(
             break
         # cut, without assembling again, while the prompt is surely still over budget: the cuts assembling
         # after each would make, in the same order (9 assemblies a turn became 2, bench/turn_overhead.py)
-        at_least = bundle.tokens
+        at_least, made = bundle.tokens, len(cut)
         while at_least > budget_tokens:
             sizes = {b.name: len(b.items) for b in blocks}
             if not _cut_one(blocks, window, cut):
                 break
             at_least -= _most_saved(cut[-1], blocks, sizes)
-        else:
-            continue
-        if at_least > budget_tokens:
+        if len(cut) == made:
             break  # nothing left that may be cut: the prompt stays over budget, and says so
+        # else assemble what is left (also after the last possible cut, so the bundle holds only what is kept)
     bundle.cut = cut
     bundle.budget_tokens = budget_tokens
     return bundle

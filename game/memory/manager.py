@@ -333,7 +333,8 @@ class GameMemory:
 
     def _export_first(self) -> None:
         """Take the export :meth:`export_later` promised before memory changes (its failure is the taker's)."""
-        export, self._later = self._later, None
+        with self._lock:  # taken outside it: the export takes its own lock, then this one
+            export, self._later = self._later, None
         if export is not None:
             with contextlib.suppress(Exception):
                 export.take()

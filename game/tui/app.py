@@ -365,7 +365,9 @@ class StoryEchoApp(App[None]):
         if message.session is not self.session:
             return  # a game closed meanwhile
         if message.notice is None:
-            self.saved_turn = message.turn
+            # a save or load told before this message (F2 at a later turn, a load back) stays the last save
+            if self.saved_turn <= message.turn <= message.session.engine.state.turn:
+                self.saved_turn = message.turn
             self.notify(f"Autosaved at turn {message.turn}.", timeout=2)
         else:  # the next turn's result tells it too, in the story
             self.notify(message.notice, title="Autosave failed", severity="error", markup=False)
