@@ -356,7 +356,6 @@ class GameMemory:
         self.flush()
         if self._executor is not None:
             self._executor.shutdown(wait=True)
-        self._recall.close()
         release = getattr(self.store, "close", None)
         if callable(release):
             release()

@@ -23,10 +23,8 @@ cuts only the blocks of its ``CUT_ORDER``); the other blocks leave them out.
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections.abc import Collection
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -104,8 +102,6 @@ class MemoryRecall:
         self._features = MemoryFeatures()
         self._summaries = SummaryIndex()
         self._bible: _BibleView | None = None
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
 
     def recall(self, action: str, state: GameState) -> MemoryContext:
         memory = self.memory
@@ -113,14 +109,9 @@ class MemoryRecall:
         budgets = config.budgets
         started = time.perf_counter()
         turn = state.turn
-        # the query is embedded on a thread of its own (ONNX Runtime and torch release the GIL) while this one
-        # does what needs no vector: 2-3 ms of a turn's overhead overlapped (bench/turn_overhead.py)
         characters = memory.query.characters(action)
-        embedding = self._embed_ahead(action)
-        # the query search_memories asks: without the characters and a place it names (see there)
-        rewritten = memory.query.places(characters[1])[1] or action
-        embedding_rewritten = self._embed_ahead(rewritten) if rewritten != action else None
         focus = self._focus_npcs(action, state, characters)
+        query_vector = memory.memories.embed_query(action)
         with memory.lock:
             view = self._bible_view(turn)
             active, shown = view.active, set(view.shown)
@@ -130,7 +121,6 @@ class MemoryRecall:
             summaries = self._summaries.sync(memory.state.summaries).count(turn)
         recent = self._recent_items(state)
         pending, lag = self._vector_lag(turn)
-        query_vector = embedding.result() if embedding is not None else memory.memories.embed_query(action)
         strategies: dict[str, str] = {}
         fallbacks: dict[str, str] = {}
         if memory.knowledge is not None:
@@ -162,7 +152,6 @@ class MemoryRecall:
             fallbacks=fallbacks,
             active=view.active_ids,
             characters=characters,
-            rewritten_vector=embedding_rewritten.result() if embedding_rewritten is not None else None,
         )
         items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts)) for m in relevant]
         blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
@@ -186,23 +175,6 @@ class MemoryRecall:
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
         }
         return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
-
-    def _embed_ahead(self, action: str) -> Future[Vectors | None] | None:
-        """``memory.memories.embed_query(action)`` started on the query thread (None: nothing to embed)."""
-        index = self.memory.memories
-        if not (index.dense_ok and index.embedder is not None and action.strip()):
-            return None
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
-            return self._pool.submit(index.embed_query, action)
-
-    def close(self) -> None:
-        """Stop the query thread (a later recall starts another)."""
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
 
     def _bible_view(self, turn: int) -> _BibleView:
         """What recall shows of the Story Bible at ``turn`` (call under memory's lock), kept while it holds:
@@ -290,7 +262,6 @@ class MemoryRecall:
         fallbacks: dict[str, str] | None = None,
         active: Collection[str] | None = None,
         characters: tuple[list[str], str] | None = None,
-        rewritten_vector: Vectors | None = None,
     ) -> list[ScoredMemory]:
         """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path).
 
@@ -304,9 +275,7 @@ class MemoryRecall:
         a prior on what happened there.
 
         ``active`` is the ids of the Story Bible entries active at ``state.turn`` and ``characters``
-        ``memory.query.characters(query)``, when the caller has them; ``rewritten_vector`` the embedding
-        of the rewritten query when it differs and the caller embedded it ahead (:meth:`recall` does, on
-        its query thread).
+        ``memory.query.characters(query)``, when the caller has them.
         """
         memory = self.memory
         focus = set(focus or ())
@@ -322,8 +291,6 @@ class MemoryRecall:
         index = memory.memories
         text = rewritten or query
         vector = query_vector if rewritten == query else None
-        if vector is None and rewritten_vector is not None:
-            vector = rewritten_vector
         embedded = index.embedding(text) if vector is None else None  # outside the lock: it may take a while
         recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
         where = {"session": memory.session_id, "turn": {"$lte": turn}}
