@@ -316,6 +316,40 @@ def test_the_writer_waits_while_the_game_is_busy(index, monkeypatch):
     assert "s2:turn-1#d" in in_chroma(index)
 
 
+def test_writes_queued_behind_a_wait_go_at_once_so_back_to_back_turns_never_pile_them_up(index, monkeypatch):
+    """The writer waits for the turn (foreground.py) before the first write of a backlog only: with a turn
+    always under way, one bounded wait per write let the queue grow faster than it drained."""
+    import threading
+
+    from game.memory.foreground import FOREGROUND
+
+    monkeypatch.setattr(mirror, "WRITE_WAIT_S", 0.3)
+    store = MirroredStore.open_local(index)
+    store._go.set()  # past the first write's idle rule (the test above): this is about every write after it
+    release, held = threading.Event(), threading.Event()
+
+    def turns_back_to_back() -> None:
+        with FOREGROUND.busy():
+            held.set()
+            release.wait(30)
+
+    playing = threading.Thread(target=turns_back_to_back)
+    playing.start()
+    try:
+        assert held.wait(10)
+        started = time.monotonic()
+        for n in range(40):  # 40 writes queued while the game never goes idle: 12 s at one wait per write
+            fill(store, count=1, seed=100 + n)
+        while store._queue.unfinished_tasks and time.monotonic() - started < 30:
+            time.sleep(0.02)
+        assert not store._queue.unfinished_tasks
+        assert time.monotonic() - started < 6  # one wait, Chroma's open, then the backlog at once
+    finally:
+        release.set()
+        playing.join(10)
+        store.close()
+
+
 # ------------------------------------------------------------------ the game, in processes
 FIRST_TURN_PROBE = textwrap.dedent(
     """

@@ -67,7 +67,7 @@ from game.memory.collection_copy import CollectionCopy
 from game.memory.embed_cache import CachedEmbedder
 from game.memory.embedders import Embedder, EmbeddingSpace, Vectors
 from game.memory.files import replace_durably, write_durably
-from game.memory.foreground import FOREGROUND
+from game.memory.foreground import FOREGROUND, MAX_WAIT_S
 from game.memory.metadata_table import Where
 from game.memory.stores import (
     SNAPSHOT_MARKER,
@@ -92,6 +92,9 @@ IDLE_S = 0.5
 MAX_DELAY_S = 5.0
 """... or this long after the first queued write, whatever the game does (back-to-back turns)."""
 POLL_S = 0.05
+WRITE_WAIT_S = MAX_WAIT_S
+"""The longest a write waits for the turn (``foreground.py``). Only the first write of a backlog waits: with
+turns back to back (never a quiet moment) one wait per write let the queue grow without bound."""
 _STOP = object()
 
 
@@ -352,14 +355,17 @@ class MirroredStore:
                 self._writer.start()
 
     def _write_loop(self) -> None:
+        backlog = False
         while True:
             op = self._queue.get()
             try:
                 if op is _STOP:
                     return
                 self._wait_for_idle()
-                FOREGROUND.wait_idle()  # each write, not only the first: a turn under way goes first
+                if not backlog:  # a turn under way goes first; what queued behind meanwhile goes at once
+                    FOREGROUND.wait_idle(WRITE_WAIT_S)
                 self._apply(op)
+                backlog = not self._queue.empty()
             except Exception as exc:  # noqa: BLE001 - the copy holds it; the next start embeds it again
                 if not self._failed:
                     log.warning(
