@@ -118,9 +118,7 @@ class GameSession:
             and self.autosave_every
             and (turn % self.autosave_every == 0 or self.engine.state.ending)
         ):
-            notice = self.autosave()
-            if notice:
-                result.notices.append(notice)
+            self.autosave()
         return result
 
     def prompt_tokens_by_block(self) -> list[tuple[int, dict[str, int]]]:
@@ -190,20 +188,17 @@ class GameSession:
         log.info("saved turn %d to %s", self.engine.state.turn, path)
         return f"Saved to {name!r} (turn {self.engine.state.turn})."
 
-    def autosave(self) -> str | None:
-        """Autosave to this session's slot on the autosave thread (see the module docstring).
-
-        Returns None: a failure is told later, never raised (the game goes on).
-        """
+    def autosave(self) -> None:
+        """Autosave to this session's slot on the autosave thread (see the module docstring); a failure is told
+        later (the next result, :attr:`on_autosave`), never raised: the game goes on."""
         if self.slots is None:
-            return None
+            return
         self.settle_saves()  # one at a time, in order
         state, memory = self.engine.state, self.engine.memory
         job = (self.slot, self._kind(), state, memory.session_id, memory.export_later())
         if self._saver is None:
             self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
         self._saving = self._saver.submit(self._write_autosave, *job)
-        return None
 
     def _write_autosave(
         self, slot: str, kind: SlotKind, state: GameState, session_id: str, export: Callable[[], bytes]
