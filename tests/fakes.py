@@ -110,9 +110,12 @@ class CountingEmbedder:
         self.model_name = real.model_name
         self.model_version = real.model_version
         self.texts: list[str] = []
+        self.batches: list[list[str]] = []
+        """Each ``embed`` call's texts."""
 
     def embed(self, texts):
         self.texts.extend(texts)
+        self.batches.append(list(texts))
         return self.real.embed(texts)
 
 

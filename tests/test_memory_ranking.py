@@ -22,6 +22,7 @@ import hashlib
 import math
 import random
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -40,6 +41,7 @@ from game.memory.stores import InProcessVectorStore
 from game.text import keywords
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
+from tests.fakes import CountingEmbedder, FlakyEmbedder
 
 
 class HashEmbedder:
@@ -267,6 +269,29 @@ def reference_history_items(memory: GameMemory, action, state, query_vector):
 
 
 # ------------------------------------------------------------------ the tests
+def test_a_replaced_text_updates_only_what_changed_and_scores_stay_exact():
+    """A document indexed again (a turn whose context grew) keeps the arrays of the terms whose frequency did
+    not change, and the scores are those of the new texts: a term gained, lost, repeated, or merely longer."""
+    docs = {f"d{n}": f"fog lantern bridge {'moon ' * (n % 3)}turn {n}" for n in range(30)}
+    index = BM25Index()
+    for doc_id, text in docs.items():
+        index.add(doc_id, text)
+    query = "fog moon lantern troll"
+    assert index.scores(query) == reference_bm25(docs, query)
+    kept = index._arrays["fog"]
+    for doc_id, text in [
+        ("d4", "fog lantern bridge moon moon moon turn 4"),  # moon repeated more
+        ("d5", "fog lantern bridge turn 5 troll"),  # moon lost, troll gained
+        ("d6", "fog lantern bridge turn 6 and a longer context now"),  # only longer
+    ]:
+        index.add(doc_id, text)
+        docs[doc_id] = text
+        assert index.scores(query) == reference_bm25(docs, query)
+    assert index._arrays["fog"] is kept  # no frequency of "fog" changed: its arrays were never built again
+    assert index.warm() > 0 and index.warm() == 0  # the terms no query asked for yet, built once
+    assert index.scores("bridge turn") == reference_bm25(docs, "bridge turn")
+
+
 def test_bm25_scores_are_the_item_by_item_scores():
     rng = random.Random(3)
     words = [
@@ -287,14 +312,21 @@ def test_bm25_scores_are_the_item_by_item_scores():
     ]
     index, docs = BM25Index(), {}
     for n in range(400):
-        doc_id = f"d{rng.randrange(300)}"  # re-adds replace
-        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
+        doc_id = f"d{rng.randrange(300)}"  # re-adds replace: at times with the same text but a word, as turns do
+        if doc_id in docs and n % 3:
+            text = docs[doc_id] + " " + rng.choice(words)
+        else:
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
         index.add(doc_id, text)
         docs[doc_id] = text
         if n % 7 == 0:
             gone = rng.choice(sorted(docs))
             index.remove(gone)
             del docs[gone]
+        if n % 40 == 0:  # scored between changes too: each change drops what it made stale of the kept arrays
+            assert index.scores("fog troll moon moon") == reference_bm25(docs, "fog troll moon moon")
+            if n % 80 == 0:
+                index.warm()
     for query in ["fog on the swamp", "troll troll bridge", "moon", "nothing matches", "ring willow salt coin"]:
         allowed = rng.sample(sorted(docs), len(docs) // 2)
         assert index.scores(query) == reference_bm25(docs, query)
@@ -535,14 +567,23 @@ def test_fused_top_k_is_the_head_of_the_full_ranking(with_dense):
     )  # the floor of a dense score outside the ids, as before
 
 
-def test_recall_stays_exact_as_the_index_changes(monkeypatch):
+@pytest.mark.parametrize("backend", ["inprocess", "mirror"])
+def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend):
     """The features follow the index's journal: searches between additions, replacements, removals and a
-    compaction of the index's table rank as the reference does, and the history block is the one it was."""
+    compaction of the index's table rank as the reference does, and the history block is the one it was.
+
+    ``mirror``: the game's own store, whose dense answers are rows of its copy that the index maps to its
+    table with an array kept up to date (``store_rows.StoreRows``); the reference asks it for vector ids."""
     monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
-    memory = GameMemory(
-        pack, ScriptedNarrator(pack), store=InProcessVectorStore(), embedder=HashEmbedder(), background=False
-    )
+    if backend == "mirror":
+        from game.memory.mirror import MirroredStore
+        from game.memory.stores import open_chroma
+
+        store: Any = MirroredStore(open_chroma(tmp_path / "index"))
+    else:
+        store = InProcessVectorStore()
+    memory = GameMemory(pack, ScriptedNarrator(pack), store=store, embedder=HashEmbedder(), background=False)
     memory.prepare()
     memory.restore(generate_state(pack, 150, 60, seed=6))
     state = new_game(pack)
@@ -589,6 +630,12 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch):
         index.remove(sorted(i for i in index.items if i.startswith("turn-") and int(i[5:]) % 3))
     assert index.table.epoch > epoch
     check()
+    for turn in range(157, 160):  # and changes after the compaction
+        state.turn = turn
+        memory.record_turn(TurnRecord(turn, f"light the lantern {turn}", "It flares.", "forest_edge", [], []), state)
+        memory.flush()
+        check()
+    memory.close()
 
 
 def test_a_big_restored_game_is_frozen_for_the_garbage_collector(monkeypatch):
@@ -676,3 +723,66 @@ def test_the_mirrors_kept_equality_masks_follow_every_write():
             want = exact.query("c", query, 10, where)
             assert got_ids == [h.id for h in want], (step, where)
             assert np.allclose(got_sims, [h.similarity for h in want], rtol=1e-6, atol=1e-6)
+
+
+def test_recall_embeds_an_action_and_its_rewrite_in_one_batch(monkeypatch):
+    """A named character leaves the memory query's text (``query.py``), so recall embeds two texts: one batch,
+    whose answer is the one of embedding each alone. When that batch fails, every search falls back to keywords
+    and says so."""
+    pack = load_pack(content_root() / "fantasy_001")
+    spy = CountingEmbedder(HashEmbedder())
+    memory = GameMemory(pack, ScriptedNarrator(pack), store=InProcessVectorStore(), embedder=spy, background=False)
+    memory.prepare()
+    memory.restore(generate_state(pack, 120, 40, seed=8))
+    memory.flush()
+    state = new_game(pack)
+    state.turn = 120
+    action = "ask garrick about the lantern"
+
+    def shown(context):
+        return [(b.name, [(i.text, i.score, i.source, i.parts) for i in b.items]) for b in context.blocks]
+
+    spy.batches.clear()
+    batched = memory.recall(action, state)
+    assert spy.batches == [[action, "ask about the lantern"]]
+    monkeypatch.setattr(HybridIndex, "embeddings", lambda self, queries: [self.embedding(q) for q in queries])
+    spy.batches.clear()
+    alone = memory.recall(action, state)
+    assert spy.batches == [[action], ["ask about the lantern"]]  # the same texts, one call each
+    assert shown(batched) == shown(alone)
+    assert any(b.name == "relevant_memories" and b.items for b in batched.blocks)
+
+    monkeypatch.undo()
+    broken = FlakyEmbedder(spy)
+    memory.embedder = memory.memories.embedder = memory.history.embedder = broken
+    failed = memory.recall(action, state)
+    assert failed.retrieval_meta["strategies"]["memories"] == "bm25"
+    assert "memories: query embedding failed: GPU fell off the bus" in failed.retrieval_meta["fallback"]
+
+
+def test_the_worker_prepares_the_next_recall_after_a_recorded_turn():
+    """After a turn is recorded the memory worker builds what the next recall reads whatever the action (the
+    Story Bible view, the keyword arrays of the words that turn changed), so that recall finds them ready; and
+    a Story Bible section no entry of which changed keeps its block."""
+    pack = load_pack(content_root() / "fantasy_001")
+    memory = GameMemory(pack, ScriptedNarrator(pack), store=InProcessVectorStore(), embedder=HashEmbedder())
+    memory.prepare()
+    memory.restore(generate_state(pack, 60, 30, seed=9))
+    state = new_game(pack)
+    state.turn = 60
+    memory.recall("look", state)
+    core = memory._recall._bible_view(60).blocks[1]
+    assert core.name == "bible_core" and core.items
+    for turn in (61, 62):
+        state.turn = turn
+        version = memory.bible_version
+        note = f"The player hid a brass lantern under stone {turn}."
+        memory.record_turn(TurnRecord(turn, "hide the lantern", "Hidden.", "forest_edge", [], [], notes=[note]), state)
+        memory.flush()
+        view = memory._recall._bible
+        assert view is not None and view.key[0] == memory.bible_version and view.first == turn
+        assert memory.memories.bm25._stale == set()
+        assert memory._recall._bible_view(turn) is view  # the recall's own call finds it ready
+        assert memory.bible_version != version  # the note changed the Story Bible, not its characters
+        assert view.blocks[1] is core
+    memory.close()

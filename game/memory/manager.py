@@ -175,6 +175,8 @@ class GameMemory:
         self._prepared = False
         self.bible_version = 0
         """Changes with every change to the Story Bible (recall keeps what it derives from it until then)."""
+        self._warm_turn: int | None = None
+        """The turn of the queued warm-up of recall (see :meth:`_schedule_warm`), None when none is queued."""
         self.consolidations = 0
         self.failures: list[str] = []
         self._use(state or MemoryState(session_id=uuid.uuid4().hex[:12]))
@@ -434,7 +436,26 @@ class GameMemory:
             if future is not None:
                 with self._lock:
                     self._consolidating[record.turn] = future
+        self._schedule_warm(record.turn)
         return refused
+
+    def _schedule_warm(self, turn: int) -> None:
+        """Queue one :meth:`MemoryRecall.warm` for the next recall (at ``turn``), after the jobs this turn
+        queued (its consolidation changes the Story Bible); queued ones coalesce into the latest turn's.
+        Only with a worker: without one the recall does the same work when it needs it."""
+        if self._executor is None:
+            return
+        with self._lock:
+            queued = self._warm_turn is not None
+            self._warm_turn = turn
+        if not queued:
+            self._submit(self._warm_job)
+
+    def _warm_job(self) -> None:
+        with self._lock:
+            turn, self._warm_turn = self._warm_turn, None
+        if turn is not None:
+            self._recall.warm(turn)
 
     def _involved(self, record: TurnRecord) -> list[str]:
         """Characters the turn was about: spoken to, given to, or named (merely present does not count)."""

@@ -444,6 +444,23 @@ class MirroredStore:
         with self._lock:
             return self._get(collection).top(vector, k, where)
 
+    def query_rows(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+        """:meth:`query_arrays` as rows of the collection's copy: (rows, similarities, the copy's ids by row).
+
+        The ids list is the copy's own, append-only: a row keeps its id for good (None once deleted, and a
+        deleted id written again takes a new row), and a rebuilt collection is a new list. So a caller can
+        keep what each row maps to and look up only rows added since (``hybrid.StoreRows``), instead of an
+        id per hit: for the 1,000 hits of a memory search that lookup was 0.5 ms of cache misses."""
+        checked = getattr(self.inner, "_checked", None)
+        if checked is not None:
+            checked(collection, space, int(np.asarray(vector).size), create=False)
+        with self._lock:
+            copy = self._get(collection)
+            rows, sims = copy.top_rows(vector, k, where)
+            return rows, sims, copy.ids
+
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
             mirror = self._get(collection)

@@ -9,10 +9,9 @@ for what each was measured to be worth).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from game.text import mentions
+from game.text import mentions, whole_words
 from game.world.content import ContentPack
 
 
@@ -30,6 +29,7 @@ class QueryRewriter:
         for npc in pack.npcs.values() if pack else ():
             self.register(npc.id, npc.names)
         self.place_names = self._place_table()
+        self._longest_first = sorted(self.place_names, key=len, reverse=True)
 
     def register(self, entity_id: str, names: Iterable[str]) -> None:
         self.entities[entity_id] = [n for n in names if n]
@@ -48,12 +48,12 @@ class QueryRewriter:
         """Places (full names) the query names, and the query without them."""
         table = self.place_names
         found: list[str] = []
-        for name in sorted(table, key=len, reverse=True):
-            pattern = rf"\b{re.escape(name)}\b"
-            if re.search(pattern, query, re.I):
+        for name in self._longest_first:
+            pattern = whole_words(name)
+            if pattern.search(query):
                 if table[name] not in found:
                     found.append(table[name])
-                query = re.sub(pattern, " ", query, flags=re.I)
+                query = pattern.sub(" ", query)
         return found, " ".join(query.split())
 
     def characters(self, query: str) -> tuple[list[str], str]:

@@ -102,6 +102,8 @@ class MemoryRecall:
         self._features = MemoryFeatures()
         self._summaries = SummaryIndex()
         self._bible: _BibleView | None = None
+        self._sections: dict[str, tuple[tuple[int, list[tuple[str, int, str, str]]], MemoryBlock]] = {}
+        """Each Story Bible section's last block and what it was made of (see :meth:`_section`)."""
 
     def recall(self, action: str, state: GameState) -> MemoryContext:
         memory = self.memory
@@ -111,7 +113,13 @@ class MemoryRecall:
         turn = state.turn
         characters = memory.query.characters(action)
         focus = self._focus_npcs(action, state, characters)
-        query_vector = memory.memories.embed_query(action)
+        places = memory.query.places(characters[1])
+        rewritten = places[1] or action  # what search_memories searches: the action without the names it holds
+        rewrite: tuple[Vectors | None, str | None] | None = None
+        if rewritten != action:  # both embedded in one batch (see HybridIndex.embeddings)
+            (query_vector, _), rewrite = memory.memories.embeddings([action, rewritten])
+        else:
+            query_vector = memory.memories.embed_query(action)
         with memory.lock:
             view = self._bible_view(turn)
             active, shown = view.active, set(view.shown)
@@ -152,6 +160,8 @@ class MemoryRecall:
             fallbacks=fallbacks,
             active=view.active_ids,
             characters=characters,
+            places=places,
+            embedded=rewrite,
         )
         items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts)) for m in relevant]
         blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
@@ -175,6 +185,25 @@ class MemoryRecall:
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
         }
         return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
+
+    def warm(self, turn: int) -> None:
+        """Prepare what the next recall at ``turn`` reads whatever the action: the Story Bible view, the
+        summaries, the memory features and the keyword arrays of the words the last turn changed.
+
+        The memory worker calls it after a turn is recorded (``GameMemory.record_turn``), off the turn's
+        thread: the player reads and types meanwhile, so a recall finds them ready and only does what
+        depends on the action. Whatever is not ready yet (the worker still busy), the recall does itself,
+        as it did before: the same locks guard both.
+        """
+        memory = self.memory
+        with memory.lock:
+            self._bible_view(turn)
+            self._summaries.sync(memory.state.summaries)
+        for index in (memory.memories, memory.history):
+            with index.lock:
+                index.bm25.warm()
+        with memory.memories.lock:
+            self._features.sync(memory.memories)
 
     def _bible_view(self, turn: int) -> _BibleView:
         """What recall shows of the Story Bible at ``turn`` (call under memory's lock), kept while it holds:
@@ -208,10 +237,25 @@ class MemoryRecall:
             active_ids=frozenset(e.id for e in active),
             blocks=blocks,
             shown=frozenset(shown),
-            threads=make_block("open_threads", [entry_item(e, e.importance / 100) for e in threads], budget),
+            threads=self._section("open_threads", threads, budget),
             thread_ids=frozenset(e.id for e in threads),
         )
         return view
+
+    def _section(self, name: str, entries: list[BibleEntry], budget: int) -> MemoryBlock:
+        """The block of Story Bible ``entries`` (ranked), the one made last time when they are the same.
+
+        Most turns change the Bible (a place visited, a fact noted) but not the entries of a given section, and
+        making a section's items (121 characters and 105 threads in ``bench/turn_overhead.py``'s game) was
+        most of a view's rebuild. An entry's item is made of its id, importance, title and content, which a
+        change never edits in place (a new entry supersedes it), so those four say when a block holds."""
+        key = (budget, [(e.id, e.importance, e.title, e.content) for e in entries])
+        kept = self._sections.get(name)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        block = make_block(name, [entry_item(e, e.importance / 100) for e in entries], budget)
+        self._sections[name] = (key, block)
+        return block
 
     def _vector_lag(self, turn: int) -> tuple[int, int]:
         """Texts waiting for a vector, and how many turns old the oldest of them is."""
@@ -241,10 +285,10 @@ class MemoryRecall:
         rules = sorted((e for e in active if e.entry_type in ("world_rule", "item") and e.importance >= 70), key=rank)
         style = sorted((e for e in active if e.entry_type in ("style_rule", "safety_rule")), key=rank)
         blocks = [
-            make_block("pinned", [entry_item(e, e.importance / 100) for e in pinned], sys.maxsize),
-            make_block("bible_core", [entry_item(e, e.importance / 100) for e in characters], budgets.bible_core),
-            make_block("bible_rules", [entry_item(e, e.importance / 100) for e in rules], budgets.bible_rules),
-            make_block("bible_style", [entry_item(e, e.importance / 100) for e in style], budgets.bible_style),
+            self._section("pinned", pinned, sys.maxsize),
+            self._section("bible_core", characters, budgets.bible_core),
+            self._section("bible_rules", rules, budgets.bible_rules),
+            self._section("bible_style", style, budgets.bible_style),
         ]
         shown = {item.source for block in blocks for item in block.items}
         return blocks, shown
@@ -262,6 +306,8 @@ class MemoryRecall:
         fallbacks: dict[str, str] | None = None,
         active: Collection[str] | None = None,
         characters: tuple[list[str], str] | None = None,
+        places: tuple[list[str], str] | None = None,
+        embedded: tuple[Vectors | None, str | None] | None = None,
     ) -> list[ScoredMemory]:
         """Hybrid-ranked Bible entries and past turns (the 'relevant memories' path).
 
@@ -274,14 +320,15 @@ class MemoryRecall:
         character joins the focus (a match in the score); a named place becomes
         a prior on what happened there.
 
-        ``active`` is the ids of the Story Bible entries active at ``state.turn`` and ``characters``
-        ``memory.query.characters(query)``, when the caller has them.
+        ``active`` is the ids of the Story Bible entries active at ``state.turn``, ``characters``
+        ``memory.query.characters(query)``, ``places`` ``memory.query.places`` of its rewritten text and
+        ``embedded`` ``memory.memories.embedding`` of the query's final rewrite, when the caller has them.
         """
         memory = self.memory
         focus = set(focus or ())
         exclude = exclude or set()
         named, rewritten = characters if characters is not None else memory.query.characters(query)
-        places, rewritten = memory.query.places(rewritten)
+        places_named, rewritten = places if places is not None else memory.query.places(rewritten)
         focus |= set(named)
         turn = state.turn
         if active is None:
@@ -290,8 +337,9 @@ class MemoryRecall:
         entries = active
         index = memory.memories
         text = rewritten or query
-        vector = query_vector if rewritten == query else None
-        embedded = index.embedding(text) if vector is None else None  # outside the lock: it may take a while
+        vector = query_vector if text == query else None
+        if vector is None and embedded is None:
+            embedded = index.embedding(text)  # outside the lock: it may take a while
         recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt
         where = {"session": memory.session_id, "turn": {"$lte": turn}}
         query_terms = set(keywords(query)) - {"character", "item", "event", "thread", "player"}
@@ -304,9 +352,9 @@ class MemoryRecall:
             # what keep() was, item by item: the excluded ids, Bible entries not active then, turns in the window
             drop = set(exclude) | table.inactive_bible(entries, ids_of) | table.late(recent_cutoff, ids_of)
             prior: dict[str, float] = {}
-            if len(places) == 1:  # "what did I find at the lodge?": what happened there, not what mentions lodges
+            if len(places_named) == 1:  # "what did I find at the lodge?": what happened there, not what mentions it
                 # a turn counts where it happened (not because its exits name the place); a fact, where it says
-                prior = dict.fromkeys(table.at_place(places[0].lower(), items, ids_of), PLACE_PRIOR)
+                prior = dict.fromkeys(table.at_place(places_named[0].lower(), items, ids_of), PLACE_PRIOR)
             fused = index.scores(text, where, query_vector=vector, prior=prior, drop=drop, embedded=embedded)
             if strategies is not None:
                 strategies["memories"] = fused.strategy
