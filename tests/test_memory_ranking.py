@@ -786,3 +786,29 @@ def test_the_worker_prepares_the_next_recall_after_a_recorded_turn():
         assert memory.bible_version != version  # the note changed the Story Bible, not its characters
         assert view.blocks[1] is core
     memory.close()
+
+
+def test_near_copies_crowding_the_top_rank_as_the_item_by_item_code(monkeypatch):
+    """A game that repeats itself: the same room description forty times and the same fact noted again and again.
+    The fast ranking counts near-copies once when it picks the memories it scores exactly, and scores only the
+    best of each; what it returns is still the reference's ranking."""
+    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
+    pack = load_pack(content_root() / "fantasy_001")
+    memory = GameMemory(
+        pack, ScriptedNarrator(pack), store=InProcessVectorStore(), embedder=HashEmbedder(), background=False
+    )
+    memory.prepare()
+    memory.restore(generate_state(pack, 100, 20, seed=12))
+    state = new_game(pack)
+    for turn in range(101, 161):
+        state.turn = turn
+        action, narration = ("look", "Mist curls between the old trees.") if turn % 3 else ("rest", "You rest.")
+        memory.record_turn(TurnRecord(turn, action, narration, "forest_edge", [], []), state)
+    memory.flush()
+    for query, focus in [("look at the mist", None), ("rest under the trees", {"garrick"}), ("look", None)]:
+        vector = memory.embedder.embed([query])[0]
+        for at_turn, k in [(160, 12), (160, 40), (130, 8)]:
+            at = state.model_copy(update={"turn": at_turn})
+            got = memory.search_memories(query, at, k, focus=focus, query_vector=vector)
+            assert got == reference_search_memories(memory, query, at, k, focus=focus, query_vector=vector)
+            assert len({m.text.split(": ", 1)[-1] for m in got}) == len(got)  # no two copies of one text

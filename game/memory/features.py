@@ -20,6 +20,7 @@ from game.memory.recall import (
     W_RECENCY,
     W_SEMANTIC,
     ScoredMemory,
+    copy_signature,
     distinct,
     hybrid_score,
     recency,
@@ -59,12 +60,18 @@ class MemoryFeatures:
         self.npcs: list[frozenset[str]] = []
         self.key_terms: list[frozenset[str]] = []
         self.node: list[str] = []
+        self.copy = np.zeros(0, dtype=np.int64)
+        """A number per :func:`copy_signature` of the row's text: near-copies share it (see :meth:`best`)."""
+        self._copy_numbers: dict[str, int] = {}
         self.by_npc: dict[str, set[int]] = {}
         self.by_term: dict[str, set[int]] = {}
         self._arrays: dict[tuple[str, str], np.ndarray] = {}
         """Cached row arrays of ``by_npc`` / ``by_term`` entries, dropped when the entry changes."""
         self._bible_rows: set[int] = set()
-        self._nodeless: set[int] = set()
+        self.by_node: dict[str, set[int]] = {}
+        """Rows of the memories of each place (lower case)."""
+        self._nodeless: dict[int, str] = {}
+        """Rows of the memories with no place of their own, and their text in lower case (see :meth:`at_place`)."""
 
     def sync(self, index: Any) -> MemoryFeatures:
         """Bring the rows up to date with ``index`` (a :class:`HybridIndex`, its lock held); returns self."""
@@ -97,6 +104,7 @@ class MemoryFeatures:
             self.game_turn = np.resize(self.game_turn, size)
             self.thread = np.resize(self.thread, size)
             self.bible = np.resize(self.bible, size)
+            self.copy = np.resize(self.copy, size)
         for npc in self.npcs[row]:
             self.by_npc.get(npc, set()).discard(row)
             self._arrays.pop(("npc", npc), None)
@@ -104,6 +112,8 @@ class MemoryFeatures:
             self.by_term.get(term, set()).discard(row)
             self._arrays.pop(("term", term), None)
         meta = item.metadata
+        numbers = self._copy_numbers
+        self.copy[row] = numbers.setdefault(copy_signature(item.text), len(numbers))
         self.importance[row] = int(meta.get("importance", 40))
         self.turn[row] = int(meta.get("turn", 0))
         self.game_turn[row] = bool(meta.get("game_turn"))
@@ -113,8 +123,13 @@ class MemoryFeatures:
         self.session[row] = meta.get("session")
         self.npcs[row] = frozenset(str(meta.get("npcs", "")).split(","))
         self.key_terms[row] = frozenset(keywords(str(meta.get("key", "")).replace(":", " ").replace("-", " ")))
-        self.node[row] = str(meta.get("node", "")).lower()
-        (self._nodeless.discard if self.node[row] else self._nodeless.add)(row)
+        self.by_node.get(self.node[row], set()).discard(row)
+        self.node[row] = node = str(meta.get("node", "")).lower()
+        if node:
+            self.by_node.setdefault(node, set()).add(row)
+            self._nodeless.pop(row, None)
+        else:
+            self._nodeless[row] = item.text.lower()
         for npc in self.npcs[row]:
             self.by_npc.setdefault(npc, set()).add(row)
             self._arrays.pop(("npc", npc), None)
@@ -140,13 +155,12 @@ class MemoryFeatures:
         """Bible entries of the index that are not among ``entries`` (the active ones)."""
         return {doc_id for row in self._bible_rows if (doc_id := ids[row]) is not None and doc_id not in entries}
 
-    def at_place(self, place: str, items: dict[str, Any], ids: list[str | None]) -> list[str]:
+    def at_place(self, place: str, ids: list[str | None]) -> list[str]:
         """Memories of ``place`` (lower case): turns played there, facts (no place of their own) that name it."""
-        node = self.node
-        out = [doc_id for row, name in enumerate(node) if name == place and (doc_id := ids[row]) is not None]
-        for row in sorted(self._nodeless):
+        out = [doc_id for row in sorted(self.by_node.get(place, ())) if (doc_id := ids[row]) is not None]
+        for row, text in sorted(self._nodeless.items()):
             doc_id = ids[row]
-            if doc_id is not None and place in items[doc_id].text.lower():
+            if doc_id is not None and place in text:
                 out.append(doc_id)
         return out
 
@@ -200,13 +214,15 @@ class MemoryFeatures:
             + W_OPEN_THREAD * self.thread[rows]
         )
         margin = 1e-9  # far above the rounding difference of numpy's and Python's arithmetic (~1e-16)
+        copies = self.copy[rows]
         size = max(32, 3 * k)
         while True:
-            if size >= len(approx):
-                chosen, floor = np.arange(len(approx)), -np.inf
-            else:
-                floor = -np.partition(-approx, size - 1)[size - 1] - margin  # the size-th best, less the margin
-                chosen = np.flatnonzero(approx >= floor)
+            floor = self._floor(approx, copies, size) - margin
+            chosen = np.flatnonzero(approx >= floor)
+            # of near-copies only those within reach of the best of them can be the one distinct() keeps
+            best_copy = np.full(len(self._copy_numbers), -np.inf)
+            np.maximum.at(best_copy, copies[chosen], approx[chosen])
+            chosen = chosen[approx[chosen] >= best_copy[copies[chosen]] - 2 * margin]
             scored = [
                 self._scored(str(ids[row]), row, float(semantic[n]), items, turn, focus, query_terms, half_life)
                 for n, row in zip(chosen.tolist(), rows[chosen].tolist(), strict=True)
@@ -217,6 +233,25 @@ class MemoryFeatures:
             if floor == -np.inf or (len(top) == k and top[-1].score > floor + 2 * margin):
                 return top
             size *= 4
+
+    @staticmethod
+    def _floor(approx: np.ndarray, copies: np.ndarray, size: int) -> float:
+        """The approximate score of the ``size``-th best memory counting near-copies once (-inf: fewer).
+
+        A game repeats itself ("look" a hundred times): counting every copy, the best 32 could be one room
+        description 32 times, and :meth:`best` scored exactly four times as many again and again."""
+        if size >= len(approx):
+            return -np.inf
+        wanted = min(len(approx), 4 * size)
+        while True:
+            top = np.argpartition(-approx, wanted - 1)[:wanted] if wanted < len(approx) else np.arange(len(approx))
+            top = top[np.argsort(-approx[top], kind="stable")]
+            _, first = np.unique(copies[top], return_index=True)
+            if len(first) >= size:
+                return float(approx[top[np.sort(first)[size - 1]]])
+            if wanted >= len(approx):
+                return -np.inf
+            wanted = min(len(approx), 4 * wanted)
 
     def _scored(
         self,

@@ -167,6 +167,12 @@ def unit_scale(scores: dict[str, float]) -> dict[str, float]:
 _TURN_PREFIX = re.compile(r"^Turn \d+(?: at [^:]*)?: ")
 
 
+def copy_signature(text: str) -> str:
+    """What two near-copies of a memory share (see :func:`distinct`): its text without the turn prefix,
+    lower case, spaces collapsed, its first 100 characters."""
+    return " ".join(_TURN_PREFIX.sub("", text).lower().split())[:100]
+
+
 def distinct(ranked: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     """The best ``k`` memories, skipping near-copies of one already taken.
 
@@ -176,7 +182,7 @@ def distinct(ranked: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     seen: set[str] = set()
     out = []
     for memory in ranked:
-        signature = " ".join(_TURN_PREFIX.sub("", memory.text).lower().split())[:100]
+        signature = copy_signature(memory.text)
         if signature in seen:
             continue
         seen.add(signature)

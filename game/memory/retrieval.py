@@ -354,7 +354,7 @@ class MemoryRecall:
             prior: dict[str, float] = {}
             if len(places_named) == 1:  # "what did I find at the lodge?": what happened there, not what mentions it
                 # a turn counts where it happened (not because its exits name the place); a fact, where it says
-                prior = dict.fromkeys(table.at_place(places_named[0].lower(), items, ids_of), PLACE_PRIOR)
+                prior = dict.fromkeys(table.at_place(places_named[0].lower(), ids_of), PLACE_PRIOR)
             fused = index.scores(text, where, query_vector=vector, prior=prior, drop=drop, embedded=embedded)
             if strategies is not None:
                 strategies["memories"] = fused.strategy
