@@ -374,7 +374,8 @@ class HybridIndex:
     def embeddings(self, queries: list[str]) -> list[tuple[Vectors | None, str | None]]:
         """:meth:`embedding` of each query, embedded in one batch: recall embeds a player's action and its
         rewrite (names taken out), and a batch of two short texts took 5.8 ms here against 7.9 ms for two
-        calls (``OnnxEmbedder``, two threads). A failure fails every query of the batch."""
+        calls (``OnnxEmbedder``, two threads). A failure fails every query of the batch. ``OnnxEmbedder``
+        gives a text the same vector alone or in a batch; sentence-transformers' may differ by about 1e-7."""
         wanted = [n for n, query in enumerate(queries) if self.dense_ok and query.strip()]
         out: list[tuple[Vectors | None, str | None]] = [(None, None)] * len(queries)
         if not wanted or self.embedder is None:
@@ -382,12 +383,12 @@ class HybridIndex:
         try:
             self._same_space()
             vectors = self.embedder.embed([queries[n] for n in wanted])
-        except Exception as exc:  # noqa: BLE001 - any embedder fault means keywords for these queries
+            for n, vector in zip(wanted, vectors, strict=True):
+                out[n] = (vector, None)
+        except Exception as exc:  # noqa: BLE001 - any embedder fault (or a wrong answer) means keywords
             log.warning("query embedding failed, keyword search only: %s", exc)
             failed: tuple[Vectors | None, str | None] = (None, f"query embedding failed: {exc}")
-            return [failed if n in wanted else out[n] for n in range(len(queries))]
-        for n, vector in zip(wanted, vectors, strict=True):
-            out[n] = (vector, None)
+            return [failed if n in wanted else (None, None) for n in range(len(queries))]
         return out
 
     def _embed_query(self, query: str) -> tuple[Vectors | None, str | None]:

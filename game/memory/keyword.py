@@ -46,7 +46,7 @@ class BM25Index:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         """term -> (rows, term frequencies) of its postings, cached until they change."""
         self._stale: set[str] = set()
-        """Terms whose arrays an add or a remove dropped (what :meth:`warm` builds again)."""
+        """Terms whose arrays (built for a query) an add or a remove dropped: what :meth:`warm` builds again."""
         self._total_length = 0
 
     def __len__(self) -> int:
@@ -73,8 +73,7 @@ class BM25Index:
         for term, tf in terms.items():
             self._df[term] += 1
             self._postings.setdefault(term, {})[row] = tf
-            self._arrays.pop(term, None)
-            self._stale.add(term)
+            self._drop_arrays(term)
 
     def _replace(self, doc_id: str, terms: Counter[str]) -> None:
         """A new text for ``doc_id``: only the terms whose frequency changed are touched.
@@ -91,8 +90,7 @@ class BM25Index:
         for term in old.keys() - terms.keys():
             self._df[term] -= 1
             del self._postings[term][row]
-            self._arrays.pop(term, None)
-            self._stale.add(term)
+            self._drop_arrays(term)
         for term, tf in terms.items():
             before = old.get(term)
             if before == tf:
@@ -100,7 +98,13 @@ class BM25Index:
             if before is None:
                 self._df[term] += 1
             self._postings.setdefault(term, {})[row] = tf
-            self._arrays.pop(term, None)
+            self._drop_arrays(term)
+
+    def _drop_arrays(self, term: str) -> None:
+        """The postings of ``term`` changed: its arrays, if built, are built again by the next query or
+        :meth:`warm` (only terms a query asked for: arrays of the whole vocabulary would double the postings'
+        memory)."""
+        if self._arrays.pop(term, None) is not None:
             self._stale.add(term)
 
     def remove(self, doc_id: str) -> None:
@@ -112,8 +116,7 @@ class BM25Index:
         for term in terms:
             self._df[term] -= 1
             del self._postings[term][row]
-            self._arrays.pop(term, None)
-            self._stale.add(term)
+            self._drop_arrays(term)
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         arrays = self._arrays.get(term)
@@ -124,13 +127,13 @@ class BM25Index:
             arrays = self._arrays[term] = (rows, tfs)
         return arrays
 
-    def warm(self) -> int:
-        """Build the arrays of the terms changed since the last search or warm-up, ahead of the query that
-        needs them (the memory worker does it after a turn is recorded: each turn changes the postings of
-        every common word, and building those arrays at query time took up to 1.5 ms of a turn's recall).
-        Returns how many were built."""
+    def warm(self, limit: int | None = None) -> int:
+        """Build again the arrays of up to ``limit`` (None: all) terms whose postings changed since a query
+        built them, ahead of the next query that needs them (the memory worker does it after a turn is
+        recorded: each turn changes the postings of the common words, and building those arrays at query
+        time took up to 1.5 ms of a turn's recall). Returns how many were built."""
         built = 0
-        while self._stale:
+        while self._stale and (limit is None or built < limit):
             term = self._stale.pop()
             if self._postings.get(term) and term not in self._arrays:
                 self._term(term)

@@ -449,7 +449,11 @@ class GameMemory:
             queued = self._warm_turn is not None
             self._warm_turn = turn
         if not queued:
-            self._submit(self._warm_job)
+            try:
+                self._submit(self._warm_job)
+            except RuntimeError:  # the worker is shut down (after close): nothing to prepare for
+                with self._lock:
+                    self._warm_turn = None
 
     def _warm_job(self) -> None:
         with self._lock:

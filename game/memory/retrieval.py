@@ -47,6 +47,8 @@ from game.world.state import GameState
 if TYPE_CHECKING:
     from game.memory.manager import GameMemory
 
+WARM_TERMS = 16
+"""Keyword arrays :meth:`MemoryRecall.warm` builds under one hold of an index's lock."""
 MEMORY_CHARS = 240
 """Longest relevant-memory text shown in the prompt."""
 PLACE_PRIOR = 3.0
@@ -199,11 +201,14 @@ class MemoryRecall:
         with memory.lock:
             self._bible_view(turn)
             self._summaries.sync(memory.state.summaries)
-        for index in (memory.memories, memory.history):
-            with index.lock:
-                index.bm25.warm()
-        with memory.memories.lock:
-            self._features.sync(memory.memories)
+            memories, history = memory.memories, memory.history  # a restore may replace them meanwhile
+        for index in (memories, history):
+            while True:  # a few terms at a time: a recall waiting for the index's lock waits for a few only
+                with index.lock:
+                    if index.bm25.warm(WARM_TERMS) < WARM_TERMS:
+                        break
+        with memories.lock:
+            self._features.sync(memories)
 
     def _bible_view(self, turn: int) -> _BibleView:
         """What recall shows of the Story Bible at ``turn`` (call under memory's lock), kept while it holds:
@@ -337,7 +342,7 @@ class MemoryRecall:
         entries = active
         index = memory.memories
         text = rewritten or query
-        vector = query_vector if text == query else None
+        vector = query_vector if text == query and text.strip() else None  # a blank query is no meaning
         if vector is None and embedded is None:
             embedded = index.embedding(text)  # outside the lock: it may take a while
         recent_cutoff = turn - memory.config.window_messages // 2  # turns still in the L1 window are in the prompt

@@ -37,7 +37,8 @@ class StoreRows:
 
     def changed(self, vector_id: str) -> None:
         """``vector_id`` now maps to another table row, or to none."""
-        self._changed.add(vector_id)
+        if self._ids is not None:  # else the first mapping reads everything anyway
+            self._changed.add(vector_id)
 
     def table_rows(
         self, ids: Sequence[str | None], copy_rows: np.ndarray, vector_row: dict[str, int], epoch: int
