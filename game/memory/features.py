@@ -47,6 +47,7 @@ class MemoryFeatures:
     def __init__(self) -> None:
         self._index: object = None
         self._token: tuple[int, int, int] | None = None
+        self._inactive: tuple[Collection[str], tuple[int, int, int] | None, set[str]] | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -76,7 +77,7 @@ class MemoryFeatures:
     def sync(self, index: Any) -> MemoryFeatures:
         """Bring the rows up to date with ``index`` (a :class:`HybridIndex`, its lock held); returns self."""
         if index is not self._index:
-            self._index, self._token = index, None
+            self._index, self._token, self._inactive = index, None, None
         token, changed = index.changes(self._token)
         rows_of, items = index.table.rows, index.items
         if changed is None:  # first use, or the table was renumbered
@@ -152,8 +153,14 @@ class MemoryFeatures:
         return {doc_id for row in rows.tolist() if (doc_id := ids[row]) is not None}
 
     def inactive_bible(self, entries: Collection[str], ids: list[str | None]) -> set[str]:
-        """Bible entries of the index that are not among ``entries`` (the active ones)."""
-        return {doc_id for row in self._bible_rows if (doc_id := ids[row]) is not None and doc_id not in entries}
+        """Bible entries of the index that are not among ``entries`` (the active ones); the last answer again
+        while the rows and ``entries`` (the same object: recall's kept Story Bible view) are unchanged."""
+        kept = self._inactive
+        if kept is not None and kept[0] is entries and kept[1] == self._token:
+            return kept[2]
+        found = {doc_id for row in self._bible_rows if (doc_id := ids[row]) is not None and doc_id not in entries}
+        self._inactive = (entries, self._token, found)
+        return found
 
     def at_place(self, place: str, ids: list[str | None]) -> list[str]:
         """Memories of ``place`` (lower case): turns played there, facts (no place of their own) that name it."""

@@ -89,6 +89,7 @@ class _BibleView:
     shown: frozenset[str]
     threads: MemoryBlock
     thread_ids: frozenset[str]
+    pinned: int
 
 
 def _copy(block: MemoryBlock) -> MemoryBlock:
@@ -181,7 +182,7 @@ class MemoryRecall:
             "focus_npcs": sorted(focus),
             "summaries": summaries,
             "bible_active": len(active),
-            "pinned": sum(1 for e in active if e.pinned),
+            "pinned": view.pinned,
             "pending_vectors": pending,
             "vector_lag_turns": lag,
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
@@ -244,6 +245,7 @@ class MemoryRecall:
             shown=frozenset(shown),
             threads=self._section("open_threads", threads, budget),
             thread_ids=frozenset(e.id for e in threads),
+            pinned=sum(1 for e in active if e.pinned),
         )
         return view
 
