@@ -251,7 +251,7 @@ def test_the_prompt_budget_cuts_least_essential_memory_first_and_records_it(fant
     result = engine.play("what do I know about hal?")
     prompt = result.trace.prompt
     assert prompt.tokens <= 1300 and prompt.budget_tokens == 1300
-    assert prompt.cut and {c.block for c in prompt.cut} <= {*CUT_ORDER, "window"}
+    assert prompt.cut and {c.block for c in prompt.cut} <= {name for name, _ in CUT_ORDER}
     assert prompt.cut[0].block == "relevant_memories"
     for name in ("player_action", "current_context", "node_info", "json_instruction"):
         assert name in [b.name for b in prompt.blocks]
@@ -303,6 +303,35 @@ def test_the_budget_cuts_in_bulk_exactly_what_cutting_one_item_at_a_time_cuts(fa
     context = replace(context, blocks=[replace(b, items=[]) if b.name in unmet else b for b in context.blocks])
     for budget in (50, 100, 200, 300):
         assert same_at(budget)
+
+
+def test_the_budget_keeps_one_history_item_until_the_window_is_down_to_its_last_exchange(fantasy):
+    """The history block is the narrator's only view of what happened before the window: the budget cuts it down
+    to its newest item after the relevant memories, and that last item only after the lore, the recent events
+    and the window's older messages (cut whole before, 31 of 480 turns of ``bench/memory_lag.py`` had none)."""
+    from game.engine.prompt import MIN_WINDOW_MESSAGES, compose
+    from game.world.parser import parse
+
+    engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), keyword_memory(fantasy))
+    for n in range(24):
+        engine.play(["say my name is Ren", "go east", "ask garrick about hal", "look", "rest", "go west"][n % 6])
+    action = "what do I know about hal and the lodge?"
+    context = engine.memory.recall(action, engine.state)
+    history = len(context.block("history_recall").items)
+    window = len(context.window)
+    assert history >= 2 and window > MIN_WINDOW_MESSAGES
+    full = compose(action, parse(action), engine.state, fantasy, context, None).tokens
+    floor_held = emptied = 0
+    for budget in range(full, 200, -19):
+        cut = [c.block for c in compose(action, parse(action), engine.state, fantasy, context, budget).cut]
+        if cut.count("history_recall") == history:  # the last item went: only after the window's older messages
+            emptied += 1
+            assert cut.count("window") == window - MIN_WINDOW_MESSAGES
+            assert len(cut) - 1 - cut[::-1].index("history_recall") > len(cut) - 1 - cut[::-1].index("window")
+        elif {"knowledge", "recent_story", "window"} & set(cut):
+            floor_held += 1
+            assert cut.count("history_recall") == history - 1  # everything but the newest item
+    assert floor_held and emptied
 
 
 def test_open_threads_stay_few_over_a_long_game(fantasy):

@@ -221,24 +221,28 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
     return blocks
 
 
-CUT_ORDER = (
-    "relevant_memories",
-    "history_recall",
-    "knowledge",
-    "recent_story",
-    "window",
-    "open_threads",
-    "bible_core",
-    "bible_rules",
-)
-"""What the prompt budget cuts, least essential first: the user prompt's memory blocks (last item first within a
-block), then the oldest messages of the L1 window, and only then the system prompt's Bible blocks, which every
-turn shares with the one before (cutting them would change the cached prefix of the prompt): the one shown last
-first (open threads, then characters, then world rules), its least important item first, the item it shows last,
-so that the prefix holds up to there (with the turn schema on the wire, 98% of turns keep half their prompt as
-a cached prefix this way, 71% when the world rules went before the characters: ``bench/prefix_cache.py``)."""
 MIN_WINDOW_MESSAGES = 2
 """The budget never cuts the L1 window below the last exchange."""
+CUT_ORDER: tuple[tuple[str, int], ...] = (
+    ("relevant_memories", 0),
+    ("history_recall", 1),
+    ("knowledge", 0),
+    ("recent_story", 0),
+    ("window", MIN_WINDOW_MESSAGES),
+    ("history_recall", 0),
+    ("open_threads", 0),
+    ("bible_core", 0),
+    ("bible_rules", 0),
+)
+"""What the prompt budget cuts, least essential first, each step down to the items (or window messages) it keeps:
+the user prompt's memory blocks (last item first within a block), the history block down to its newest item
+(cut whole right after the relevant memories, 31 of the 480 turns of ``bench/memory_lag.py`` had no history at
+all), then the oldest messages of the L1 window, that last history item, and only then the system prompt's Bible
+blocks, which every turn shares with the one before (cutting them would change the cached prefix of the prompt):
+the one shown last first (open threads, then characters, then world rules), its least important item first, the
+item it shows last, so that the prefix holds up to there (with the turn schema on the wire, 98% of turns keep half
+their prompt as a cached prefix this way, 71% when the world rules went before the characters:
+``bench/prefix_cache.py``)."""
 
 
 def compose(
@@ -290,16 +294,16 @@ def compose(
 
 def _cut_one(blocks: list[MemoryBlock], window: list[dict[str, str]], cut: list[PromptCut]) -> bool:
     """Cut the least essential memory item or window message (see ``CUT_ORDER``); False when nothing may go."""
-    for name in CUT_ORDER:
+    for name, keep in CUT_ORDER:
         if name == "window":
-            if len(window) > MIN_WINDOW_MESSAGES:
+            if len(window) > keep:
                 message = window.pop(0)
                 cut.append(
                     PromptCut("window", message["role"], message["content"], estimate_tokens(message["content"]))
                 )
                 return True
             continue
-        block = next((b for b in blocks if b.name == name and b.items), None)
+        block = next((b for b in blocks if b.name == name and len(b.items) > keep), None)
         if block is not None:
             item = block.items.pop(_last_shown(block))
             block.cut.append(item)
