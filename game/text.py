@@ -95,7 +95,6 @@ def _word_tokens(word: str) -> int:
     return 1 + (len(word) - 1) // 7
 
 
-@lru_cache(maxsize=4096)
 def estimate_tokens(text: str) -> int:
     """Tokens ``text`` takes for a byte-level BPE tokenizer, estimated without loading one, erring high.
 
@@ -111,7 +110,20 @@ def estimate_tokens(text: str) -> int:
       three, an accented letter one or two).
 
     A chat message adds :data:`MESSAGE_TOKENS` to its content (see :func:`estimate_messages`).
+
+    No rule spans a newline (a newline is one token of its own), so a text's estimate is the sum of its
+    lines' plus its newlines, and each line's is remembered: a prompt is mostly the lines of the one before
+    (estimating a turn's prompts afresh took 1-2 ms of each new action's turn, ``bench/turn_overhead.py``).
     """
+    if "\n" not in text:
+        return _line_tokens(text)
+    lines = text.split("\n")
+    return sum(map(_line_tokens, lines)) + len(lines) - 1
+
+
+@lru_cache(maxsize=16384)
+def _line_tokens(text: str) -> int:
+    """:func:`estimate_tokens` of a text without a newline."""
     return (
         sum(_word_tokens(word) for word in _WORDS.findall(text))
         + sum((len(run) + (1 if _JSON_MARKS.issuperset(run) else 2)) // 2 for run in _PUNCT.findall(text))

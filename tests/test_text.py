@@ -37,6 +37,70 @@ def test_keywords_and_token_estimate():
     assert estimate_tokens("") == 0 and estimate_tokens("the") == 1 and estimate_tokens("the old hunter") == 3
 
 
+def whole_text_estimate(text: str) -> int:
+    """``estimate_tokens`` as it was: every rule run over the whole text at once (the reference)."""
+    from game import text as t
+
+    return (
+        sum(t._word_tokens(word) for word in t._WORDS.findall(text))
+        + sum((len(run) + (1 if t._JSON_MARKS.issuperset(run) else 2)) // 2 for run in t._PUNCT.findall(text))
+        + len(t._SPACES.findall(text))
+        + len(t._SINGLES.findall(text))
+        + sum((3 * len(run.encode("utf-8")) + 3) // 4 for run in t._NON_ASCII.findall(text))
+    )
+
+
+def test_the_estimate_line_by_line_is_the_estimate_of_the_whole_text():
+    """``estimate_tokens`` adds up its lines' estimates (each remembered); no rule may span a newline, so
+    this is the number the rules give the whole text: on generated texts made of every kind of character
+    the rules treat apart, newlines next to each, and on a real prompt."""
+    import random
+
+    from game.engine.pipeline import TurnPipeline
+    from game.llm.scripted import ScriptedNarrator
+    from game.world.loader import content_root, load_pack
+    from game.world.state import new_game
+    from tests.conftest import keyword_memory
+
+    rng = random.Random(4)
+    pieces = [
+        "word",
+        "Name",
+        "qwrtz",
+        "7",
+        "42",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\n\n",
+        "!?",
+        "{",
+        "}",
+        '"',
+        ":",
+        ",",
+        "...",
+        "\u2014",
+        "\u00e9",
+        "\U0001f600",
+        "\x07",
+        "\r",
+        " 9",
+        "\n9",
+        " \n",
+        "-",
+        "## ",
+    ]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
+    fantasy = load_pack(content_root() / "fantasy_001")
+    engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), keyword_memory(fantasy))
+    prompt = engine.play("ask garrick about hal").trace.prompt
+    texts += [m["content"] for m in prompt.messages]
+    for text in texts:
+        assert estimate_tokens(text) == whole_text_estimate(text), repr(text)
+
+
 ODD_INPUT = [
     # (text, its tokens for SmolLM2's tokenizer, the local narrator's: a fixed expectation, measured once)
     ("🔥🔥🔥🔥🔥", 15),
