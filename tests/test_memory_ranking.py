@@ -2,7 +2,7 @@
 
 ``bench/turn_overhead.py`` made recall over a 10,000-turn game fast: BM25 scores
 vectorised per term (``keyword.py``), the fused ranking ordered by numpy
-(``hybrid.fuse``), the vector store asked with the cheap equality filter when
+(``fusion.fuse``), the vector store asked with the cheap equality filter when
 that gives the same top pool (``HybridIndex._dense``), and the relevant-memory
 scores computed for every memory at once, then exactly for the few that can
 reach the top (``features.MemoryFeatures``). Then recall was made to scale
@@ -31,7 +31,8 @@ from bench.turn_overhead import generate_state
 from game.llm.scripted import ScriptedNarrator
 from game.memory import hybrid
 from game.memory.base import TurnRecord
-from game.memory.hybrid import KEYWORD_WEIGHT, Hit, HybridIndex, fuse
+from game.memory.fusion import KEYWORD_WEIGHT, Hit, fuse, fuse_arrays
+from game.memory.hybrid import HybridIndex
 from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
 from game.memory.metadata_table import MetadataTable, where_clauses
@@ -563,7 +564,7 @@ def test_fused_top_k_is_the_head_of_the_full_ranking(with_dense):
     kw = np.array([keyword[i] for i in ids])
     boost = np.array([prior.get(i, 0.0) for i in ids])
     for k in (0, 1, 3, 10, 17, 100, 899, 900, 2000, None):
-        fused = hybrid._fuse_arrays(id_array, found, kw, boost, "")
+        fused = fuse_arrays(id_array, found, kw, boost, "")
         assert fused.hits(k) == (want if k is None else want[:k]), k
         assert sorted(fused.selected().tolist()) == sorted(fused.order.tolist())
     assert fuse(ids, {"elsewhere": 0.05, **dense}, keyword, prior) == reference_fuse(

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from game.memory.embedders import Embedder, Vectors
-from game.memory.hybrid import Hit, HybridIndex, IndexItem
+from game.memory.fusion import Hit
+from game.memory.hybrid import HybridIndex, IndexItem
 from game.memory.stores import VectorStore
 from game.world.content import Condition, ContentPack, Stat
 
