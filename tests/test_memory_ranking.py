@@ -754,7 +754,8 @@ def test_recall_embeds_an_action_and_its_rewrite_in_one_batch(monkeypatch):
     spy.batches.clear()
     batched = memory.recall(action, state)
     assert spy.batches == [[action, "ask about the lantern"]]
-    monkeypatch.setattr(HybridIndex, "embeddings", lambda self, queries: [self.embedding(q) for q in queries])
+    batch = HybridIndex.embeddings
+    monkeypatch.setattr(HybridIndex, "embeddings", lambda self, queries: [batch(self, [q])[0] for q in queries])
     spy.batches.clear()
     alone = memory.recall(action, state)
     assert spy.batches == [[action], ["ask about the lantern"]]  # the same texts, one call each

@@ -355,13 +355,11 @@ class HybridIndex:
     def embedding(self, query: str) -> tuple[Vectors | None, str | None]:
         """What :meth:`scores` would embed for ``query`` (vector, why it failed), computed ahead: pass it as
         ``embedded`` (nothing is embedded when dense search is off or the query is blank)."""
-        if not (self.dense_ok and query.strip()):
-            return None, None
-        return self._embed_query(query)
+        return self.embeddings([query])[0]
 
     def embed_query(self, query: str) -> Vectors | None:
-        vector, _ = self._embed_query(query)
-        return vector
+        """The vector of ``query`` (None: dense search off, a blank query, or the embedder failed)."""
+        return self.embedding(query)[0]
 
     def embeddings(self, queries: list[str]) -> list[tuple[Vectors | None, str | None]]:
         """:meth:`embedding` of each query, embedded in one batch: recall embeds a player's action and its
@@ -382,17 +380,6 @@ class HybridIndex:
             failed: tuple[Vectors | None, str | None] = (None, f"query embedding failed: {exc}")
             return [failed if n in wanted else (None, None) for n in range(len(queries))]
         return out
-
-    def _embed_query(self, query: str) -> tuple[Vectors | None, str | None]:
-        if not self.dense_ok or self.embedder is None:
-            return None, None
-        try:
-            self._same_space()
-            vector: Vectors = self.embedder.embed([query])[0]
-            return vector, None
-        except Exception as exc:  # noqa: BLE001 - any embedder fault means keywords for this query
-            log.warning("query embedding failed, keyword search only: %s", exc)
-            return None, f"query embedding failed: {exc}"
 
     def search(
         self,
@@ -465,7 +452,7 @@ class HybridIndex:
         fallback: str | None = None
         vector = query_vector
         if vector is None and self.dense_ok and query.strip():
-            vector, fallback = embedded if embedded is not None else self._embed_query(query)
+            vector, fallback = embedded if embedded is not None else self.embedding(query)
         dense = None
         if vector is not None and self.store is not None:
             try:
