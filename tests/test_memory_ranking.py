@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import sys
 from collections import Counter
 from typing import Any
 
@@ -822,3 +823,62 @@ def test_near_copies_crowding_the_top_rank_as_the_item_by_item_code(monkeypatch)
             got = memory.search_memories(query, at, k, focus=focus, query_vector=vector)
             assert got == reference_search_memories(memory, query, at, k, focus=focus, query_vector=vector)
             assert len({m.text.split(": ", 1)[-1] for m in got}) == len(got)  # no two copies of one text
+
+
+def test_the_story_bible_view_is_what_each_entry_says_at_every_turn():
+    """Recall's Story Bible view is made in one pass over the Bible; at any turn it holds exactly the entries
+    active then (a restored save's later entries, superseded and archived ones included up to their end), each
+    section's entries as filtering the active ones gives them, and the next turn at which that changes."""
+    pack = load_pack(content_root() / "fantasy_001")
+    memory = GameMemory(pack, ScriptedNarrator(pack), store=None, embedder=None, background=False)
+    memory.prepare()
+    memory.restore(generate_state(pack, 120, 60, seed=14))
+    facts = [e for e in memory.state.bible if e.status == "active" and e.source != "content"]
+    for n, entry in enumerate(facts[:12]):
+        memory.review_bible(entry.id, ("pin", "archive", "pin")[n % 3], 60 + n)
+    characters = [e for e in memory.state.bible if e.entry_type == "character" and e.status == "active"]
+    memory.review_bible(characters[-1].id, "pin", 70)
+    for n, entry in enumerate(facts[12:18]):  # newer facts of the same keys: the old ones are superseded then
+        assert memory.bible is not None
+        memory.bible.propose(
+            entry.entry_type,
+            entry.canonical_key,
+            entry.title,
+            f"{entry.content} (again)",
+            turn=80 + n,
+            importance=entry.importance,
+            source=entry.source,
+        )
+    for n, importance in enumerate((29, 30, 35, 69, 70)):  # each side of the thresholds of the sections
+        memory.bible.propose(
+            "open_thread", f"thread:edge-{n}", "Edge", f"A thread {n}", turn=90, importance=importance, source="effect"
+        )
+        memory.bible.propose(
+            "world_rule", f"rule:edge-{n}", "Edge", f"A rule {n}", turn=90, importance=importance, source="effect"
+        )
+    memory.bible_version += 1
+    bible = memory.state.bible
+    assert {e.status for e in bible} >= {"active", "superseded", "archived"} and any(e.pinned for e in bible)
+    for turn in (0, 1, 30, 59, 60, 61, 65, 70, 71, 80, 82, 85, 90, 119, 120, 500):
+        view = memory._recall._bible_view(turn)
+        active = [e for e in bible if active_at(e, turn)]
+        later = [e.source_turn for e in bible if e.source_turn > turn]
+        later += [
+            e.ended_turn
+            for e in bible
+            if e.status in ("superseded", "archived") and e.ended_turn and e.ended_turn > turn
+        ]
+        assert view.active == active and view.active_ids == {e.id for e in active}
+        assert view.horizon == min(later, default=sys.maxsize)
+        pinned = [e for e in active if e.pinned]
+        rest = [e for e in active if not e.pinned]
+        sections = {
+            "pinned": pinned,
+            "bible_core": [e for e in rest if e.entry_type == "character"],
+            "bible_rules": [e for e in rest if e.entry_type in ("world_rule", "item") and e.importance >= 70],
+            "bible_style": [e for e in rest if e.entry_type in ("style_rule", "safety_rule")],
+        }
+        for block in view.blocks:
+            assert {i.source for i in block.items + block.cut} == {e.id for e in sections[block.name]}, block.name
+        threads = {e.id for e in rest if e.entry_type == "open_thread" and e.importance >= 30}
+        assert view.thread_ids == threads and view.pinned == len(pinned)

@@ -222,30 +222,49 @@ class MemoryRecall:
         view = self._bible
         if view is not None and view.key == key and view.first <= turn < view.horizon:
             return view
-        active = [e for e in bible if active_at(e, turn)]
-        later = [e.source_turn for e in bible if e.source_turn > turn]
-        later += [
-            e.ended_turn
-            for e in bible
-            if e.status in ("superseded", "archived") and e.ended_turn is not None and e.ended_turn > turn
-        ]
-        blocks, shown = self._fixed_blocks(active)
-        threads = sorted(
-            (e for e in active if e.entry_type == "open_thread" and e.importance >= 30 and not e.pinned),
-            key=lambda e: (-e.importance, -e.source_turn),
-        )
+        # one pass over the Bible (1,100 entries in bench/turn_overhead.py's game, where most turns change it):
+        # what is active at ``turn``, by the section that shows it, and the next turn at which that changes
+        active: list[BibleEntry] = []
+        sections: dict[str, list[BibleEntry]] = {"pinned": [], "character": [], "rules": [], "style": []}
+        threads: list[BibleEntry] = []
+        horizon = sys.maxsize
+        for entry in bible:
+            started, status, ended = entry.source_turn, entry.status, entry.ended_turn
+            if started > turn:
+                horizon = min(horizon, started)
+            if status in ("superseded", "archived") and ended is not None and ended > turn:
+                horizon = min(horizon, ended)
+            elif status != "active":
+                continue
+            if started > turn:
+                continue
+            active.append(entry)  # active_at(entry, turn)
+            if entry.pinned:
+                sections["pinned"].append(entry)
+                continue
+            kind = entry.entry_type
+            if kind == "character":
+                sections["character"].append(entry)
+            elif kind in ("world_rule", "item") and entry.importance >= 70:
+                sections["rules"].append(entry)
+            elif kind in ("style_rule", "safety_rule"):
+                sections["style"].append(entry)
+            elif kind == "open_thread" and entry.importance >= 30:
+                threads.append(entry)
+        blocks, shown = self._fixed_blocks(sections)
+        threads.sort(key=lambda e: (-e.importance, -e.source_turn))
         budget = memory.config.budgets.open_threads
         self._bible = view = _BibleView(
             key=key,
             first=turn,
-            horizon=min(later, default=sys.maxsize),
+            horizon=horizon,
             active=active,
             active_ids=frozenset(e.id for e in active),
             blocks=blocks,
             shown=frozenset(shown),
             threads=self._section("open_threads", threads, budget),
             thread_ids=frozenset(e.id for e in threads),
-            pinned=sum(1 for e in active if e.pinned),
+            pinned=len(sections["pinned"]),
         )
         return view
 
@@ -272,11 +291,11 @@ class MemoryRecall:
         lags = [turn - t for index in (memory.memories, memory.history) for t in index.pending_turns()]
         return len(lags), max(lags, default=0)
 
-    def _fixed_blocks(self, active: list[BibleEntry]) -> tuple[list[MemoryBlock], set[str]]:
-        """The pinned entries (whole, no budget), then the Story Bible sections (without the pinned entries)."""
+    def _fixed_blocks(self, sections: dict[str, list[BibleEntry]]) -> tuple[list[MemoryBlock], set[str]]:
+        """The pinned entries (whole, no budget), then the Story Bible sections (without the pinned entries):
+        ``sections`` holds the active entries of each (``pinned``, ``character``, ``rules``, ``style``) in Bible
+        order."""
         budgets = self.memory.config.budgets
-        pinned = [e for e in active if e.pinned]
-        active = [e for e in active if not e.pinned]
 
         def rank(entry: BibleEntry) -> tuple[int, int, int]:
             # not by this turn's focus: these sections lead the system prompt, and a prompt cache reuses them
@@ -288,14 +307,11 @@ class MemoryRecall:
                 -entry.source_turn,
             )
 
-        characters = sorted((e for e in active if e.entry_type == "character"), key=rank)
-        rules = sorted((e for e in active if e.entry_type in ("world_rule", "item") and e.importance >= 70), key=rank)
-        style = sorted((e for e in active if e.entry_type in ("style_rule", "safety_rule")), key=rank)
         blocks = [
-            self._section("pinned", pinned, sys.maxsize),
-            self._section("bible_core", characters, budgets.bible_core),
-            self._section("bible_rules", rules, budgets.bible_rules),
-            self._section("bible_style", style, budgets.bible_style),
+            self._section("pinned", sections["pinned"], sys.maxsize),
+            self._section("bible_core", sorted(sections["character"], key=rank), budgets.bible_core),
+            self._section("bible_rules", sorted(sections["rules"], key=rank), budgets.bible_rules),
+            self._section("bible_style", sorted(sections["style"], key=rank), budgets.bible_style),
         ]
         shown = {item.source for block in blocks for item in block.items}
         return blocks, shown
