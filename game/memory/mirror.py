@@ -434,20 +434,10 @@ class MirroredStore:
         with self._lock:
             return self._get(collection).query(vector, k, where)
 
-    def query_arrays(
-        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> tuple[list[str], np.ndarray]:
-        """:meth:`query` as (ids, similarities), best first: the same answer without a :class:`VectorHit` per hit."""
-        checked = getattr(self.inner, "_checked", None)
-        if checked is not None:
-            checked(collection, space, int(np.asarray(vector).size), create=False)
-        with self._lock:
-            return self._get(collection).top(vector, k, where)
-
     def query_rows(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
     ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
-        """:meth:`query_arrays` as rows of the collection's copy: (rows, similarities, the copy's ids by row).
+        """:meth:`query` as rows of the collection's copy, best first: (rows, similarities, the copy's ids by row).
 
         The ids list is the copy's own, append-only: a row keeps its id for good (None once deleted, and a
         deleted id written again takes a new row), and a rebuilt collection is a new list. So a caller can
