@@ -142,3 +142,22 @@ def test_balance_benchmark_runs(tmp_path):
     again = balance(tmp_path / "again.json")
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "again.json").read_text())["runs"] == runs
+
+
+def test_turn_overhead_reports_the_turns_that_embed_nothing_apart():
+    """The information row behind issue 11's note: turns whose action was played before (vectors remembered)."""
+    import argparse
+
+    from bench.turn_overhead import summarise
+
+    played = [(20.0, False), (18.0, False), (6.0, True), (8.0, True), (10.0, True)]
+    rows = [
+        {"overhead_ms": ms, "embed_ms": 2.0, "autosave": False, "repeat": repeat, "stages": {"recall": 1.0}}
+        for ms, repeat in played
+    ]
+    args = argparse.Namespace(narrator_ms=1000, episodes=10, bible=1, warmup=0)
+    summary = summarise(args, {"paced": rows}, [], "model", None, 0.0, 0, {})["summary"]
+    (row,) = [r for r in summary if "played before" in r["measure"]]
+    assert row["value"] == "8.0 / 9.8 ms (4.00x / 4.90x the query embedding; 3 turns)"
+    first = summarise(args, {"paced": [dict(r, repeat=False) for r in rows]}, [], "model", None, 0.0, 0, {})
+    assert not [r for r in first["summary"] if "played before" in r["measure"]]
