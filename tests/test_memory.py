@@ -12,11 +12,11 @@ import pytest
 
 from game.config import load_settings
 from game.engine.pipeline import TurnPipeline
+from game.engine.prompt import SYSTEM_BLOCKS
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.knowledge import KnowledgeBase
 from game.memory.manager import GameMemory, MemoryConfig
-from game.memory.recall import Budgets
 from game.memory.records import MemoryState
 from game.memory.stores import InProcessVectorStore
 from game.world.loader import content_root, load_pack
@@ -75,7 +75,7 @@ def test_summary_written_exactly_every_n_turns_to_chroma_and_state(mini_pack, em
     context = memory.recall("look", engine.state)
     assert context.synopsis == memory.state.synopsis
     assert texts(context, "history_recall")[0].startswith("[Turn 10]")  # newest first
-    assert engine.play("look").trace.prompt.system.endswith(memory.state.synopsis)
+    assert f"Previously: {memory.state.synopsis}" in engine.play("look").trace.prompt.system
     memory.close()
 
 
@@ -269,14 +269,21 @@ def test_consolidation_runs_in_the_background(mini_pack):
     memory.close()
 
 
-def test_budgets_cut_and_record_what_did_not_fit(fantasy):
-    budgets = Budgets(bible_core=60, knowledge=60)
-    memory = GameMemory(fantasy, ScriptedNarrator(fantasy), config=MemoryConfig(budgets=budgets), background=False)
-    context = memory.recall("Tell me about the guardians Elvin, Bruno and Silas", new_game(fantasy))
-    core = context.block("bible_core")
-    assert core.items and core.cut
-    assert core.tokens <= 60 + 15  # one oversized item may be shortened, never a second
-    assert all(item.score >= 0 for item in core.items + core.cut)
+def test_the_characters_block_holds_the_people_this_turn_needs_not_the_cast(fantasy):
+    """Present and the player: required; named in the action or met: weighed; anyone else: left to search."""
+    memory = GameMemory(fantasy, ScriptedNarrator(fantasy), background=False)
+    state = new_game(fantasy)
+    state.node = fantasy.npcs["alicia"].location
+    state.flags.append("talked:old_hunter")
+    core = memory.recall("ask alicia about bruno", state).block("bible_core")
+    by_npc = {i.source: i for i in core.items}
+    entries = {e.canonical_key: e.id for e in memory.bible.active()}
+    alicia, garrick, bruno = (entries[f"character:{n}"] for n in ("alicia", "old_hunter", "bruno"))
+    assert by_npc[alicia].required and "required" in by_npc[alicia].parts
+    assert not by_npc[garrick].required and "met" in by_npc[garrick].parts
+    assert not by_npc[bruno].required and "named" in by_npc[bruno].parts
+    assert by_npc[bruno].score > by_npc[garrick].score
+    assert set(by_npc) == {alicia, garrick, bruno}  # the other five characters are not in every prompt
 
 
 def test_recall_format_is_stable_to_dynamic_with_header_first(fantasy):
@@ -285,20 +292,12 @@ def test_recall_format_is_stable_to_dynamic_with_header_first(fantasy):
     result = engine.play("ask garrick about hal")
     names = [b.name for b in result.trace.prompt.blocks]
     memory_names = [b.name for b in result.trace.memory.blocks if b.items]
-    assert names.index("memory_header") == min(names.index(n) for n in memory_names) - 1
-    order = [
-        "bible_core",
-        "bible_rules",
-        "bible_style",
-        "knowledge",
-        "open_threads",
-        "relevant_memories",
-        "history_recall",
-        "recent_story",
-    ]
+    in_user = [n for n in memory_names if n not in SYSTEM_BLOCKS]
+    assert names.index("memory_header") == min(names.index(n) for n in in_user) - 1  # it opens the user's memory
+    order = ["pinned", "bible_core", "knowledge", "open_threads", "relevant_memories", "history_recall", "recent_story"]
     assert [n for n in order if n in memory_names] == memory_names
     prompt = result.trace.prompt
-    assert prompt.system.index("Stay consistent") < prompt.system.index("## Story Bible: characters")
+    assert prompt.user.index("Stay consistent") < prompt.user.index("## Story Bible: characters")
     assert "## Open threads" not in prompt.system + prompt.user  # empty on turn 1: prints nothing
 
 

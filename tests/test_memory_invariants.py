@@ -11,7 +11,6 @@ from collections import Counter
 import pytest
 
 from game.engine.pipeline import TurnPipeline
-from game.engine.prompt import CUT_ORDER
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.bible import THREAD_MAX_AGE_TURNS
@@ -241,99 +240,6 @@ def test_restore_rebuilds_without_re_embedding_and_forgets_the_future(fantasy, e
     memory.close()
 
 
-# ------------------------------------------------------------ prompt budget
-def test_the_prompt_budget_cuts_least_essential_memory_first_and_records_it(fantasy):
-    engine = TurnPipeline(
-        fantasy, new_game(fantasy), ScriptedNarrator(fantasy), keyword_memory(fantasy), prompt_budget_tokens=1300
-    )
-    for action in ["say my name is Ren", "go east", "ask garrick about hal", "tell garrick I promise to find Hal"]:
-        engine.play(action)
-    result = engine.play("what do I know about hal?")
-    prompt = result.trace.prompt
-    assert prompt.tokens <= 1300 and prompt.budget_tokens == 1300
-    assert prompt.cut and {c.block for c in prompt.cut} <= {name for name, _ in CUT_ORDER}
-    assert prompt.cut[0].block == "relevant_memories"
-    for name in ("player_action", "current_context", "node_info", "json_instruction"):
-        assert name in [b.name for b in prompt.blocks]
-    kept = {i.text for b in result.trace.memory.blocks for i in b.items}
-    assert not kept & {c.text for c in prompt.cut}  # the narrator's memory holds only what the prompt holds
-    unbudgeted = TurnPipeline(
-        fantasy, engine.state, ScriptedNarrator(fantasy), engine.memory, prompt_budget_tokens=None
-    ).play("what do I know about hal?")
-    assert unbudgeted.trace.prompt.tokens > 1300 and not unbudgeted.trace.prompt.cut
-
-
-def test_the_budget_cuts_in_bulk_exactly_what_cutting_one_item_at_a_time_cuts(fantasy):
-    """``compose`` cuts several items between two assemblies while the prompt is surely still over budget;
-    at every budget it ends with the cuts, messages and tokens of assembling after each single cut."""
-    from dataclasses import replace
-
-    from game.engine import prompt as prompt_module
-    from game.world.parser import parse
-
-    engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), keyword_memory(fantasy))
-    for n in range(14):
-        engine.play(["say my name is Ren", "go east", "ask garrick about hal", "look", "rest"][n % 5])
-    action = "what do I know about hal and the lodge?"
-    context = engine.memory.recall(action, engine.state)
-
-    def one_at_a_time(budget):
-        blocks = [replace(b, items=list(b.items), cut=list(b.cut)) for b in context.blocks]
-        blocks = prompt_module._without_shown_quests(blocks, engine.state, fantasy)
-        window, cut = list(context.window), []
-        while True:
-            bundle = prompt_module._assemble(
-                action, parse(action), engine.state, fantasy, replace(context, blocks=blocks, window=window)
-            )
-            if bundle.tokens <= budget or not prompt_module._cut_one(blocks, window, cut):
-                return bundle, cut
-
-    def same_at(budget):
-        got = prompt_module.compose(action, parse(action), engine.state, fantasy, context, budget)
-        want, want_cut = one_at_a_time(budget)
-        assert got.cut == want_cut, budget
-        assert got.messages == want.messages and got.tokens == want.tokens, budget
-        return bool(want_cut)
-
-    full = prompt_module.compose(action, parse(action), engine.state, fantasy, context, None).tokens
-    assert sum(same_at(budget) for budget in range(full + 5, 300, -23)) > 20  # most cut, many several items
-    # a budget no cut can meet, the window cut last (no Story Bible item left to cut after it): the bundle
-    # holds what is left after the last cut, not what was there before it
-    unmet = {"open_threads", "bible_core", "bible_rules", "pinned"}
-    context = replace(context, blocks=[replace(b, items=[]) if b.name in unmet else b for b in context.blocks])
-    for budget in (50, 100, 200, 300):
-        assert same_at(budget)
-
-
-def test_the_budget_keeps_one_history_item_until_the_window_is_down_to_its_last_exchange(fantasy):
-    """The history block is the narrator's only view of what happened before the window: the budget cuts it down
-    to its newest item after the relevant memories, and that last item only after the lore, the recent events
-    and the window's older messages (cut whole before, 31 of 480 turns of ``bench/memory_lag.py`` had none)."""
-    from game.engine.prompt import MIN_WINDOW_MESSAGES, compose
-    from game.world.parser import parse
-
-    engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), keyword_memory(fantasy))
-    for n in range(24):
-        engine.play(["say my name is Ren", "go east", "ask garrick about hal", "look", "rest", "go west"][n % 6])
-    action = "what do I know about hal and the lodge?"
-    context = engine.memory.recall(action, engine.state)
-    history = len(context.block("history_recall").items)
-    window = len(context.window)
-    assert history >= 2 and window > MIN_WINDOW_MESSAGES
-    full = compose(action, parse(action), engine.state, fantasy, context, None).tokens
-    floor_held = emptied = 0
-    for budget in range(full, 200, -19):
-        cut = [c.block for c in compose(action, parse(action), engine.state, fantasy, context, budget).cut]
-        if cut.count("history_recall") == history:  # the last item went: only after the window's older messages
-            emptied += 1
-            assert cut.count("window") == window - MIN_WINDOW_MESSAGES
-            assert len(cut) - 1 - cut[::-1].index("history_recall") > len(cut) - 1 - cut[::-1].index("window")
-        elif {"knowledge", "recent_story", "window"} & set(cut):
-            floor_held += 1
-            assert cut.count("history_recall") == history - 1  # everything but the newest item
-    assert floor_held and emptied
-
-
 def test_open_threads_stay_few_over_a_long_game(fantasy):
     memory = keyword_memory(fantasy)
     engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), memory)
@@ -344,5 +250,3 @@ def test_open_threads_stay_few_over_a_long_game(fantasy):
     threads = [e for e in memory.bible.active() if e.entry_type == "open_thread" and e.source == "memory_note"]
     assert len(threads) <= THREAD_MAX_AGE_TURNS // 10 + 1
     assert min(e.source_turn for e in threads) >= engine.state.turn - THREAD_MAX_AGE_TURNS - 5
-    block = memory.recall("look", engine.state).block("open_threads")
-    assert block.tokens <= memory.config.budgets.open_threads

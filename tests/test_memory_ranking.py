@@ -782,8 +782,8 @@ def test_the_worker_prepares_the_next_recall_after_a_recorded_turn():
     state = new_game(pack)
     state.turn = 60
     memory.recall("look", state)
-    core = memory._recall._bible_view(60).blocks[1]
-    assert core.name == "bible_core" and core.items
+    threads = memory._recall._bible_view(60).threads
+    assert threads.name == "open_threads" and threads.items
     for turn in (61, 62):
         state.turn = turn
         version = memory.bible_version
@@ -794,8 +794,8 @@ def test_the_worker_prepares_the_next_recall_after_a_recorded_turn():
         assert view is not None and view.key[0] == memory.bible_version and view.first == turn
         assert memory.memories.bm25._stale == set()
         assert memory._recall._bible_view(turn) is view  # the recall's own call finds it ready
-        assert memory.bible_version != version  # the note changed the Story Bible, not its characters
-        assert view.blocks[1] is core
+        assert memory.bible_version != version  # the note changed the Story Bible, not its threads
+        assert view.threads is threads
     memory.close()
 
 
@@ -872,13 +872,9 @@ def test_the_story_bible_view_is_what_each_entry_says_at_every_turn():
         assert view.horizon == min(later, default=sys.maxsize)
         pinned = [e for e in active if e.pinned]
         rest = [e for e in active if not e.pinned]
-        sections = {
-            "pinned": pinned,
-            "bible_core": [e for e in rest if e.entry_type == "character"],
-            "bible_rules": [e for e in rest if e.entry_type in ("world_rule", "item") and e.importance >= 70],
-            "bible_style": [e for e in rest if e.entry_type in ("style_rule", "safety_rule")],
-        }
-        for block in view.blocks:
-            assert {i.source for i in block.items + block.cut} == {e.id for e in sections[block.name]}, block.name
+        assert {i.source for i in view.pinned.items} == {e.id for e in pinned}
+        assert {e.id for e in view.characters} == {e.id for e in rest if e.entry_type == "character"}
+        unsaid = {e.id for e in rest if e.entry_type in ("style_rule", "safety_rule")}
+        assert view.shown == {e.id for e in pinned} | unsaid  # world and item rules are searched, not shown
         threads = {e.id for e in rest if e.entry_type == "open_thread" and e.importance >= 30}
-        assert view.thread_ids == threads and view.pinned == len(pinned)
+        assert view.thread_ids == threads and {i.source for i in view.threads.items} == threads

@@ -7,6 +7,7 @@ tests keep the properties on short ones (keyword memory, a few seconds).
 from __future__ import annotations
 
 import itertools
+import statistics
 
 import pytest
 
@@ -80,11 +81,12 @@ def test_consecutive_turns_share_the_stable_start_of_their_prompt(fantasy):
         # ...and the player's action, which changes every turn, comes last
         assert after.action not in prefix[len(after.system) :]
         shares.append(len(prefix) / len(text))
-    # at least half of the prompt repeats the previous one on 4 turns of 5 (memory consolidates every 5)
-    assert sum(share >= 0.5 for share in shares) >= 0.8 * len(shares), [round(s, 2) for s in shares]
-    # between consolidations the whole system prompt (persona, format, Story Bible, quests, synopsis) is repeated
+    # the whole system prompt (persona, format, quests, synopsis, pinned facts, threads) repeats the previous one
+    # on 4 turns of 5 (memory consolidates every 5, a quest moves on): it is a third of the prompt or more, the
+    # rest is what the budget spends on this turn's memory (issue 21)
     same = sum(a.system == b.system for a, b in itertools.pairwise(prompts))
     assert same >= 0.8 * len(shares)
+    assert sum(share >= 0.3 for share in shares) >= 0.8 * len(shares), [round(s, 2) for s in shares]
     last = prompts[-1]
     assert [b.name for b in last.blocks][:2] == ["persona", "json_instruction"]
     assert last.system == "\n\n".join(b.text for b in last.blocks if b.name in SYSTEM_BLOCKS)
@@ -111,5 +113,7 @@ def test_the_prompt_stays_within_its_budget_through_odd_input(fantasy):
     assert last is not None and last.cut
     assert {"persona", "json_instruction", "player_action", "answer_reminder"} <= {b.name for b in last.blocks}
     assert {c.block for c in last.cut}.isdisjoint(SYSTEM_BLOCKS[:3])
-    # flat once memory has filled up: no turn after the tenth grows past the budget, none shrinks far below it
-    assert min(sizes[10:]) >= 0.8 * max(sizes[10:])
+    # it does not grow with the game: the last turns take no more than the turns after the tenth did (how much of
+    # the budget a turn fills depends on what keyword recall finds for it; bench/memory_delivery.py measures the
+    # flatness with embeddings)
+    assert statistics.fmean(sizes[-15:]) <= 1.15 * statistics.fmean(sizes[10:25])

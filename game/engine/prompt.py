@@ -1,25 +1,29 @@
-"""Compose the narrator prompt from named blocks, stable first, so a prompt cache reuses it.
+"""Compose the narrator prompt from named blocks, within a token budget spent by value.
 
 Endpoints with prompt caching (OpenAI, DeepSeek, the llama.cpp server's KV
 cache) reuse the longest prefix a prompt shares with the one before, so the
-messages go from what never changes to what changes every turn:
+messages go from what changes least to what changes every turn:
 
     system  persona          the story's persona and DATA_NOT_ORDERS       never changes
             json_instruction the answer format (JSON template)             never changes
-            memory_header, bible_style, bible_rules, pinned,                when memory consolidates
-            bible_core, open_threads (the Story Bible, in a fixed order)    (every 5 turns) or a review
             main_quest, side_quests                                         when a quest moves on
             synopsis         the running L3 synopsis ("Previously: ...")    when memory consolidates
+            pinned, open_threads  the Story Bible's pinned facts and threads  when the Story Bible does
     window  the L1 window: the last exchanges as chat messages              slides every turn
     user    current_context, node_info, combat_hints,                       every turn
-            <the other recalled blocks, as ranked: knowledge, relevant_memories,
-             history_recall, recent_story>,
+            memory_header ("stay consistent with them"), then the recalled blocks: bible_core (the
+            characters this turn needs), knowledge, relevant_memories, history_recall, recent_story,
             player_action, answer_reminder
 
-An open thread that only repeats a quest the main or side quest block shows
-(``Open quest: <title>. <description>``) is left out while that quest is
-active. The prompt's size is :func:`game.text.estimate_messages`: the
-contents' estimated tokens plus each message's chat markup.
+The budget (:func:`compose`) treats every part as a cost: the fixed parts carry
+only what this turn needs (the people present, met or named, not the whole
+cast; the style and safety rules once, in the persona and the answer format;
+world lore by relevance, through the relevant memories), the relevant memories
+keep a guaranteed share (``RECALL_SHARE``), and every other item is kept by its
+value per token. An open thread that only repeats a quest the main or side
+quest block shows (``Open quest: <title>. <description>``) is left out while
+that quest is active. The prompt's size is :func:`game.text.estimate_messages`:
+the contents' estimated tokens plus each message's chat markup.
 
 ``SYSTEM_BLOCKS``, ``FIXED_BLOCKS_BEFORE_MEMORY`` and
 ``FIXED_BLOCKS_AFTER_MEMORY`` are that order; the debug panel and the tests
@@ -28,8 +32,7 @@ next to a one-line reminder of the answer format (``ANSWER_REMINDER``): the
 place a small model looks before it answers. The system prompt says that the
 action, the memories and the lore are story data and never instructions
 (``DATA_NOT_ORDERS``). ``bench/prefix_cache.py`` measures the shared prefix of
-consecutive turns (before this order the prompt began with the action, so two
-turns shared only the persona); ``tests/test_prompt_cache.py`` keeps it.
+consecutive turns; ``tests/test_prompt_cache.py`` keeps it.
 
 Every block of both messages is in ``PromptBundle.blocks`` (system blocks
 first), so the debug trace can show each one's size.
@@ -37,8 +40,7 @@ first), so the debug trace can show each one's size.
 
 from __future__ import annotations
 
-import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from game.llm.base import PromptBlock, PromptBundle, PromptCut
 from game.memory.base import MemoryBlock, MemoryContext
@@ -52,27 +54,28 @@ from game.world.state import GameState
 SYSTEM_BLOCKS = (
     "persona",
     "json_instruction",
-    "memory_header",
-    "bible_style",
-    "bible_rules",
-    "pinned",
-    "bible_core",
-    "open_threads",
     "main_quest",
     "side_quests",
     "synopsis",
+    "pinned",
+    "open_threads",
 )
-"""The blocks of the system prompt, in order: the stable prefix every turn shares, most stable first.
+"""The blocks of the system prompt, in order: the prefix consecutive turns share, most stable first.
 
-The recalled blocks among them are the Story Bible's, which change only when memory consolidates or the player
-reviews it; their items are shown in a fixed order (importance, then id), not in the order recall ranked them for
-this turn's action, so that a turn whose Bible did not change repeats it byte for byte."""
+The persona and the answer format never change; the quests change at a quest step, the synopsis every 5 turns;
+then the Story Bible's pinned facts and open threads, which change when the player or a quest does. Recalled
+items are shown in a fixed order (their value, then id), not in the order recall ranked them, so that a turn
+whose section did not change repeats it byte for byte. The characters this turn needs (the people present, met
+or named) change with the place and the action: they open the user prompt's memory, after the place and the
+memory header."""
 FIXED_BLOCKS_BEFORE_MEMORY = (
     "current_context",
     "node_info",
     "combat_hints",
+    "memory_header",
 )
-"""The user prompt's blocks before the recalled memory: where the player is, now."""
+"""The user prompt's blocks before the recalled memory: where the player is, now; then the memory header (when the
+user prompt holds recalled memory), which says to stay consistent with it."""
 FIXED_BLOCKS_AFTER_MEMORY = (
     "player_action",
     "answer_reminder",
@@ -221,28 +224,61 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
     return blocks
 
 
-MIN_WINDOW_MESSAGES = 2
-"""The budget never cuts the L1 window below the last exchange."""
-CUT_ORDER: tuple[tuple[str, int], ...] = (
-    ("relevant_memories", 0),
-    ("history_recall", 1),
-    ("knowledge", 0),
-    ("recent_story", 0),
-    ("window", MIN_WINDOW_MESSAGES),
-    ("history_recall", 0),
-    ("open_threads", 0),
-    ("bible_core", 0),
-    ("bible_rules", 0),
-)
-"""What the prompt budget cuts, least essential first, each step down to the items (or window messages) it keeps:
-the user prompt's memory blocks (last item first within a block), the history block down to its newest item
-(cut whole right after the relevant memories, 31 of the 480 turns of ``bench/memory_lag.py`` had no history at
-all), then the oldest messages of the L1 window, that last history item, and only then the system prompt's Bible
-blocks, which every turn shares with the one before (cutting them would change the cached prefix of the prompt):
-the one shown last first (open threads, then characters, then world rules), its least important item first, the
-item it shows last, so that the prefix holds up to there (with the turn schema on the wire, 98% of turns keep half
-their prompt as a cached prefix this way, 71% when the world rules went before the characters:
-``bench/prefix_cache.py``)."""
+RECALL_SHARE = 0.3
+"""The share of the memory budget (the budget left after the parts every prompt carries) kept for relevant
+memories whenever recall found some. AI Dungeon gives its Memory Bank a quarter of the whole context; ours is a
+share of what is left after the fixed parts, so that a crowded place (a long description, two people's
+briefs) shrinks it with the rest. Measured with ``bench/memory_delivery.py``: see ``docs/memory.md``."""
+REQUIRED_WINDOW = 2
+"""The L1 window's last exchange (two messages) is never cut."""
+WINDOW_VALUES = (0.85, 0.75, 0.65, 0.55)
+"""Value of each older exchange of the window, newest first (the last exchange is required)."""
+HISTORY_LATEST_VALUES = (0.9, 0.7)
+"""Value of the latest summaries, newest first, shown whatever the query: the newest tells what happened just
+before the window (a vector hit is valued by its score)."""
+KNOWLEDGE_VALUES = (0.7, 0.6, 0.5)
+"""Value of the knowledge-base hits, best first."""
+RECENT_VALUES = (0.55, 0.5, 0.45)
+"""Value of the recent events, newest first: the window tells the same turns in prose."""
+
+
+@dataclass
+class _Candidate:
+    """Something the prompt may hold: an item of a memory block, an exchange of the window, the synopsis."""
+
+    block: str
+    position: int
+    """The item's index in its block (window: the exchange's first message in the window)."""
+    value: float
+    """What it is worth to this turn, on the scale of a relevant memory's hybrid score (0-1.15)."""
+    tokens: int
+    """What it adds to the prompt: its line and newline (window: its messages and their chat markup)."""
+    span: int = 1
+    """Window messages it stands for (an exchange: the player's message and the narrator's answer)."""
+
+    @property
+    def density(self) -> float:
+        return self.value / max(1, self.tokens)
+
+
+def _values(block: MemoryBlock) -> list[float]:
+    """Each item's value on one scale, so that a budget can weigh items of different blocks.
+
+    A relevant memory's is its hybrid score; a character's, a history hit's and an open thread's their own
+    score (recall sets it); the others by rank (see the ``*_VALUES`` constants).
+    """
+    items = block.items
+    if block.name == "knowledge":
+        return [KNOWLEDGE_VALUES[min(n, len(KNOWLEDGE_VALUES) - 1)] for n in range(len(items))]
+    if block.name == "recent_story":
+        newest_first = list(range(len(items)))[::-1]
+        return [RECENT_VALUES[min(newest_first[n], len(RECENT_VALUES) - 1)] for n in range(len(items))]
+    if block.name == "history_recall":
+        latest = iter(HISTORY_LATEST_VALUES)
+        return [next(latest, 0.5) if "recency" in i.parts else min(1.0, 0.4 + 0.1 * i.score) for i in items]
+    if block.name == "open_threads":
+        return [0.3 + 0.4 * i.score for i in items]
+    return [i.score for i in items]
 
 
 def compose(
@@ -255,86 +291,151 @@ def compose(
 ) -> PromptBundle:
     """Build the prompt for one turn, within ``budget_tokens`` when given.
 
-    Every block is capped by its own budget at recall; open threads that repeat
-    an active quest are left out (the quest blocks show them); the prompt budget
-    caps the whole (:func:`game.text.estimate_messages`, chat markup included):
-    while the prompt is over it, the user prompt's memory items
-    are cut (least essential block first), then the oldest window messages,
-    then the system prompt's Bible items (see ``CUT_ORDER``). The player's
-    action, the place, the quests, the answer format,
-    the persona and the style and safety rules are never cut. Everything cut
-    is recorded in the bundle (``cut``), and the bundle's memory holds only
-    what the prompt holds, so no narrator reads what the prompt left out.
+    The budget spends tokens by value. What every prompt carries is paid first: the persona and the answer
+    format, the place (with the people present), the quests, the player's action, the pinned facts, the
+    characters recall marks required (the player, the people present), the synopsis and the window's last
+    exchange. Of what is left (the memory budget), ``RECALL_SHARE`` is kept for the relevant memories, best
+    first, whenever recall found some. Then every other item of every block, the rest of the relevant
+    memories and the window's older exchanges are kept by value per token (:func:`_values`) while they fit.
+    Open threads that repeat an active quest are left out (the quest blocks show them).
+
+    Everything left out is recorded in the bundle (``cut``, with why), and the bundle's memory holds only what
+    the prompt holds, so no narrator reads what the prompt left out. When the required parts alone are over
+    the budget, the prompt holds them and nothing else, and says so (``tokens > budget_tokens``).
     """
     blocks = _without_shown_quests(
         [replace(b, items=list(b.items), cut=list(b.cut)) for b in memory.blocks], state, pack
     )
     window = list(memory.window)
-    cut: list[PromptCut] = []
+    if budget_tokens is None:
+        return _finish(_assemble(action, command, state, pack, replace(memory, blocks=blocks, window=window)), [], None)
+    candidates, required = _split(blocks, window, memory.synopsis)
+    kept = {id(c) for c in required}
+    bare = _select(blocks, window, memory, kept, candidates + required)  # what every prompt carries
+    base = _assemble(action, command, state, pack, bare)
+    room = budget_tokens - base.tokens
+    opened = {b.name for b in bare.blocks if b.items}
+    header = any(b.items and b.name not in SYSTEM_BLOCKS for b in bare.blocks)
+    spent = 0
+
+    def cost(candidate: _Candidate) -> int:
+        extra = 0
+        if candidate.block != "window" and candidate.block not in opened:
+            block = next(b for b in blocks if b.name == candidate.block)
+            extra = estimate_tokens(f"## {block.title}") + 2  # the title, and the blank line joining the block
+            if candidate.block not in SYSTEM_BLOCKS and not header and memory.header:
+                extra += estimate_tokens(f"## {memory.header}") + 2
+        return candidate.tokens + extra
+
+    exchanges = {c.position: c for c in candidates if c.block == "window"}
+
+    def take(candidate: _Candidate, limit: int) -> bool:
+        nonlocal spent, header
+        newer = exchanges.get(candidate.position + candidate.span) if candidate.block == "window" else None
+        if newer is not None and id(newer) not in kept:
+            return False  # the window stays a run of the latest exchanges
+        price = cost(candidate)
+        if spent + price > limit:
+            return False
+        spent += price
+        kept.add(id(candidate))
+        if candidate.block != "window":
+            opened.add(candidate.block)
+            header = header or candidate.block not in SYSTEM_BLOCKS
+        return True
+
+    relevant = [c for c in candidates if c.block == "relevant_memories"]
+    reserve = int(RECALL_SHARE * room)
+    for candidate in relevant:  # best first: recall ranked them
+        take(candidate, reserve)
+    ranked = sorted(candidates, key=lambda c: (-c.density, -c.value))
+    while any([take(c, room) for c in ranked if id(c) not in kept]):
+        pass  # again: a window exchange waits for the newer one (taken later in the same pass) to be kept
     while True:
-        context = replace(memory, blocks=blocks, window=window)
+        context = _select(blocks, window, memory, kept, candidates + required)
         bundle = _assemble(action, command, state, pack, context)
-        if budget_tokens is None or bundle.tokens <= budget_tokens:
+        chosen = [c for c in candidates if id(c) in kept]
+        if bundle.tokens <= budget_tokens or not chosen:
             break
-        # cut, without assembling again, while the prompt is surely still over budget: the cuts assembling
-        # after each would make, in the same order (9 assemblies a turn became 2, bench/turn_overhead.py)
-        at_least, made = bundle.tokens, len(cut)
-        while at_least > budget_tokens:
-            sizes = {b.name: len(b.items) for b in blocks}
-            if not _cut_one(blocks, window, cut):
-                break
-            at_least -= _most_saved(cut[-1], blocks, sizes)
-        if len(cut) == made:
-            break  # nothing left that may be cut: the prompt stays over budget, and says so
-        # else assemble what is left (also after the last possible cut, so the bundle holds only what is kept)
+        kept.discard(id(min(chosen, key=lambda c: (c.density, c.value))))  # the estimate of the cost was short
+    cut = _cuts(blocks, window, candidates, kept, context)
+    return _finish(bundle, cut, budget_tokens)
+
+
+def _split(
+    blocks: list[MemoryBlock], window: list[dict[str, str]], synopsis: str = ""
+) -> tuple[list[_Candidate], list[_Candidate]]:
+    """Every block item and older window exchange as candidates, and what the prompt always holds (the pinned
+    facts, the required characters, the window's last exchange, the synopsis)."""
+    candidates: list[_Candidate] = []
+    required: list[_Candidate] = []
+    for block in blocks:
+        for position, (item, value) in enumerate(zip(block.items, _values(block), strict=True)):
+            candidate = _Candidate(block.name, position, value, estimate_tokens(f"- {item.text}") + 1)
+            (required if block.name == "pinned" or item.required else candidates).append(candidate)
+    last = max(0, len(window) - REQUIRED_WINDOW)
+    required += [_Candidate("window", n, 1.0, 0) for n in range(last, len(window))]
+    if synopsis:  # the story so far, within its character budget: every prompt carries it
+        required.append(_Candidate("synopsis", 0, 1.0, 0))
+    for age, end in enumerate(range(last, 0, -2)):  # older exchanges, newest first
+        start = max(0, end - 2)
+        tokens = sum(MESSAGE_TOKENS + estimate_tokens(m["content"]) for m in window[start:end])
+        value = WINDOW_VALUES[min(age, len(WINDOW_VALUES) - 1)]
+        candidates.append(_Candidate("window", start, value, tokens, span=end - start))
+    return candidates, required
+
+
+def _select(
+    blocks: list[MemoryBlock],
+    window: list[dict[str, str]],
+    memory: MemoryContext,
+    kept: set[int],
+    candidates: list[_Candidate],
+) -> MemoryContext:
+    """The memory context holding only the kept candidates (items in their blocks' order)."""
+    chosen = {(c.block, c.position) for c in candidates if id(c) in kept}
+    out = []
+    for block in blocks:
+        items = [item for n, item in enumerate(block.items) if (block.name, n) in chosen]
+        kept_block = replace(block, items=items, cut=list(block.cut))
+        kept_block.tokens = estimate_tokens(kept_block.render()) if items else 0
+        out.append(kept_block)
+    held = {
+        n for c in candidates if c.block == "window" and id(c) in kept for n in range(c.position, c.position + c.span)
+    }
+    synopsis = memory.synopsis if ("synopsis", 0) in chosen else ""
+    return replace(memory, blocks=out, window=[m for n, m in enumerate(window) if n in held], synopsis=synopsis)
+
+
+def _cuts(
+    blocks: list[MemoryBlock],
+    window: list[dict[str, str]],
+    candidates: list[_Candidate],
+    kept: set[int],
+    context: MemoryContext,
+) -> list[PromptCut]:
+    """What the budget left out, with why; each cut item is also in its block's ``cut``."""
+    cut = []
+    by_name = {b.name: b for b in context.blocks}
+    for candidate in candidates:
+        if id(candidate) in kept:
+            continue
+        reason = f"prompt budget: worth {candidate.value:.2f} for {candidate.tokens} tok"
+        if candidate.block == "window":
+            for message in window[candidate.position : candidate.position + candidate.span]:
+                tokens = estimate_tokens(message["content"])
+                cut.append(PromptCut("window", message["role"], message["content"], tokens, reason))
+            continue
+        item = next(b for b in blocks if b.name == candidate.block).items[candidate.position]
+        by_name[candidate.block].cut.append(item)
+        cut.append(PromptCut(candidate.block, item.source, item.text, candidate.tokens, reason))
+    return cut
+
+
+def _finish(bundle: PromptBundle, cut: list[PromptCut], budget_tokens: int | None) -> PromptBundle:
     bundle.cut = cut
     bundle.budget_tokens = budget_tokens
     return bundle
-
-
-def _cut_one(blocks: list[MemoryBlock], window: list[dict[str, str]], cut: list[PromptCut]) -> bool:
-    """Cut the least essential memory item or window message (see ``CUT_ORDER``); False when nothing may go."""
-    for name, keep in CUT_ORDER:
-        if name == "window":
-            if len(window) > keep:
-                message = window.pop(0)
-                cut.append(
-                    PromptCut("window", message["role"], message["content"], estimate_tokens(message["content"]))
-                )
-                return True
-            continue
-        block = next((b for b in blocks if b.name == name and len(b.items) > keep), None)
-        if block is not None:
-            item = block.items.pop(_last_shown(block))
-            block.cut.append(item)
-            block.tokens = estimate_tokens(block.render()) if block.items else 0
-            cut.append(PromptCut(block.name, item.source, item.text, estimate_tokens(f"- {item.text}\n")))
-            return True
-    return False
-
-
-def _most_saved(cut: PromptCut, blocks: list[MemoryBlock], sizes: dict[str, int]) -> int:
-    """At most how many prompt tokens ``cut`` (just made) saved; the whole prompt when that cannot be told.
-
-    The estimate adds up line by line (no pattern of ``estimate_tokens`` spans a newline), so a window
-    message saves its chat markup and content, and an item of a block that keeps others saves its line
-    (``cut.tokens`` counts it with its newline); two tokens more for safety. A block emptied by the cut
-    loses its title too, and maybe the memory header: then the prompt is assembled again to tell.
-    """
-    if cut.block == "window":
-        return MESSAGE_TOKENS + cut.tokens + 2
-    block = next((b for b in blocks if b.name == cut.block), None)
-    if block is None or not block.items or sizes.get(cut.block, 0) != len(block.items) + 1:
-        return sys.maxsize
-    return cut.tokens + 2
-
-
-def _last_shown(block: MemoryBlock) -> int:
-    """The index of the item the block shows last: its least important (a system block shows its items in a
-    fixed order, see :func:`_render`; cutting the last one keeps the prompt's prefix up to there)."""
-    if block.name not in SYSTEM_BLOCKS:
-        return len(block.items) - 1
-    return max(range(len(block.items)), key=lambda i: (-block.items[i].score, block.items[i].source))
 
 
 def _render(block: MemoryBlock) -> str:
@@ -348,10 +449,11 @@ def _assemble(
     action: str, command: Command, state: GameState, pack: ContentPack, memory: MemoryContext
 ) -> PromptBundle:
     recalled = [_block(b.name, text) for b in memory.blocks if (text := _render(b))]
+    in_user = any(b.name not in SYSTEM_BLOCKS for b in recalled)
     parts = {
+        **({"memory_header": _block("memory_header", f"## {memory.header}")} if memory.header and in_user else {}),
         "persona": _block("persona", persona_text(pack)),
         "json_instruction": _block("json_instruction", JSON_INSTRUCTION),
-        **({"memory_header": _block("memory_header", f"## {memory.header}")} if memory.header and recalled else {}),
         **{b.name: b for b in recalled if b.name in SYSTEM_BLOCKS},
         **({"synopsis": _block("synopsis", synopsis_text(memory.synopsis))} if memory.synopsis else {}),
         **{b.name: b for b in fixed_blocks(action, state, pack)},

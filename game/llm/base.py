@@ -27,12 +27,14 @@ class PromptCut:
         source: the item's source id (or the message's role).
         text: what was cut.
         tokens: its estimated size.
+        reason: why (what it was worth to the turn, for how many tokens).
     """
 
     block: str
     source: str
     text: str
     tokens: int
+    reason: str = ""
 
 
 @dataclass

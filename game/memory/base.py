@@ -38,13 +38,18 @@ class MemoryItem:
             - the latest summaries and the recent turns, shown whatever the query: ``recency`` 1.0;
             - Story Bible blocks, which are not ranked by the query: ``importance`` (importance/100).
 
+            - characters of the Story Bible: ``named`` (this turn's action names them) or ``met`` (the
+              player has talked to them); the player and the people present are ``required``.
+
             Empty for items built elsewhere (a test, a narrator's own context).
+        required: the prompt budget never cuts it (the player's own facts, the people present).
     """
 
     text: str
     score: float
     source: str
     parts: dict[str, float] = field(default_factory=dict)
+    required: bool = False
 
 
 @dataclass
@@ -57,7 +62,7 @@ class MemoryBlock:
         layer: where it came from (``L1``, ``L2``, ``L3``, ``bible``, ``kb``, ``history``).
         items: the kept items, best first.
         tokens: estimated tokens of the rendered block.
-        cut: items dropped by the block's token budget.
+        cut: items the prompt budget left out (``game/engine/prompt.py``).
     """
 
     name: str

@@ -49,7 +49,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import orjson
@@ -63,7 +63,7 @@ from game.memory.hybrid import HybridIndex
 from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_item, latest_episode_items, summary_item
 from game.memory.knowledge import KnowledgeBase
 from game.memory.query import QueryRewriter
-from game.memory.recall import Budgets, ScoredMemory
+from game.memory.recall import ScoredMemory
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary, model_fields, to_json
 from game.memory.retrieval import MemoryRecall
 from game.memory.stores import VectorStore
@@ -124,7 +124,6 @@ class MemoryConfig:
     retry_delay_s: float = 0.2
     consolidation_wait_s: float = 60.0
     """Longest recall waits at the interval for an unfinished consolidation."""
-    budgets: Budgets = field(default_factory=Budgets)
 
     def __post_init__(self) -> None:
         check_window(self.window_messages, self.summary_interval_turns)

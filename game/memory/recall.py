@@ -1,17 +1,19 @@
 """Ranking and block assembly for recall.
 
-Blocks go from stable to dynamic, each under a token budget (what does not fit
-is recorded in ``cut``):
+Blocks go from stable to dynamic; recall only finds and scores, the prompt
+budget (``game/engine/prompt.py``) decides what of it the narrator receives:
 
-    pinned            Story Bible entries the player pinned: always injected, whole (no budget)
-    bible_core        Story Bible core settings: characters (the player first, then by importance)
-    bible_rules       world and item rules (importance >= 70)
-    bible_style       style and safety rules
+    pinned            Story Bible entries the player pinned: always injected, whole
+    bible_core        characters: the player and the people present (never cut), those the action
+                      names, those the player has met
     knowledge         knowledge-base hits (k=3, 300-character snippets)
     open_threads      unresolved threads (importance >= 30)
-    relevant_memories hybrid-scored Bible entries and past turns
+    relevant_memories hybrid-scored Bible entries (world and item lore among them) and past turns
     history_recall    recent summaries plus vector hits, newest first
     recent_story      what the rules did in the last turns
+
+The Story Bible's style and safety rules are not recalled: the persona and the
+answer format say them once (``prompt.py``).
 
 Relevant memories score ``0.5 semantic + 0.3 importance + 0.2 recency + 0.1
 type/key match + 0.05 open thread``; recency halves every
@@ -23,7 +25,7 @@ ranked where it did. Items a fixed section already shows are not repeated.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from game.memory.base import MemoryBlock, MemoryItem
@@ -38,25 +40,9 @@ W_MATCH = 0.1
 W_OPEN_THREAD = 0.05
 
 
-@dataclass
-class Budgets:
-    """Token budget of each block."""
-
-    bible_core: int = 240  # the cast of a story (7 characters in Misty Forest) in the estimate of game.text
-    bible_rules: int = 200
-    bible_style: int = 90
-    knowledge: int = 260
-    open_threads: int = 140
-    relevant_memories: int = 320
-    history_recall: int = 260
-    recent_story: int = 160
-
-
 TITLES = {
     "pinned": "Story Bible: pinned by the player",
     "bible_core": "Story Bible: characters",
-    "bible_rules": "Story Bible: world and item rules",
-    "bible_style": "Story Bible: style and safety",
     "knowledge": "Lore (knowledge base)",
     "open_threads": "Open threads",
     "relevant_memories": "Relevant memories",
@@ -66,8 +52,6 @@ TITLES = {
 LAYERS = {
     "pinned": "bible",
     "bible_core": "bible",
-    "bible_rules": "bible",
-    "bible_style": "bible",
     "knowledge": "kb",
     "open_threads": "bible",
     "relevant_memories": "bible+L2",
@@ -121,23 +105,10 @@ def _tokens(text: str) -> int:
     return estimate_tokens(text)
 
 
-def make_block(name: str, items: list[MemoryItem], budget: int) -> MemoryBlock:
-    """A block holding as many of ``items`` (best first) as fit ``budget`` tokens."""
-    block = MemoryBlock(name=name, title=TITLES.get(name, name), layer=LAYERS.get(name, "memory"))
-    used = _tokens(f"## {block.title}\n")
-    for item in items:
-        cost = _tokens(f"- {item.text}\n")
-        if used + cost > budget and block.items:
-            block.cut.append(item)
-            continue
-        if used + cost > budget:
-            # a single oversized item is shortened rather than dropped
-            room = max(20, (budget - used) * 4 - 4)
-            item = replace(item, text=item.text[:room].rstrip() + "…", parts=dict(item.parts))
-            cost = _tokens(f"- {item.text}\n")
-        block.items.append(item)
-        used += cost
-    block.tokens = _tokens(block.render()) if block.items else 0
+def make_block(name: str, items: list[MemoryItem]) -> MemoryBlock:
+    """A block of ``items`` (best first); the prompt budget decides how many of them the prompt holds."""
+    block = MemoryBlock(name=name, title=TITLES.get(name, name), layer=LAYERS.get(name, "memory"), items=items)
+    block.tokens = _tokens(block.render()) if items else 0
     return block
 
 

@@ -16,8 +16,7 @@ the text.
 Every item carries its score's parts (``MemoryItem.parts``, see
 ``base.py``). Story Bible entries the player pinned
 (:meth:`GameMemory.review_bible`) form the first block, ``pinned``: whole,
-whatever the budgets, and never cut by the prompt budget (``prompt.py``
-cuts only the blocks of its ``CUT_ORDER``); the other blocks leave them out.
+and never cut by the prompt budget; the other blocks leave them out.
 """
 
 from __future__ import annotations
@@ -42,6 +41,7 @@ from game.memory.recall import (
 )
 from game.memory.records import BibleEntry
 from game.text import keywords
+from game.world.conditions import npcs_at
 from game.world.state import GameState
 
 if TYPE_CHECKING:
@@ -66,6 +66,19 @@ joins the focus (the type/key match of the score).
 """
 
 
+NAMED_VALUE = 0.95
+"""Value of the Story Bible entry of a character this turn's action names (the prompt budget's scale: a
+relevant memory's hybrid score, 0-1.15)."""
+MET_VALUE = 0.4
+"""Value of a character the player has met, plus 0.2 x importance/100: kept over a weak memory, cut for a
+good one."""
+
+
+def _character_rank(entry: BibleEntry) -> tuple[int, int, int]:
+    """The player's own facts first, then by importance, the latest first."""
+    return (0 if entry.canonical_key.startswith("character:player") else 1, -entry.importance, -entry.source_turn)
+
+
 def active_at(entry: BibleEntry, turn: int) -> bool:
     """Whether ``entry`` was an active fact after ``turn``."""
     if entry.source_turn > turn:
@@ -85,11 +98,13 @@ class _BibleView:
     horizon: int
     active: list[BibleEntry]
     active_ids: frozenset[str]
-    blocks: list[MemoryBlock]
+    pinned: MemoryBlock
+    characters: list[BibleEntry]
+    """Active character entries that are not pinned (the player's first, then by importance)."""
     shown: frozenset[str]
+    """Entries recall never searches: the pinned ones (in their own block) and the style and safety rules."""
     threads: MemoryBlock
     thread_ids: frozenset[str]
-    pinned: int
 
 
 def _copy(block: MemoryBlock) -> MemoryBlock:
@@ -105,13 +120,12 @@ class MemoryRecall:
         self._features = MemoryFeatures()
         self._summaries = SummaryIndex()
         self._bible: _BibleView | None = None
-        self._sections: dict[str, tuple[tuple[int, list[tuple[str, int, str, str]]], MemoryBlock]] = {}
+        self._sections: dict[str, tuple[list[tuple[str, int, str, str]], MemoryBlock]] = {}
         """Each Story Bible section's last block and what it was made of (see :meth:`_section`)."""
 
     def recall(self, action: str, state: GameState) -> MemoryContext:
         memory = self.memory
         config = memory.config
-        budgets = config.budgets
         started = time.perf_counter()
         turn = state.turn
         characters = memory.query.characters(action)
@@ -125,8 +139,10 @@ class MemoryRecall:
             query_vector = memory.memories.embed_query(action)
         with memory.lock:
             view = self._bible_view(turn)
-            active, shown = view.active, set(view.shown)
-            blocks = [_copy(block) for block in view.blocks]
+            active = view.active
+            cast = self._characters(view, state, set(characters[0]))
+            shown = set(view.shown) | {item.source for item in cast.items}
+            blocks = [_copy(view.pinned), cast]
             window = memory.window(turn)
             synopsis = memory.state.synopsis_at(turn)
             summaries = self._summaries.sync(memory.state.summaries).count(turn)
@@ -148,7 +164,7 @@ class MemoryRecall:
                 )
                 for doc, hit in found
             ]
-            blocks.append(make_block("knowledge", items, budgets.knowledge))
+            blocks.append(make_block("knowledge", items))
         blocks.append(_copy(view.threads))
         shown |= view.thread_ids
         history = self._history_items(action, state, query_vector, strategies, fallbacks)
@@ -167,9 +183,9 @@ class MemoryRecall:
             embedded=rewrite,
         )
         items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts)) for m in relevant]
-        blocks.append(make_block("relevant_memories", items, budgets.relevant_memories))
-        blocks.append(make_block("history_recall", history, budgets.history_recall))
-        blocks.append(make_block("recent_story", recent, budgets.recent_story))
+        blocks.append(make_block("relevant_memories", items))
+        blocks.append(make_block("history_recall", history))
+        blocks.append(make_block("recent_story", recent))
         meta: dict[str, Any] = {
             "strategy": strategies.get("memories", memory.memories.strategy),
             "strategies": strategies,
@@ -182,7 +198,7 @@ class MemoryRecall:
             "focus_npcs": sorted(focus),
             "summaries": summaries,
             "bible_active": len(active),
-            "pinned": view.pinned,
+            "pinned": len(view.pinned.items),
             "pending_vectors": pending,
             "vector_lag_turns": lag,
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
@@ -225,7 +241,9 @@ class MemoryRecall:
         # one pass over the Bible (1,100 entries in bench/turn_overhead.py's game, where most turns change it):
         # what is active at ``turn``, by the section that shows it, and the next turn at which that changes
         active: list[BibleEntry] = []
-        sections: dict[str, list[BibleEntry]] = {"pinned": [], "character": [], "rules": [], "style": []}
+        pinned: list[BibleEntry] = []
+        characters: list[BibleEntry] = []
+        unsaid: list[str] = []
         threads: list[BibleEntry] = []
         horizon = sys.maxsize
         for entry in bible:
@@ -239,47 +257,68 @@ class MemoryRecall:
             if started > turn:
                 continue
             active.append(entry)  # active_at(entry, turn)
-            if entry.pinned:
-                sections["pinned"].append(entry)
-                continue
             kind = entry.entry_type
-            if kind == "character":
-                sections["character"].append(entry)
-            elif kind in ("world_rule", "item") and entry.importance >= 70:
-                sections["rules"].append(entry)
+            if entry.pinned:
+                pinned.append(entry)
+            elif kind == "character":
+                characters.append(entry)
             elif kind in ("style_rule", "safety_rule"):
-                sections["style"].append(entry)
+                unsaid.append(entry.id)  # the persona and the answer format say them (prompt.py)
             elif kind == "open_thread" and entry.importance >= 30:
                 threads.append(entry)
-        blocks, shown = self._fixed_blocks(sections)
+            # world and item rules are lore: recalled by relevance (relevant_memories), not in every prompt
+        characters.sort(key=_character_rank)
         threads.sort(key=lambda e: (-e.importance, -e.source_turn))
-        budget = memory.config.budgets.open_threads
         self._bible = view = _BibleView(
             key=key,
             first=turn,
             horizon=horizon,
             active=active,
             active_ids=frozenset(e.id for e in active),
-            blocks=blocks,
-            shown=frozenset(shown),
-            threads=self._section("open_threads", threads, budget),
+            pinned=self._section("pinned", pinned),
+            characters=characters,
+            shown=frozenset([*(e.id for e in pinned), *unsaid]),
+            threads=self._section("open_threads", threads),
             thread_ids=frozenset(e.id for e in threads),
-            pinned=len(sections["pinned"]),
         )
         return view
 
-    def _section(self, name: str, entries: list[BibleEntry], budget: int) -> MemoryBlock:
+    def _characters(self, view: _BibleView, state: GameState, named: set[str]) -> MemoryBlock:
+        """The characters this turn needs: the player's own facts and the people present (required), the people
+        the action names, and those the player has met (the prompt budget weighs the last two by value).
+
+        Anyone else's entry is left to relevant_memories, which finds it when the turn is about them.
+        """
+        pack = self.memory.pack
+        present = set(npcs_at(pack, state.node)) if pack is not None and state.node in pack.nodes else set()
+        items = []
+        for entry in view.characters:
+            subject = entry.canonical_key.removeprefix("character:")
+            npc = subject if pack is not None and subject in pack.npcs else None
+            if subject.startswith("player") or npc in present:
+                part, value, required = "required", 1.0, True
+            elif npc in named:
+                part, value, required = "named", NAMED_VALUE, False
+            elif npc is None or state.has_flag(f"talked:{npc}"):
+                part, value, required = "met", MET_VALUE + 0.2 * entry.importance / 100, False
+            else:
+                continue
+            value = round(value, 3)
+            items.append(MemoryItem(entry.text(), value, entry.id, {part: value}, required=required))
+        return make_block("bible_core", items)
+
+    def _section(self, name: str, entries: list[BibleEntry]) -> MemoryBlock:
         """The block of Story Bible ``entries`` (ranked), the one made last time when they are the same.
 
         Most turns change the Bible (a place visited, a fact noted) but not the entries of a given section, and
-        making a section's items (121 characters and 105 threads in ``bench/turn_overhead.py``'s game) was
-        most of a view's rebuild. An entry's item is made of its id, importance, title and content, which a
-        change never edits in place (a new entry supersedes it), so those four say when a block holds."""
-        key = (budget, [(e.id, e.importance, e.title, e.content) for e in entries])
+        making a section's items (105 threads in ``bench/turn_overhead.py``'s game) was most of a view's
+        rebuild. An entry's item is made of its id, importance, title and content, which a change never edits
+        in place (a new entry supersedes it), so those four say when a block holds."""
+        key = [(e.id, e.importance, e.title, e.content) for e in entries]
         kept = self._sections.get(name)
         if kept is not None and kept[0] == key:
             return kept[1]
-        block = make_block(name, [entry_item(e, e.importance / 100) for e in entries], budget)
+        block = make_block(name, [entry_item(e, e.importance / 100) for e in entries])
         self._sections[name] = (key, block)
         return block
 
@@ -290,31 +329,6 @@ class MemoryRecall:
             return 0, 0
         lags = [turn - t for index in (memory.memories, memory.history) for t in index.pending_turns()]
         return len(lags), max(lags, default=0)
-
-    def _fixed_blocks(self, sections: dict[str, list[BibleEntry]]) -> tuple[list[MemoryBlock], set[str]]:
-        """The pinned entries (whole, no budget), then the Story Bible sections (without the pinned entries):
-        ``sections`` holds the active entries of each (``pinned``, ``character``, ``rules``, ``style``) in Bible
-        order."""
-        budgets = self.memory.config.budgets
-
-        def rank(entry: BibleEntry) -> tuple[int, int, int]:
-            # not by this turn's focus: these sections lead the system prompt, and a prompt cache reuses them
-            # only while they stay byte for byte the same (bench/prefix_cache.py); the characters of this turn's
-            # focus that do not fit come back through relevant_memories, which draws them in by that focus
-            return (
-                0 if entry.canonical_key.startswith("character:player") else 1,
-                -entry.importance,
-                -entry.source_turn,
-            )
-
-        blocks = [
-            self._section("pinned", sections["pinned"], sys.maxsize),
-            self._section("bible_core", sorted(sections["character"], key=rank), budgets.bible_core),
-            self._section("bible_rules", sorted(sections["rules"], key=rank), budgets.bible_rules),
-            self._section("bible_style", sorted(sections["style"], key=rank), budgets.bible_style),
-        ]
-        shown = {item.source for block in blocks for item in block.items}
-        return blocks, shown
 
     def search_memories(
         self,

@@ -126,7 +126,7 @@ class ItemRow:
     parts: dict[str, float] = field(default_factory=dict)
     """Score components (semantic, importance, recency, bonus...) when memory reports them."""
     cut_by: str = ""
-    """For a cut item: ``block budget`` or ``prompt budget``; empty for a kept one."""
+    """For a cut item: why the prompt budget cut it (what it was worth, for how many tokens); empty when kept."""
     scored: bool = True
     """False for what is sent whole, unranked (window messages, the synopsis)."""
 
@@ -229,8 +229,8 @@ class DebugData:
     system: str
     messages: list[dict[str, str]]
     user: str
-    prompt_cut: list[tuple[str, str, str, int]]
-    """(block, source, text, tokens) of everything the prompt budget cut."""
+    prompt_cut: list[tuple[str, str, str, int, str]]
+    """(block, source, text, tokens, why) of everything the prompt budget cut."""
     narration: str
     raw_output: str
     repair_output: str
@@ -263,20 +263,18 @@ class DebugData:
         trace = result.trace
         prompt = trace.prompt
         memory = trace.memory if trace.memory is not None else (prompt.memory if prompt is not None else None)
-        prompt_cut = [(c.block, c.source, c.text, c.tokens) for c in prompt.cut] if prompt is not None else []
+        prompt_cut = [(c.block, c.source, c.text, c.tokens, c.reason) for c in prompt.cut] if prompt else []
         blocks: list[BlockRow] = []
         if memory is not None:
             for block in memory.blocks:
-                by_prompt = {(s, t) for b, s, t, _ in prompt_cut if b == block.name}
-                cut = [
-                    _item(i, "prompt budget" if (i.source, i.text) in by_prompt else "block budget") for i in block.cut
-                ]
+                why = {(s, t): reason for b, s, t, _, reason in prompt_cut if b == block.name}
+                cut = [_item(i, why.get((i.source, i.text), "prompt budget")) for i in block.cut]
                 blocks.append(
                     BlockRow(block.name, block.title, block.layer, block.tokens, [_item(i) for i in block.items], cut)
                 )
             window_items = [ItemRow(m["content"], m["role"], 0.0, scored=False) for m in memory.window]
             window_cut = [
-                ItemRow(t, s, 0.0, cut_by="prompt budget", scored=False) for b, s, t, _ in prompt_cut if b == "window"
+                ItemRow(t, s, 0.0, cut_by=why, scored=False) for b, s, t, _, why in prompt_cut if b == "window"
             ]
             if window_items or window_cut:
                 window_tokens = sum(estimate_tokens(i.text) for i in window_items)
@@ -477,7 +475,7 @@ def render_blocks(data: DebugData) -> Text:
             out.append(safe(item.source) + "\n", style="dim")
             out.append("     " + safe(item.text) + "\n")
         for item in block.cut:
-            out.append(f"  ✂ cut by the {item.cut_by} ", style="red")
+            out.append(f"  ✂ cut: {safe(item.cut_by)} ", style="red")
             if item.scored:
                 out.append(item.score_text() + "  ", style="dim cyan")
             out.append(safe(item.source) + "\n", style="dim")
