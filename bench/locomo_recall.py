@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from game.llm.scripted import ExtractiveSummarizer
+from game.llm.digest import ExtractiveSummarizer
 from game.memory.embedders import Embedder, SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig
 from game.memory.stores import InProcessVectorStore, VectorStore, open_chroma

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from game.engine.pipeline import TurnPipeline
 from game.engine.schema import parse_turn
 from game.llm.base import NarratorError
+from game.llm.digest import digest
 from game.llm.local import (
     LocalNarrator,
     NameIndex,
@@ -26,7 +27,7 @@ from game.llm.local import (
     split_prose,
     turn_schema,
 )
-from game.llm.scripted import ScriptedNarrator, extractive_summary
+from game.llm.scripted import ScriptedNarrator
 from game.llm.settings import LocalSettings
 from game.world.effects import Effects
 from game.world.loader import content_root, load_pack
@@ -103,14 +104,14 @@ def test_full_mode_answers_json_that_parses_under_the_grammar(mini_pack, full):
     assert output.effects.move_to in (None, *exits)  # the grammar only offers the ids listed here
 
 
-def test_summaries_are_extractive_with_a_bundled_model_and_checked_with_a_named_one(mini_pack, full):
+def test_summaries_are_digests_with_a_bundled_model_and_checked_with_a_named_one(mini_pack, full):
     text = "The player took the Iron Sword at the Quiet Camp. The Old Sage told the player about the troll."
-    assert full.summarize(text, max_words=20) == extractive_summary(text, 20)  # no model call
+    assert full.summarize(text, max_words=20) == digest(text, 20)  # no model call
     named = LocalNarrator(LocalSettings(mode="full", model_path=find_bundled_model(), **SMALL), mini_pack)
     summary = named.summarize(text, max_words=20)
     call = named.last_call
     assert call.kind == "summary" and call.completion_tokens > 0 and summary and len(summary.split()) <= 20
-    assert call.valid or summary == extractive_summary(text, 20)
+    assert call.valid or summary == digest(text, 20)
 
 
 def test_prose_mode_keeps_the_scripted_turn_and_a_checked_narration(mini_pack, prose):
@@ -135,12 +136,15 @@ def test_prose_mode_keeps_the_scripted_turn_and_a_checked_narration(mini_pack, p
         assert answer["narration"] == scripted["narration"] and call.note.startswith("rejected")
 
 
-def test_prose_mode_makes_no_model_call_for_dialogue_and_summarises_extractively(mini_pack, prose):
+def test_prose_mode_makes_no_model_call_for_dialogue_and_summarises_as_a_digest(mini_pack, prose):
     result = engine(mini_pack, prose).play("talk to sage")
     assert prose.last_call.note.startswith("skipped") and prose.last_call.completion_tokens == 0
     assert result.narration.startswith('Old Sage: "Sit, traveller."')
-    text = "You took the sword. The sage spoke of the troll under the bridge. It rained."
-    assert prose.summarize(text, 12) == extractive_summary(text, 12)
+    text = (
+        "Turn 3 at Quiet Camp: player: take sword | You take the Iron Sword.\n"
+        "Turn 4 at Quiet Camp: player: rest | Rain."
+    )
+    assert prose.summarize(text, 12) == digest(text, 12) == "The player took the Iron Sword."
 
 
 # ----------------------------------------------------------- the grammar

@@ -60,7 +60,8 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 
 from game.llm.base import NarratorError, PromptBundle
-from game.llm.scripted import ScriptedNarrator, extractive_summary
+from game.llm.digest import digest
+from game.llm.scripted import ScriptedNarrator
 from game.llm.settings import LocalSettings
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
@@ -711,15 +712,15 @@ class LocalNarrator:
     def summarize(self, text: str, max_words: int = 60) -> str:
         """Stateless summary in at most ``max_words`` words.
 
-        The scripted extractive summary (no model call) in prose mode and with
+        The scripted narrator's digest (``digest.py``, no model call) in prose mode and with
         a bundled model: measured over 60 turns, SmolLM2's summaries passed
         the check 1 time in 24, at 2.4 s each. A model named by
         ``model_path`` in full mode writes a short completion, checked like a
         rewrite (no names the text does not have, no chatter), else the
-        extractive summary.
+        digest.
         """
         if self.mode == "prose" or self.settings.model_path is None:
-            return extractive_summary(text, max_words)
+            return digest(text, max_words)
         with self._lock:
             limit = min(max(24, int(max_words * 1.6)), self.settings.max_tokens)
             messages = [
@@ -733,8 +734,8 @@ class LocalNarrator:
             try:
                 answer, call = self._complete("summary", self._fit(messages, limit), limit)
             except NarratorError as exc:
-                self._record(LocalCall("summary", self.model_name, note=f"failed: {exc}; extractive summary used"))
-                return extractive_summary(text, max_words)
+                self._record(LocalCall("summary", self.model_name, note=f"failed: {exc}; digest used"))
+                return digest(text, max_words)
             facts = RewriteFacts(allowed=self.names.named(text))
             cleaned, reason = check_rewrite(
                 answer, text, facts, self.names, truncated=call.finish_reason == "length", context=text
@@ -743,9 +744,9 @@ class LocalNarrator:
                 call.valid, call.note = True, "accepted"
                 self._record(call)
                 return " ".join(cleaned.split()[:max_words])
-            call.note = f"rejected: {reason}; extractive summary used"
+            call.note = f"rejected: {reason}; digest used"
             self._record(call)
-            return extractive_summary(text, max_words)
+            return digest(text, max_words)
 
     # -------------------------------------------------------------- model
     def count_tokens(self, text: str) -> int:

@@ -21,21 +21,23 @@ It understands players the way a game master would:
   words of the quest objectives not yet done, so no objective's own wording
   falls through.
 
-It also provides the extractive summary call memory uses.
+It also provides the summary call memory uses: a digest of the turns (``digest.py``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from game.llm.base import PromptBundle
-from game.memory.base import MemoryItem
+from game.llm.digest import digest
+from game.llm.lore import lore_reply
+from game.llm.recollection import PLAYER, Recollection, second_person, sentence, to_you, yourself
+from game.llm.recollection import words as _words
 from game.memory.player_facts import PLAYER_TEMPLATES
-from game.text import best_match, keywords, mentions
+from game.text import best_match, mentions
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack, Npc, Objective
 from game.world.describe import (
@@ -47,24 +49,12 @@ from game.world.describe import (
     status_text,
     the,
 )
-from game.world.parser import DIRECTIONS, PRONOUNS, Command, clauses, parse, verb_key
+from game.world.parser import DIRECTIONS, PRONOUNS, Command, clauses, verb_key
 from game.world.state import GameState
 
-_SENTENCE = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")
 # Verbs whose text may express a story choice ("negotiate", "play the requiem",
 # "say I accept the pact"); questions and talk about a choice never make it.
 CHOICE_VERBS = frozenset({"other", "use", "say"})
-_BLOCK_WEIGHT = {
-    "relevant_memories": 1.0,
-    "history_recall": 0.9,
-    "bible_core": 0.8,
-    "open_threads": 0.7,
-    "knowledge": 0.6,
-}
-_NOT_FACTS = frozenset({"recent_story"})
-"""Blocks that log effects ("talk_to old_hunter; quest_started"), not facts to say."""
-_QUESTION_NOISE = frozenset({"know", "remember", "tell", "said", "say", "told", "now", "again", "recall"})
-_PLAYER = re.compile(r"\b(?:me|my|myself|mine|i|i'm|im)\b", re.I)
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|ya|u)\b", re.I)
 _ABOUT_SELF = re.compile(
     r"^(?:you|yourself)$|\b(?:who|what)\s+(?:are|r)\s+(?:you|u)\b|\byour\s+name\b|\byourself\b|\babout\s+you$"
@@ -73,52 +63,13 @@ _ABOUT_SELF = re.compile(
 _ABOUT_PLAYER = re.compile(
     r"^(?:me|myself|i)$|\babout\s+(?:me|myself)\b|\bmy\s+name\b|\bwho\s+(?:am\s+i|i\s+am)\b|\b(?:know|remember)\s+me\b"
 )
-_EPISODE = re.compile(
-    r"^Turn (?P<turn>\d+)(?: at (?P<place>[^:]+))?: player: (?P<action>.*?) \| (?P<narration>.*)$", re.S
-)
-_LOGGED_TURN = re.compile(r"\bTurn (?P<turn>\d+)(?: at (?P<place>[^:]+))?: (?:player: )?(?P<action>[^.|]*)[.|]\s*")
+_TOLD_ME = re.compile(r"\bwhat\b(?:\s+(?:did|has|had|does))?\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b")
+"""\"What did Garrick tell me?\", \"what has Alicia said\", \"tell me what Garrick said\": a person's own words."""
+_MY_NAME = re.compile(r"\bmy\s+name\b")
+_HEAL_ME = re.compile(r"^(?:heal|cure|patch up|bandage|treat)\s+(?:me|myself|my wounds)$", re.I)
 _CONVEYANCE = re.compile(r"\b(?:elevator|lift|stairs?|staircase|stairway|ladder|escalator|ramp)\b")
 _FORMS = {"he": ("him", "his"), "she": ("her", "her"), "they": ("them", "their"), "it": ("it", "its")}
-_TO_YOU = {"me": "you", "my": "your", "myself": "yourself", "mine": "yours", "i": "you", "i'm": "you're", "am": "are"}
 _REREAD_NEVER = frozenset({"look", "inventory", "quests", "status", "rest", "flee", "help", "ask"})
-
-
-def _words(text: str) -> set[str]:
-    return set(keywords(text))
-
-
-def _second_person(text: str) -> str:
-    """Memory speaks of 'the player'; the narrator speaks to 'you'."""
-
-    def verb(match: re.Match[str]) -> str:
-        word = match.group(1)
-        base = (
-            word[:-3] + "y"
-            if word.endswith("ies")
-            else word[:-2]
-            if word.endswith("es") and word[-3] in "sxz"
-            else word[:-1]
-        )
-        return f"you {base}"
-
-    text = re.sub(r"\b[Tt]he player's\b", "your", text)
-    text = re.sub(r"\b[Tt]he player (\w+s)\b", verb, text)
-    text = re.sub(r"\b[Tt]he player\b", "you", text)
-    return re.sub(r"(^|[.:!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
-
-
-def _to_you(text: str) -> str:
-    """The player's words as someone else says them back: "my sister" -> "your sister"."""
-    return re.sub(r"\b(?:me|my|myself|mine|i'm|i)\b", lambda m: _TO_YOU[m.group().lower()], text, flags=re.I)
-
-
-def _sentence(text: str) -> str:
-    """``text`` as a sentence: a capital first, a stop last."""
-    text = text.strip()
-    if not text:
-        return text
-    text = text[0].upper() + text[1:]
-    return text if text[-1] in '.!?"' else text + "."
 
 
 def pronouns(npc: Npc) -> tuple[str, str, str]:
@@ -146,6 +97,7 @@ class ScriptedNarrator:
 
     def __init__(self, pack: ContentPack) -> None:
         self.pack = pack
+        self.recollection = Recollection(pack)
 
     # ---------------------------------------------------------------- names
     def _npc_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
@@ -266,7 +218,7 @@ class ScriptedNarrator:
         """
         if command.verb in _REREAD_NEVER:
             return command
-        if command.verb == "say" and (command.obj or _PLAYER.search(command.target)):
+        if command.verb == "say" and (command.obj or PLAYER.search(command.target)):
             return command
         if command.verb not in ("other", "say") and self._resolves(command, state):
             return command
@@ -421,6 +373,8 @@ class ScriptedNarrator:
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
     ) -> str:
         pack, target = self.pack, command.target
+        if target.lower() in ("me", "myself", "yourself", "self"):  # the player looks themselves over
+            return f"You look yourself over. {status_text(state, pack)}"
         item = best_match(target, self._item_names([*state.inventory, *items_at(state, pack, state.node)]))
         if item:
             return f"{pack.items[item].name}: {pack.items[item].description}"
@@ -483,40 +437,31 @@ class ScriptedNarrator:
         if _ABOUT_PLAYER.search(lowered):
             return self._about_player(npc_id, state, bundle)
         _, topics = self._mood(npc_id, state)
+        lore = lore_reply(self.pack, npc_id, topic, topics)
+        if lore:
+            notes.append(f"{npc.name} said about {topic}: {lore}")
+            return f'{npc.name} answers: "{lore}"' if asked else f'{npc.name}: "{lore}"'
         known = ", ".join(sorted(topics)) or "nothing in particular"
         if asked:
             return (
                 f"{npc.name} {_agree(npc.name, 'look')} at you for a long moment and {_agree(npc.name, 'give')} "
                 f"no answer to that. (You could ask {obj} about: {known}.)"
             )
-        return f'{npc.name} {_agree(npc.name, "shake")} {possessive} head. "I know nothing about {_to_you(topic)}."'
+        return f'{npc.name} {_agree(npc.name, "shake")} {possessive} head. "I know nothing about {to_you(topic)}."'
 
     def _about_player(self, npc_id: str, state: GameState, bundle: PromptBundle) -> str:
         """What an NPC knows of the player: what memory holds the player said of themselves, and how they feel."""
         npc = self.pack.npcs[npc_id]
         subject, _, _ = pronouns(npc)
-        facts = [_second_person(PLAYER_TEMPLATES[label].format(value)) for label, value in self._player_facts(bundle)]
+        facts = [
+            second_person(PLAYER_TEMPLATES[label].format(value))
+            for label, value in self.recollection.player_facts(bundle)
+        ]
         known = f"{'. '.join(facts)}. That much I know." if facts else "I know little about you yet."
         affinity = state.affinity.get(npc_id, npc.initial_affinity)
         mood = "friendly" if affinity >= 30 else "warm" if affinity >= 10 else "wary" if affinity < 0 else "neutral"
         feeling = f"{_cap(subject)} {_agree(subject, 'seem')} {mood} toward you."
         return f'{npc.name} {_agree(npc.name, "look")} you over. "{known}" {feeling}'
-
-    def _player_facts(self, bundle: PromptBundle) -> list[tuple[str, str]]:
-        """(label, value) of what the player said of themselves, from the recalled Story Bible; latest wins."""
-        found: dict[str, tuple[int, str]] = {}
-        for item in bundle.memory.all_items():
-            if not item.source.startswith("bible-"):
-                continue
-            for label, template in PLAYER_TEMPLATES.items():
-                if label not in ("name", "origin", "promise"):
-                    continue
-                pattern = re.escape(template).replace(re.escape("{}"), "(?P<v>.+)")
-                match = re.fullmatch(pattern, item.text.strip().rstrip("."))
-                number = int(item.source.split("-")[-1]) if item.source.split("-")[-1].isdigit() else 0
-                if match and (label not in found or number > found[label][0]):
-                    found[label] = (number, match.group("v"))
-        return [(label, found[label][1]) for label in ("name", "origin", "promise") if label in found]
 
     def _mood(self, npc_id: str, state: GameState) -> tuple[str, dict[str, str]]:
         """The NPC's greeting and topics now: later moods override earlier ones."""
@@ -556,7 +501,7 @@ class ScriptedNarrator:
                     best = (score, key)
         if best:
             return best[1]
-        if _PLAYER.search(lowered) and not words - {"player"}:
+        if PLAYER.search(lowered) and not words - {"player"}:
             return None  # "me", "my name": about the player, not a topic that shares no word
         return best_match(lowered, [(k, [k]) for k in topics])
 
@@ -573,9 +518,9 @@ class ScriptedNarrator:
             subject = pronouns(npc)[0]
             listens = f"{npc.name} {_agree(npc.name, 'listen')}; {subject} will remember it."
             if re.match(r"^about\s", spoken, re.I):
-                return f"You tell {npc.name} {_to_you(spoken)}. {listens}"
-            return f'You tell {npc.name}: "{_sentence(spoken)}" {listens}'
-        return f'You say aloud: "{_sentence(spoken)}" The words hang in the air.'
+                return f"You tell {npc.name} {to_you(spoken)}. {listens}"
+            return f'You tell {npc.name}: "{sentence(spoken)}" {listens}'
+        return f'You say aloud: "{sentence(spoken)}" The words hang in the air.'
 
     def _do_ask(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
@@ -583,7 +528,15 @@ class ScriptedNarrator:
         question = command.topic
         if re.search(r"\bwhere am i\b", question):
             return node_text(state, self.pack)
+        told = _TOLD_ME.search(question)
+        speaker = best_match(told.group("who"), self._npc_names(self.pack.npcs)) if told else None
+        if speaker is not None:
+            return self._what_they_said(speaker, bundle)
         here = npcs_at(self.pack, state.node)
+        if _MY_NAME.search(question) or (_ABOUT_PLAYER.search(question) and not _YOU.search(question)):
+            mine = self._about_myself(question, here, state, effects, bundle)
+            if mine:
+                return mine
         if here and _YOU.search(question):  # asked of someone: the person here answers, not your memory
             npc_id = self._asked(question, here, state)
             effects["talk_to"] = npc_id
@@ -592,7 +545,7 @@ class ScriptedNarrator:
         for npc_id in here:
             said = (
                 self._topic(npc_id, question, state)
-                if not _PLAYER.search(question)
+                if not PLAYER.search(question)
                 else self._alias_topic(npc_id, question, state)
             )
             if said:
@@ -600,10 +553,42 @@ class ScriptedNarrator:
                 npc = self.pack.npcs[npc_id]
                 notes.append(f"{npc.name} said: {said}")
                 return f'{npc.name} answers: "{said}"'
-        answer = self._answer_from_memory(question, bundle)
+        answer = self.recollection.answer(question, bundle)
         if answer:
             return answer
         return "You search your memory, but nothing you know answers that."
+
+    def _what_they_said(self, npc_id: str, bundle: PromptBundle) -> str:
+        """What a person told the player, in their words, from the memory the prompt holds."""
+        name = self.pack.npcs[npc_id].name
+        quotes = self.recollection.said_by(npc_id, bundle)[:2]
+        if quotes:
+            told = "; ".join(f'{f"about {q.topic}, " if q.topic else ""}"{q.words}"' for q in quotes)
+            return f"You recall what {name} told you: {told}"
+        return f"You cannot recall {name} telling you anything."
+
+    def _about_myself(
+        self, question: str, here: list[str], state: GameState, effects: dict[str, Any], bundle: PromptBundle
+    ) -> str | None:
+        """ "What is my name?", "who am I?": what the player said of themselves (never someone else's sketch);
+        without a name in the Story Bible, someone here who has words for it ("who am I" to the Voice), then a
+        turn where the player gave a name, else that it is not known."""
+        facts = dict(self.recollection.player_facts(bundle))
+        asks_name = _MY_NAME.search(question) is not None
+        if "name" in facts:
+            if asks_name:
+                return f"You recall: Your name is {facts['name']}."
+            more = [sentence(second_person(PLAYER_TEMPLATES[k].format(v))) for k, v in facts.items() if k != "name"]
+            return " ".join([f"You recall: You are {facts['name']}.", *more])
+        for npc_id in here:
+            said = self._alias_topic(npc_id, question, state)
+            if said:
+                effects["talk_to"] = npc_id
+                return f'{self.pack.npcs[npc_id].name} answers: "{said}"'
+        given = self.recollection.answer("what is my name?", bundle, must_cue=True)  # "my name is Kael", said
+        if given:
+            return given
+        return "You have not told anyone your name yet." if asks_name else None
 
     def _alias_topic(self, npc_id: str, question: str, state: GameState) -> str | None:
         """A topic a question about the player names by a phrase of the content ("who am i"), not by a shared word."""
@@ -623,107 +608,6 @@ class ScriptedNarrator:
             return named[0]
         knows = [n for n in here if self._topic(n, question, state)]
         return (knows or here)[0]
-
-    # --------------------------------------------------------------- memory
-    def _answer_from_memory(self, question: str, bundle: PromptBundle) -> str | None:
-        """Answer from the injected memory blocks only (extractive), in sentences.
-
-        The best item shares the most question words; at a tie a Story Bible
-        fact beats the history, then the one that best fits the kind of question
-        (a place for "where", a person for "who"), then the latest. From it, the
-        sentence naming the subject and the sentence carrying the answer. A
-        logged turn ("Turn 2 at ...: player: ... | ...") is said as what
-        happened, never shown as it is logged.
-        """
-        lowered = question.lower()
-        wanted = _words(question) - _QUESTION_NOISE
-        if _PLAYER.search(lowered):
-            wanted.add("player")  # memory speaks of the player in the third person
-        if not wanted:
-            return None
-        cues = self._cues(lowered)
-        best: tuple[tuple[int, bool, float, int], list[str]] | None = None
-        for block in bundle.memory.blocks:
-            if block.name in _NOT_FACTS:
-                continue
-            weight = _BLOCK_WEIGHT.get(block.name, 0.5)
-            for item in block.items:
-                sentences, when = self._fact_sentences(item)
-                if not sentences:
-                    continue
-                text = " ".join(sentences)
-                said = _words(text) | ({"player"} if re.search(r"\b(?:you|your)\b", text, re.I) else set())
-                overlap = len(wanted & said)
-                if not overlap:
-                    continue
-                score = 0.3 * weight + 0.3 * max(self._cue_score(x, cues) for x in sentences)
-                rank = (overlap, item.source.startswith("bible-"), score, when)
-                if best is None or rank > best[0]:
-                    best = (rank, sentences)
-        if best is None:
-            return None
-        sentences = best[1]
-        subject = max(sentences, key=lambda x: len(wanted & _words(x)))
-        answer = max(sentences, key=lambda x: self._cue_score(x, cues))
-        if not self._cue_score(answer, cues):
-            answer = subject
-        parts = [subject] if answer == subject else [subject, answer]
-        return "You recall: " + " ".join(_sentence(_second_person(p)) for p in parts)
-
-    def _fact_sentences(self, item: MemoryItem) -> tuple[list[str], int]:
-        """An item's sentences as facts (a logged turn told as what happened), and how recent it is."""
-        text = item.text.strip()
-        number = item.source.rsplit("-", 1)[-1]
-        when = int(number) if number.isdigit() else 0
-        logged = _EPISODE.match(text)
-        if logged:
-            when = int(logged.group("turn"))
-            said = self._action_sentence(logged.group("action"), logged.group("place") or "")
-            parts = [said] if said else []
-            parts += [s.strip() for s in _SENTENCE.split(logged.group("narration")) if s.strip()]
-            return parts, when
-        text = re.sub(r"^\[Turn \d+\]\s*", "", text)
-        text = re.sub(r"\s*\(turns? \d+(?:-\d+)?\)", "", text)
-        text = _LOGGED_TURN.sub(self._logged_turn, text)
-        return [s.strip() for s in _SENTENCE.split(text) if s.strip() and s.strip() not in ".|"], when
-
-    def _logged_turn(self, match: re.Match[str]) -> str:
-        """A "Turn N: <what the player typed>." inside a summary, said as what happened (a bare command dropped)."""
-        action = match.group("action")
-        said = self._action_sentence(action, match.group("place") or "")
-        if said:
-            return said + " "
-        return f"{action}. " if parse(action).verb in ("other", "ask") else ""
-
-    def _action_sentence(self, action: str, place: str = "") -> str:
-        """What the player did, as a sentence: 'At the Lodge you told Old Garrick: "my name is Bob".'"""
-        command = parse(action)
-        at = f"At {place}, you" if place else "You"
-        if command.verb == "say" and command.target:
-            npc = best_match(command.obj, self._npc_names(self.pack.npcs)) if command.obj else None
-            to = f" {self.pack.npcs[npc].name}" if npc else ""
-            return f'{at} {"told" if npc else "said"}{to}: "{command.target}".'
-        if command.verb == "talk" and command.topic:
-            npc = best_match(command.obj, self._npc_names(self.pack.npcs)) if command.obj else None
-            return f"{at} asked {self.pack.npcs[npc].name if npc else 'around'} about {_to_you(command.topic)}."
-        return ""
-
-    def _cues(self, question: str) -> dict[str, float]:
-        """Words that mark an answer to this kind of question, with their weight."""
-        if question.startswith("where") or " where " in question:
-            names = [n.name for n in self.pack.nodes.values()] + [r.name for r in self.pack.story.regions]
-            return {n.lower(): 2.0 for n in names} | dict.fromkeys(("seen", "lives", "hiding", "gone to"), 1.0)
-        if question.startswith("who") or " who " in question:
-            return {n.name.lower(): 2.0 for n in self.pack.npcs.values()}
-        if "name" in question:
-            return dict.fromkeys(("name is", "called"), 2.0)
-        return {}
-
-    @staticmethod
-    def _cue_score(sentence: str, cues: dict[str, float]) -> float:
-        lowered = sentence.lower()
-        found = [w for cue, w in cues.items() if re.search(rf"\b{re.escape(cue)}\b", lowered)]
-        return max(found) + 0.1 * len(found) if found else 0.0  # a list of exits is no better an answer
 
     # --------------------------------------------------------------- things
     def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
@@ -818,7 +702,14 @@ class ScriptedNarrator:
     def _do_other(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
     ) -> str:
-        return f"You try to {command.text.strip().rstrip('.')}, but nothing much comes of it."
+        text = command.text.strip().rstrip(".!")
+        if _HEAL_ME.match(text):  # "heal me": the player tends to themselves with what they carry
+            healing = [i for i in state.inventory if (use := self.pack.items[i].use) and use.heal]
+            if not healing:
+                return "You have nothing to heal yourself with."
+            effects["use_item"] = healing[0]
+            return f"You tend to yourself with the {self.pack.items[healing[0]].name}."
+        return f"You try to {yourself(text)}, but nothing much comes of it."
 
     # -------------------------------------------------------------- choices
     def _choices(self, state: GameState, effects: dict[str, Any]) -> list[str]:
@@ -844,36 +735,5 @@ class ScriptedNarrator:
 
     # ------------------------------------------------------------ summaries
     def summarize(self, text: str, max_words: int = 60) -> str:
-        """Extractive summary: the most content-rich sentences, in order."""
-        return extractive_summary(text, max_words)
-
-
-def extractive_summary(text: str, max_words: int = 60) -> str:
-    """The most content-rich sentences of ``text``, in their order, within ``max_words``."""
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-    if not sentences:
-        return ""
-    freq = Counter(keywords(text))
-    scored = sorted(
-        range(len(sentences)),
-        key=lambda i: -sum(freq[w] for w in set(keywords(sentences[i]))) / (1 + len(sentences[i].split()) ** 0.5),
-    )
-    chosen: list[int] = []
-    words = 0
-    for index in scored:
-        length = len(sentences[index].split())
-        if words + length > max_words and chosen:
-            continue
-        chosen.append(index)
-        words += length
-        if words >= max_words:
-            break
-    summary = " ".join(sentences[i] for i in sorted(chosen))
-    return " ".join(summary.split()[:max_words])
-
-
-class ExtractiveSummarizer:
-    """The scripted narrator's summary call on its own (no story needed)."""
-
-    def summarize(self, text: str, max_words: int = 60) -> str:
-        return extractive_summary(text, max_words)
+        """A third-person digest of the turns (``game/llm/digest.py``): events, who said what, where."""
+        return digest(text, max_words)

@@ -575,14 +575,15 @@ class StoryBible:
         return out
 
     def from_summary(
-        self, text: str, first_turn: int, turn: int, npcs: Iterable[str]
+        self, text: str, first_turn: int, turn: int, companions: Iterable[str]
     ) -> list[tuple[BibleEntry, Outcome]]:
-        """The consolidation's facts: for each character involved, the latest time with them.
+        """The consolidation's facts: for each character the player was with, the latest time with them.
 
-        One key per character (``event:with:<npc>``), so each newer summary
-        supersedes the last and an NPC's memory of the player stays current.
+        ``companions`` are the people present where the turns were played or spoken to
+        (``GameMemory.consolidate``); someone the summary merely names ("asked Garrick about Hal") is not
+        one of them. One key per character (``event:with:<npc>``), so each newer summary supersedes the last
+        and an NPC's memory of the player stays current.
         """
-        involved = sorted((set(npcs) | set(self._npcs_in(text))) & set(self.pack.npcs))
         return [
             self.propose(
                 "event",
@@ -594,7 +595,7 @@ class StoryBible:
                 npcs=[npc_id],
                 source="consolidation",
             )
-            for npc_id in involved
+            for npc_id in sorted(set(companions) & set(self.pack.npcs))
         ]
 
 

@@ -69,6 +69,7 @@ from game.memory.retrieval import MemoryRecall
 from game.memory.stores import VectorStore
 from game.memory.window import check_window
 from game.text import clip
+from game.world.conditions import npcs_at
 from game.world.content import ContentPack
 from game.world.state import GameState
 
@@ -460,6 +461,26 @@ class GameMemory:
         if turn is not None:
             self._recall.warm(turn)
 
+    def _companions(self, episodes: list[Episode]) -> list[str]:
+        """The people the player was with in ``episodes``: present where a turn was played, or spoken or given to
+        (someone the player only named is not)."""
+        pack = self.pack
+        if pack is None:
+            return []
+        places = {node.name: node.id for node in pack.nodes.values()}
+        found: set[str] = set()
+        for episode in episodes:
+            node = places.get(episode.node)
+            if node is not None:
+                found.update(npcs_at(pack, node))
+            for event in episode.events:
+                effect, _, detail = event.partition(" ")
+                if effect == "talk_to":
+                    found.add(detail)
+                elif effect == "give_item":
+                    found.add(detail.partition("->")[2])
+        return sorted(found & set(pack.npcs))
+
     def _involved(self, record: TurnRecord) -> list[str]:
         """Characters the turn was about: spoken to, given to, or named (merely present does not count)."""
         involved = set(self.query.characters(record.action)[0])
@@ -613,7 +634,7 @@ class GameMemory:
             episodes = [e for e in self.state.log if first <= e.turn <= upto_turn and e.action]
             if not episodes:
                 return None
-            text = "\n".join(strip_instructions(f"{e.action}. {e.narration}", persona) for e in episodes)
+            text = "\n".join(strip_instructions(e.text(), persona) for e in episodes)  # Turn N at PLACE: ...
             previous = self.state.synopsis
             extractor = self.summarizer if isinstance(self.summarizer, FactExtractor) else None
             facts_first = min(self.state.facts_from or first, first)
@@ -647,7 +668,7 @@ class GameMemory:
             self.state.last_consolidated_turn = upto_turn
             self.history.add([summary_item(summary, self.session_id)], embed=False)
             if self.bible is not None:
-                results = self.bible.from_summary(summary_text, first, upto_turn, npcs)
+                results = self.bible.from_summary(summary_text, first, upto_turn, self._companions(episodes))
                 if extractor is not None:
                     results += self._extracted(facts, facts_first, upto_turn, npcs)
                 self.bible.age_threads(upto_turn)
