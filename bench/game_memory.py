@@ -17,11 +17,11 @@ appears in what each memory injects:
 - ``retrieval``: only the blocks chosen for the question (``relevant_memories``,
   ``history_recall``, ``knowledge``);
 - ``always``: only the blocks injected whatever the question (``bible_core``,
-  ``bible_rules``, ``bible_style``, ``open_threads``, ``recent_story``) plus the
+  ``pinned``, ``open_threads``, ``recent_story``) plus the
   L1 window;
 - ``answer``: the scripted narrator's narration for the question, from the
-  prompt bundle the turn pipeline would build (``compose``) but without playing
-  the turn;
+  prompt bundle the turn pipeline would build (``compose``, under the default
+  budget: what a narrator receives) but without playing the turn;
 - ``l1_window``: the last ``window_messages`` messages only;
 - ``summaries_top3``: the 8 most recent consolidation summaries plus the top 3
   summaries by cosine similarity to the question (the seed design's recall).
@@ -58,7 +58,7 @@ from game.memory import retrieval
 from game.memory.embedders import SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig
 from game.memory.stores import open_chroma
-from game.text import estimate_tokens
+from game.text import DEFAULT_PROMPT_BUDGET, estimate_tokens
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from game.world.parser import parse
@@ -113,7 +113,7 @@ PROBES = [
     ("what did I find on the Fogbound Path?", "Healing Herb"),
 ]
 RETRIEVAL_BLOCKS = ("relevant_memories", "history_recall", "knowledge")
-ALWAYS_BLOCKS = ("bible_core", "bible_rules", "bible_style", "open_threads", "recent_story")
+ALWAYS_BLOCKS = ("pinned", "bible_core", "open_threads", "recent_story")
 SCORES = ("ours", "retrieval", "always", "answer", "l1_window", "summaries_top3")
 LABELS = {
     "ours": "ours: all blocks + L1 window",
@@ -125,8 +125,7 @@ LABELS = {
 }
 SHORT = {
     "bible_core": "core",
-    "bible_rules": "rules",
-    "bible_style": "style",
+    "pinned": "pinned",
     "open_threads": "threads",
     "recent_story": "recent",
     "relevant_memories": "relevant",
@@ -186,7 +185,7 @@ def probe(
         qv = embedder.embed([question])[0]
         top3 = [summaries[i] for i in np.argsort(-(summary_vectors @ qv))[:3]] if summaries else []
         texts["summaries_top3"] = list(dict.fromkeys(summaries[-8:] + top3))
-        bundle = compose(question, parse(question), state, pack, context)
+        bundle = compose(question, parse(question), state, pack, context, DEFAULT_PROMPT_BUDGET)
         narration = str(narrator.turn(bundle)["narration"])
         hits = {name: contains(t, answer) for name, t in texts.items()}
         hits["answer"] = contains([narration], answer)

@@ -20,6 +20,13 @@ constants were chosen), with the baselines; ours by question category.
 Recency is switched off for this run (``recency_half_life_turns=0``): LoCoMo
 dialog turns are not game turns, and the questions ask about any point of the
 conversation. Importance is the same for every turn.
+
+The delivered form (issue 21): each question is also recalled the way a turn
+is (``GameMemory.recall``: the relevant-memories block, 12 items) and composed
+into a prompt under the game's own budget (``DEFAULT_PROMPT_BUDGET``, the fixed
+parts of a Misty Forest turn at its start), and the share of evidence turns
+inside that prompt (``delivered``) is reported beside the share inside what
+recall found (``found``).
 """
 
 from __future__ import annotations
@@ -35,11 +42,16 @@ from typing import Any
 
 import numpy as np
 
+from game.engine.prompt import compose
 from game.llm.digest import ExtractiveSummarizer
 from game.memory.embedders import Embedder, SentenceTransformerEmbedder
 from game.memory.manager import GameMemory, MemoryConfig
 from game.memory.stores import InProcessVectorStore, VectorStore, open_chroma
-from game.world.state import GameState
+from game.text import DEFAULT_PROMPT_BUDGET
+from game.world.content import ContentPack
+from game.world.loader import content_root, load_pack
+from game.world.parser import parse
+from game.world.state import GameState, new_game
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TUNED_ON = frozenset({"26", "41"})
@@ -69,7 +81,10 @@ def recall_at(evidence: list[str], ranked: list[str], k: int) -> float:
     return len(wanted & set(ranked[:k])) / len(wanted)
 
 
-def ours_ranking(conv: dict[str, Any], embedder: Embedder, store: VectorStore, top: int) -> list[list[str]]:
+def load_memory(
+    conv: dict[str, Any], embedder: Embedder, store: VectorStore
+) -> tuple[GameMemory, dict[str, str], GameState]:
+    """A fresh memory session holding the conversation, each memory's dialog id, and the state to recall at."""
     memory = GameMemory(
         None, ExtractiveSummarizer(), store=store, embedder=embedder,
         config=MemoryConfig(recency_half_life_turns=0), background=False,
@@ -86,10 +101,35 @@ def ours_ranking(conv: dict[str, Any], embedder: Embedder, store: VectorStore, t
     state = GameState(
         story_id="locomo", node="-", hp=1, max_hp=1, strength=0, agility=0, intelligence=0, turn=len(conv["turns"])
     )
+    return memory, key_to_dia, state
+
+
+def ours_ranking(conv: dict[str, Any], embedder: Embedder, store: VectorStore, top: int) -> list[list[str]]:
+    return _ranked(*load_memory(conv, embedder, store), conv["questions"], top)
+
+
+def _ranked(
+    memory: GameMemory, key_to_dia: dict[str, str], state: GameState, questions: list[dict[str, Any]], top: int
+) -> list[list[str]]:
+    return [[key_to_dia[m.id] for m in memory.search_memories(q["question"], state, top)] for q in questions]
+
+
+def _delivered(
+    memory: GameMemory, key_to_dia: dict[str, str], state: GameState, questions: list[dict[str, Any]], pack: ContentPack
+) -> list[tuple[list[str], list[str]]]:
+    """Each question's evidence candidates: (what recall found, what the prompt delivered) as dialog ids."""
+    game = new_game(pack)  # the fixed parts of the prompt: a Misty Forest turn at its start
+    game.turn = state.turn
     out = []
-    for question in conv["questions"]:
-        found = memory.search_memories(question["question"], state, top)
-        out.append([key_to_dia[m.id] for m in found])
+    for question in questions:
+        text = question["question"]
+        context = memory.recall(text, state)
+        bundle = compose(text, parse(text), game, pack, context, DEFAULT_PROMPT_BUDGET)
+        found, sent = (
+            [key_to_dia[i.source] for i in block.items if i.source in key_to_dia] if block is not None else []
+            for block in (context.block("relevant_memories"), bundle.memory.block("relevant_memories"))
+        )
+        out.append((found, sent))
     return out
 
 
@@ -120,6 +160,9 @@ def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
         raise SystemExit(f"no *.json conversations in {data}")
     top = max(ks)
     per_method: dict[str, list[tuple[int, list[float]]]] = {"ours": [], "dense": [], "bm25": []}
+    delivery: list[tuple[float, float]] = []
+    """Each question's share of evidence in what recall found and in the prompt delivered."""
+    pack = load_pack(content_root() / "fantasy_001")
     per_file: dict[str, dict[str, float]] = {}
     file_of: list[str] = []
     started = time.perf_counter()
@@ -127,7 +170,12 @@ def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
         store: VectorStore = open_chroma(Path(index_dir)) if store_kind == "chroma" else InProcessVectorStore()
         for path in files:
             conv = load_conversation(path)
-            rankings = {"ours": ours_ranking(conv, embedder, store, top)}
+            loaded = load_memory(conv, embedder, store)
+            rankings = {"ours": _ranked(*loaded, conv["questions"], top)}
+            for q, (found, sent) in zip(conv["questions"], _delivered(*loaded, conv["questions"], pack), strict=True):
+                delivery.append(
+                    (recall_at(q["evidence"], found, len(found)), recall_at(q["evidence"], sent, len(sent)))
+                )
             rankings["dense"], rankings["bm25"] = baseline_rankings(conv, embedder, top)
             for method, ranked in rankings.items():
                 rows = [
@@ -159,6 +207,11 @@ def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
     held_out = [n for n, name in enumerate(file_of) if name not in TUNED_ON]
     return {
         **summary,
+        "delivered": {
+            "found": round(float(np.mean([d[0] for d in delivery])), 3),
+            "prompt": round(float(np.mean([d[1] for d in delivery])), 3),
+            "budget": DEFAULT_PROMPT_BUDGET,
+        },
         "questions": len(per_method["ours"]),
         "files": [p.stem for p in files],
         "per_file_recall@10": per_file,
@@ -191,6 +244,11 @@ def table(result: dict[str, Any], ks: list[int]) -> str:
         lines.append(f"\nheld out ({', '.join(held['files'])}: {held['questions']} questions)")
         for method in ("dense", "bm25", "ours"):
             lines.append(f"{method:<12}" + "".join(f"{held[method][str(k)]:>12.3f}" for k in ks))
+    delivered = result["delivered"]
+    lines.append(
+        f"\ndelivered form: evidence in what recall found {delivered['found']:.3f}, "
+        f"in the prompt under {delivered['budget']} tokens {delivered['prompt']:.3f}"
+    )
     lines.append("\nours by category")
     categories = list(result["by_category"]["ours"][str(ks[0])])
     lines.append(f"{'category':<12}" + "".join(f"{'recall@' + str(k):>12}" for k in ks))

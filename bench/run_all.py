@@ -1,4 +1,4 @@
-"""Every performance benchmark of issue 11 in one run: one table, one JSON file.
+"""Every performance benchmark (issue 11's targets, issue 21's memory delivery) in one run: one table, one JSON file.
 
 Each benchmark runs in its own process in its ``--quick`` form and writes
 ``bench/results/<name>.json`` with a ``summary`` list of rows (target,
@@ -23,8 +23,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
-BENCHES = ("startup", "turn_overhead", "prompt_size", "prefix_cache", "embedders", "indexing")
-"""In target order: 1 start, 2 turn overhead, 3 prompt size, 4 prefix caching, 5 and 7 embeddings, 6 indexing."""
+BENCHES = ("startup", "turn_overhead", "prompt_size", "prefix_cache", "embedders", "indexing", "memory_delivery")
+"""In target order: 1 start, 2 turn overhead, 3 prompt size, 4 prefix caching, 5 and 7 embeddings, 6 indexing;
+then what memory delivers to the narrator (issue 21)."""
 EXTRA_ARGS = {"embedders": ["--recall-all"]}
 """Flags beyond ``--quick``: the recall goal (within one point) needs all 760 LoCoMo questions."""
 LIMIT_S = 600

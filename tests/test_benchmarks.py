@@ -161,3 +161,27 @@ def test_turn_overhead_reports_the_turns_that_embed_nothing_apart():
     assert row["value"] == "8.0 / 9.8 ms (4.00x / 4.90x the query embedding; 3 turns)"
     first = summarise(args, {"paced": [dict(r, repeat=False) for r in rows]}, [], "model", None, 0.0, 0, {})
     assert not [r for r in first["summary"] if "played before" in r["measure"]]
+
+
+def test_the_delivery_benchmark_fails_when_memory_does_not_reach_the_prompt():
+    """bench.memory_delivery's rows are computed from their goals: recall that finds but does not deliver fails."""
+    from bench.memory_delivery import DISTANCES, summary
+
+    def result(delivered, tokens):
+        probe = {"retrieved": True, "delivered": delivered}
+        return {
+            "planted": {"probes": {str(d): [probe] * 8 for d in DISTANCES}, "tokens": tokens},
+            "openings": {
+                "fantasy_001": {"relevant_share": 1.0, "turns_after_10": 20, "told": [{"best3_delivered": True}]}
+            },
+        }
+
+    flat = [2400] * 80
+    good = summary(result(True, flat))
+    assert all(row["met"] for row in good)
+    found_not_sent = summary(result(False, flat))
+    assert [row["met"] for row in found_not_sent if "delivered recall" in row["measure"]] == [False] * len(DISTANCES)
+    grows = summary(result(True, [2000] * 60 + [2440] * 20))
+    assert not next(r for r in grows if "max / median" in r["measure"])["met"]
+    over = summary(result(True, [2400] * 79 + [2500]))
+    assert not next(r for r in over if "every turn" in r["measure"])["met"]
