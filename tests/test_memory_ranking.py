@@ -38,7 +38,7 @@ from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
 from game.memory.metadata_table import MetadataTable, where_clauses
 from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts, unit_scale
-from game.memory.retrieval import PLACE_PRIOR, active_at
+from game.memory.retrieval import CANDIDATES, PLACE_PRIOR, active_at
 from game.memory.stores import InProcessVectorStore
 from game.text import keywords
 from game.world.loader import content_root, load_pack
@@ -876,5 +876,6 @@ def test_the_story_bible_view_is_what_each_entry_says_at_every_turn():
         assert {e.id for e in view.characters} == {e.id for e in rest if e.entry_type == "character"}
         unsaid = {e.id for e in rest if e.entry_type in ("style_rule", "safety_rule")}
         assert view.shown == {e.id for e in pinned} | unsaid  # world and item rules are searched, not shown
-        threads = {e.id for e in rest if e.entry_type == "open_thread" and e.importance >= 30}
-        assert view.thread_ids == threads and {i.source for i in view.threads.items} == threads
+        threads = [e for e in rest if e.entry_type == "open_thread" and e.importance >= 30]
+        offered = {e.id for e in sorted(threads, key=lambda e: (-e.importance, -e.source_turn))[:CANDIDATES]}
+        assert view.thread_ids == offered and {i.source for i in view.threads.items} == offered

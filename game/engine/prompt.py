@@ -40,6 +40,8 @@ first), so the debug trace can show each one's size.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from game.llm.base import PromptBlock, PromptBundle, PromptCut
@@ -318,13 +320,15 @@ def compose(
     header = any(b.items and b.name not in SYSTEM_BLOCKS for b in bare.blocks)
     spent = 0
 
+    titles = {b.name: estimate_tokens(f"## {b.title}") + 2 for b in blocks}  # a title and the blank line after
+    header_tokens = estimate_tokens(f"## {memory.header}") + 2 if memory.header else 0
+
     def cost(candidate: _Candidate) -> int:
         extra = 0
         if candidate.block != "window" and candidate.block not in opened:
-            block = next(b for b in blocks if b.name == candidate.block)
-            extra = estimate_tokens(f"## {block.title}") + 2  # the title, and the blank line joining the block
-            if candidate.block not in SYSTEM_BLOCKS and not header and memory.header:
-                extra += estimate_tokens(f"## {memory.header}") + 2
+            extra = titles[candidate.block]
+            if candidate.block not in SYSTEM_BLOCKS and not header:
+                extra += header_tokens
         return candidate.tokens + extra
 
     exchanges = {c.position: c for c in candidates if c.block == "window"}
@@ -333,7 +337,7 @@ def compose(
         nonlocal spent, header
         newer = exchanges.get(candidate.position + candidate.span) if candidate.block == "window" else None
         if newer is not None and id(newer) not in kept:
-            return False  # the window stays a run of the latest exchanges
+            return False  # the window stays a run of the latest exchanges (see _rank)
         price = cost(candidate)
         if spent + price > limit:
             return False
@@ -348,9 +352,9 @@ def compose(
     reserve = int(RECALL_SHARE * room)
     for candidate in relevant:  # best first: recall ranked them
         take(candidate, reserve)
-    ranked = sorted(candidates, key=lambda c: (-c.density, -c.value))
-    while any([take(c, room) for c in ranked if id(c) not in kept]):
-        pass  # again: a window exchange waits for the newer one (taken later in the same pass) to be kept
+    for candidate in sorted(candidates, key=_rank(candidates)):
+        if id(candidate) not in kept:
+            take(candidate, room)
     while True:
         context = _select(blocks, window, memory, kept, candidates + required)
         bundle = _assemble(action, command, state, pack, context)
@@ -360,6 +364,16 @@ def compose(
         kept.discard(id(min(chosen, key=lambda c: (c.density, c.value))))  # the estimate of the cost was short
     cut = _cuts(blocks, window, candidates, kept, context)
     return _finish(bundle, cut, budget_tokens)
+
+
+def _rank(candidates: list[_Candidate]) -> Callable[[_Candidate], tuple[float, float]]:
+    """The order the budget considers candidates in: value per token, best first; an older window exchange is
+    never ahead of a newer one (it ranks at most as high), so the window stays a run of the latest."""
+    density = {id(c): c.density for c in candidates}
+    newest_first = sorted((c for c in candidates if c.block == "window"), key=lambda c: -c.position)
+    for newer, older in itertools.pairwise(newest_first):
+        density[id(older)] = min(density[id(older)], density[id(newer)])
+    return lambda c: (-density[id(c)], -c.value)
 
 
 def _split(

@@ -66,6 +66,10 @@ joins the focus (the type/key match of the score).
 """
 
 
+CANDIDATES = 12
+"""Most open threads, and most characters met (not present, not named), recall offers the prompt budget: more
+than a prompt holds (2-6 of each at the default budget), so a long game's hundred threads cost the budget's
+choice nothing."""
 NAMED_VALUE = 0.95
 """Value of the Story Bible entry of a character this turn's action names (the prompt budget's scale: a
 relevant memory's hybrid score, 0-1.15)."""
@@ -268,7 +272,7 @@ class MemoryRecall:
                 threads.append(entry)
             # world and item rules are lore: recalled by relevance (relevant_memories), not in every prompt
         characters.sort(key=_character_rank)
-        threads.sort(key=lambda e: (-e.importance, -e.source_turn))
+        threads = sorted(threads, key=lambda e: (-e.importance, -e.source_turn))[:CANDIDATES]  # the rest: searched
         self._bible = view = _BibleView(
             key=key,
             first=turn,
@@ -292,6 +296,7 @@ class MemoryRecall:
         pack = self.memory.pack
         present = set(npcs_at(pack, state.node)) if pack is not None and state.node in pack.nodes else set()
         items = []
+        met = 0
         for entry in view.characters:
             subject = entry.canonical_key.removeprefix("character:")
             npc = subject if pack is not None and subject in pack.npcs else None
@@ -299,8 +304,9 @@ class MemoryRecall:
                 part, value, required = "required", 1.0, True
             elif npc in named:
                 part, value, required = "named", NAMED_VALUE, False
-            elif npc is None or state.has_flag(f"talked:{npc}"):
+            elif (npc is None or state.has_flag(f"talked:{npc}")) and met < CANDIDATES:
                 part, value, required = "met", MET_VALUE + 0.2 * entry.importance / 100, False
+                met += 1
             else:
                 continue
             value = round(value, 3)
