@@ -13,6 +13,39 @@ from game.world.rules import Rules
 from game.world.state import GameState, new_game
 
 DATA = Path(__file__).parent / "data"
+MISTY_OPENING = [
+    "go east",
+    "talk to garrick",
+    "ask garrick about hal",
+    "ask garrick about silas",
+    "look",
+    "go west",
+    "go north",
+    "go north",
+    "talk to alicia",
+    "ask alicia about the circlet",
+    "what did garrick tell me?",
+    "rest",
+    "look",
+    "where is hal?",
+    "what did garrick tell me?",
+    "go south",
+    "go east",
+    "talk to nyssa",
+    "what did garrick tell me?",
+    "look",
+    "say my name is Ren",
+    "what is my name?",
+    "heal me",
+    "go west",
+    "go north",
+    "talk to alicia",
+    "what did alicia tell me?",
+    "look",
+    "what did garrick tell me?",
+    "rest",
+]
+"""A new player's Misty Forest opening (issue 21): Garrick, Alicia, Nyssa, and questions about what they said."""
 
 # The suite installs llama.cpp and a model, so `--llm auto` (the default) would pick the local narrator: the
 # tests play with the deterministic scripted one unless they choose otherwise (tests/test_narrator_choice.py

@@ -14,40 +14,8 @@ from game.memory.manager import GameMemory
 from game.memory.stores import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
+from tests.conftest import MISTY_OPENING as OPENING
 from tests.conftest import keyword_memory
-
-OPENING = [
-    "go east",
-    "talk to garrick",
-    "ask garrick about hal",
-    "ask garrick about silas",
-    "look",
-    "go west",
-    "go north",
-    "go north",
-    "talk to alicia",
-    "ask alicia about the circlet",
-    "what did garrick tell me?",
-    "rest",
-    "look",
-    "where is hal?",
-    "what did garrick tell me?",
-    "go south",
-    "go east",
-    "talk to nyssa",
-    "what did garrick tell me?",
-    "look",
-    "say my name is Ren",
-    "what is my name?",
-    "heal me",
-    "go west",
-    "go north",
-    "talk to alicia",
-    "what did alicia tell me?",
-    "look",
-    "what did garrick tell me?",
-    "rest",
-]
 
 
 @pytest.fixture(scope="module")

@@ -17,22 +17,7 @@ from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.loader import content_root, load_pack
 from game.world.parser import parse
 from game.world.state import new_game
-from tests.conftest import keyword_memory
-
-OPENING = [
-    "go east",
-    "talk to garrick",
-    "ask garrick about hal",
-    "ask garrick about silas",
-    "look",
-    "go west",
-    "go north",
-    "go north",
-    "talk to alicia",
-    "ask alicia about the circlet",
-    "say my name is Ren",
-    "rest",
-]
+from tests.conftest import MISTY_OPENING, keyword_memory
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +29,7 @@ def fantasy():
 def played(fantasy):
     """A Misty Forest opening, keyword memory (no embedder), at the default budget."""
     engine = TurnPipeline(fantasy, new_game(fantasy), ScriptedNarrator(fantasy), keyword_memory(fantasy))
-    for action in OPENING:
+    for action in MISTY_OPENING[:12]:
         assert engine.play(action).ok
     return engine
 

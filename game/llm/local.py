@@ -727,8 +727,9 @@ class LocalNarrator:
                 {"role": "system", "content": "You summarise story events briefly and factually."},
                 {
                     "role": "user",
-                    "content": f"Summarise in at most {max_words} words, in the third person, "
-                    f"naming the people and places involved:\n{text}",
+                    "content": f"Summarise in at most {max_words} words, in the third person, naming the people "
+                    "and places involved: what happened and who said what. Leave out the player's commands as "
+                    "typed, recollections ('You recall: ...') and anything said twice.\n" + text,
                 },
             ]
             try:
