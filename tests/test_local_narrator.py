@@ -98,7 +98,10 @@ def test_full_mode_answers_json_that_parses_under_the_grammar(mini_pack, full):
     assert call.time_to_first_token_ms is not None and call.tokens_per_s > 0
     output, repaired = parse_turn(result.trace.raw_output)  # as it stands: no local repair
     assert not repaired and result.ok and not result.trace.validation_errors
-    assert "".join(streamed) == output.narration  # the narration, decoded, as it came
+    told = [output.narration]  # the narration, decoded, as it came; asked again (an effect refused), both answers
+    if result.trace.reasked and result.trace.repair_output:
+        told.append(parse_turn(result.trace.repair_output)[0].narration)
+    assert "".join(streamed) == "".join(told)
     assert list(json.loads(result.trace.raw_output)) == ["narration", "choices", "effects", "memory_notes"]
     exits = set(mini_pack.nodes["camp"].exits.values())
     assert output.effects.move_to in (None, *exits)  # the grammar only offers the ids listed here

@@ -61,7 +61,7 @@ def test_a_corrected_answer_is_used(mini_pack):
 def test_an_answer_that_still_claims_refused_effects_is_replaced_by_the_rules_account(mini_pack):
     claim = answer("You stride onto the bridge and lift the crown.", move_to="bridge", items_gained=["crown"])
     game = engine(mini_pack, ScriptedAnswers([claim, claim]))
-    result = game.play("go to the bridge")
+    result = game.play("go to the bridge and take the crown")
     assert "stride" not in result.narration and "lift" not in result.narration
     assert "Troll Bridge is not reachable from here." in result.narration
     assert "There is no Troll Crown here." in result.narration

@@ -32,7 +32,7 @@ from game.world.choices import choices_after
 from game.world.content import ContentPack
 from game.world.describe import help_text, inventory_text, node_text, npc_now, quests_text, status_text
 from game.world.parser import Command, parse
-from game.world.rules import AppliedEffect, Outcome, RejectedEffect, Rules
+from game.world.rules import AppliedEffect, Intent, Outcome, RejectedEffect, Rules
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.engine")
@@ -167,11 +167,12 @@ class TurnPipeline:
             )
         trace.dropped_notes = list(output.dropped_notes)
         working = seen.snapshot()
-        outcome = self.rules.resolve_turn(working, output.effects)
+        intent = Intent.of(action)  # what the player asked: an act for them that it does not ask for is refused
+        outcome = self.rules.resolve_turn(working, output.effects, intent)
         timer.lap("adjudicate")
         prose = output.narration
         if _told(outcome) and not working.ending:
-            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome)
+            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, intent)
             timer.lap("reask")
         narration = "\n".join([prose, *outcome.messages]).strip()
         record = TurnRecord(
@@ -201,7 +202,13 @@ class TurnPipeline:
         return result
 
     def _ask_again(
-        self, bundle: PromptBundle, trace: DebugTrace, seen: GameState, output: TurnOutput, outcome: Outcome
+        self,
+        bundle: PromptBundle,
+        trace: DebugTrace,
+        seen: GameState,
+        output: TurnOutput,
+        outcome: Outcome,
+        intent: Intent,
     ) -> tuple[TurnOutput, GameState, Outcome, str]:
         """The narrator proposed what the rules refused: ask once more, telling it why (same prompt, no new recall).
 
@@ -232,14 +239,14 @@ class TurnPipeline:
             trace.validation_errors.append(f"asking again failed: {_describe(exc)}")
         if again is not None:
             working = seen.snapshot()
-            second = self.rules.resolve_turn(working, again.effects)
+            second = self.rules.resolve_turn(working, again.effects, intent)
             if not _told(second) and again.narration.strip():
                 trace.dropped_notes = list(again.dropped_notes)
                 return again, working, second, again.narration
             output, outcome = again, second
         else:
             working = seen.snapshot()
-            outcome = self.rules.resolve_turn(working, output.effects)
+            outcome = self.rules.resolve_turn(working, output.effects, intent)
         trace.narration_replaced = True
         return output, working, outcome, rules_account(outcome, seen, working, self.pack)
 
@@ -338,8 +345,9 @@ def _unique(rejected: list[RejectedEffect]) -> list[RejectedEffect]:
 
 
 def _told(outcome: Outcome) -> bool:
-    """Whether the rules refused something the player would be told about (see ``RejectedEffect.told``)."""
-    return any(r.told for r in outcome.rejected)
+    """Whether the rules refused something the narrator's prose may have told as done: what the player would be
+    told about (see ``RejectedEffect.told``), or an act the player did not ask for (``RejectedEffect.unasked``)."""
+    return any(r.told or r.unasked for r in outcome.rejected)
 
 
 def rules_account(outcome: Outcome, before: GameState, after: GameState, pack: ContentPack) -> str:
@@ -356,6 +364,8 @@ def rules_account(outcome: Outcome, before: GameState, after: GameState, pack: C
             greeting, _ = npc_now(pack.npcs[applied.detail], after)
             lines.append(f'{pack.npcs[applied.detail].name}: "{greeting}"')
     lines += list(dict.fromkeys(r.told for r in outcome.rejected if r.told))
+    if not lines and not outcome.messages:  # nothing happened (what the narrator told was not asked): where you are
+        lines.append(node_text(after, pack))
     return "\n".join(lines)
 
 

@@ -24,11 +24,12 @@ import random
 
 from game.world.content import ContentPack
 from game.world.effects import Effects
+from game.world.intent import NOT_ASKED, Intent, refused
 from game.world.rules import combat, growth, interaction, quests
 from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect, record_event
 from game.world.state import MINUTES_PER_TURN, GameState
 
-__all__ = ["AppliedEffect", "Outcome", "RejectedEffect", "Rules"]
+__all__ = ["NOT_ASKED", "AppliedEffect", "Intent", "Outcome", "RejectedEffect", "Rules"]
 
 
 class Rules:
@@ -37,17 +38,40 @@ class Rules:
     def __init__(self, pack: ContentPack) -> None:
         self.pack = pack
 
-    def resolve_turn(self, state: GameState, effects: Effects) -> Outcome:
-        """Play one turn's proposed ``effects`` on ``state`` in place, then advance the turn and the clock."""
-        out = self.apply(state, effects)
+    def resolve_turn(self, state: GameState, effects: Effects, intent: Intent | None = None) -> Outcome:
+        """Play one turn's proposed ``effects`` on ``state`` in place, then advance the turn and the clock.
+
+        With ``intent`` (the player's action), an effect that acts for the player and that the action does not
+        ask for is refused first (:mod:`game.world.intent`); without it (the content checker's simulated play),
+        every possible effect is applied.
+        """
+        out = Outcome()
+        if intent is not None:
+            effects = self._asked(state, effects, intent, out)
+        out = self.apply(state, effects, out)
         state.turn += 1
         state.clock_minutes += MINUTES_PER_TURN
         return out
 
-    def apply(self, state: GameState, effects: Effects) -> Outcome:
+    def _asked(self, state: GameState, effects: Effects, intent: Intent, out: Outcome) -> Effects:
+        """``effects`` without the acts for the player ``intent`` does not ask for, each refused in ``out``."""
+        unasked = refused(intent, effects, state, self.pack)
+        if not unasked:
+            return effects
+        for effect, value in unasked:
+            out.reject(effect, value, NOT_ASKED)
+        dropped = {effect for effect, _ in unasked}
+        update: dict[str, object] = {e: None for e in dropped if e not in ("rest", "items_gained", "items_lost")}
+        if "rest" in dropped:
+            update["rest"] = False
+        update["items_gained"] = [i for i in effects.items_gained if ("items_gained", i) not in unasked]
+        update["items_lost"] = [i for i in effects.items_lost if ("items_lost", i) not in unasked]
+        return effects.model_copy(update=update)
+
+    def apply(self, state: GameState, effects: Effects, out: Outcome | None = None) -> Outcome:
         """Apply ``effects`` to ``state`` in place (the turn does not advance); return what happened."""
         pack = self.pack
-        out = Outcome()
+        out = out if out is not None else Outcome()
         if state.ending:
             if not effects.is_empty():
                 out.reject("*", None, f"the story has ended ({state.ending})")

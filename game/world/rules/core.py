@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from game.world.intent import NOT_ASKED
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.rules")
@@ -33,12 +34,18 @@ class RejectedEffect:
         side quest, anything after the ending) are not the player's doing and
         are not told; ids never are.
         """
-        if self.effect in UNTOLD:
+        if self.effect in UNTOLD or self.unasked:
             return ""
         if self.reason.startswith("no such "):
             return NO_SUCH.get(self.reason[len("no such ") :].split(":")[0], "")
         text = self.reason[:1].upper() + self.reason[1:]
         return text if text.endswith((".", "!", "?")) else f"{text}."
+
+    @property
+    def unasked(self) -> bool:
+        """Refused because the action did not ask for it (``game.world.intent``): the narrator is asked again, and the
+        player, who did not ask, is not told."""
+        return self.reason == NOT_ASKED
 
 
 UNTOLD = frozenset({"quest_updates", "exp_delta", "affinity", "trigger_side_quest", "*"})
