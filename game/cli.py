@@ -28,7 +28,7 @@ from game.args import NARRATOR_ORDER, build_parser, game_args, settings_for
 from game.config import ConfigError, Settings
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
-from game.engine.session import AUTOSAVE_SLOT, GameSession
+from game.engine.session import AUTOSAVE_SLOT, GameSession, start_fresh
 from game.llm.base import Narrator, NarratorError
 from game.llm.local import LocalNarrator, find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
@@ -366,14 +366,8 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
                 notices = [*session.load(autosave), f"Continuing from turn {engine.state.turn}."]
             except SaveError as exc:
                 notices = [f"Could not continue: {exc}. A new game starts."]
-        elif session.slots is not None:
-            kept = f"{autosave}-previous"
-            try:
-                session.slots.write(kept, session.slots.path(autosave).read_bytes())
-                notices.append(f"A new game. Your last one is kept in slot {kept!r} ('load {kept}').")
-            except (OSError, SaveError) as exc:
-                notices.append(f"A new game. Your last one could not be set aside ({exc}); it stays in {autosave!r}.")
-                session.slot = f"{autosave}-{engine.memory.session_id}"
+        else:
+            notices += start_fresh(session, autosave, f"'load {autosave}-previous'")
     region = pack.region(pack.nodes[engine.state.node].region)
     if region:
         print(region.banner)

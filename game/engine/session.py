@@ -287,3 +287,28 @@ class GameSession:
                 log.warning("%s", notice)
         self.engine.memory.close()
         return notice
+
+
+def start_fresh(session: GameSession, autosave: str, how_to_load: str) -> list[str]:
+    """A new game never overwrites the last one: the session autosaves to ``autosave``, whose last game is first set
+    aside as ``<autosave>-previous`` (``SlotStore.set_aside``: the save that reads, slot or backup, copied and read
+    back before anything is deleted). When it cannot be set aside, the new game saves to a slot of its own and the
+    last one stays where it is. The TUI and ``storyecho play`` both start a new game through here.
+
+    Returns:
+        What the player should be told.
+    """
+    session.slot = autosave
+    slots = session.slots
+    if slots is None or not slots.exists(autosave):
+        return []
+    kept = f"{autosave}-previous"
+    try:
+        slots.set_aside(autosave, kept)
+    except SaveError as exc:
+        session.slot = f"{autosave}-{session.engine.memory.session_id}"
+        return [
+            f"A new game. Your last one could not be set aside ({exc}); it stays in slot {autosave!r}, "
+            f"and this game saves to {session.slot!r}."
+        ]
+    return [f"A new game. Your last one is kept in slot {kept!r} ({how_to_load})."]

@@ -7,10 +7,12 @@ pydantic data so the save can hold it and the index can be rebuilt from it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+
+from game.world.state import MAX_TURN
 
 EntryType = Literal[
     "character",
@@ -25,6 +27,9 @@ EntryType = Literal[
 ]
 EntryStatus = Literal["candidate", "active", "superseded", "disputed", "archived", "rejected"]
 ENTRY_TYPES: tuple[str, ...] = EntryType.__args__  # type: ignore[attr-defined]
+Turn = Annotated[int, Field(ge=0, le=MAX_TURN)]
+"""A turn number, bounded like the game's (a save is checked at load, issue 22)."""
+Count = Annotated[int, Field(ge=0, le=2**31)]
 NOTE_CHARS = 500
 """Longest memory note kept; a longer one is dropped (a note is a fact, not a chapter)."""
 
@@ -66,9 +71,9 @@ class BibleEntry(BaseModel):
     content: str
     importance: int = Field(50, ge=0, le=100)
     status: EntryStatus = "candidate"
-    source_turn: int = 0
+    source_turn: Turn = 0
     supersedes: str | None = None
-    ended_turn: int | None = Field(None, description="Turn it was superseded or archived")
+    ended_turn: Turn | None = Field(None, description="Turn it was superseded or archived")
     npcs: list[str] = []
     source: Literal["content", "effect", "consolidation", "memory_note", "extraction"]
     reason: str = Field("", description="why the entry was rejected or disputed")
@@ -90,7 +95,7 @@ class Episode(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    turn: int
+    turn: Turn
     action: str
     narration: str
     node: str = Field(description="Name of the place it happened")
@@ -98,7 +103,7 @@ class Episode(BaseModel):
     events: list[str] = []
     when: str = Field("", description="When it happened (in-game clock, or a real date)")
     importance: int = Field(40, ge=0, le=100, description="Eventless turns 20, turns that changed things 50")
-    segment: int = Field(0, description="Stretch of time the episode belongs to; context never crosses segments")
+    segment: Count = Field(0, description="Stretch of time the episode belongs to; context never crosses segments")
     key: str = Field("", description="Id of a free-standing memory (empty for a played turn)")
 
     @property
@@ -117,8 +122,8 @@ class Summary(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    first_turn: int
-    turn: int
+    first_turn: Turn
+    turn: Turn
     text: str
     node: str = ""
     npcs: list[str] = []
@@ -157,11 +162,11 @@ class MemoryState(BaseModel):
     log: list[Episode] = []
     summaries: list[Summary] = []
     bible: list[BibleEntry] = []
-    last_consolidated_turn: int = 0
-    facts_from: int | None = Field(
+    last_consolidated_turn: Turn = 0
+    facts_from: Turn | None = Field(
         default=None, description="first turn whose Story Bible extraction failed; retried at the next consolidation"
     )
-    next_entry: int = 1
+    next_entry: Count = 1
     pending_vectors: list[str] = Field(default=[], description="ids still waiting for their vector")
 
     def checkpoint(self) -> Checkpoint:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from game.memory.records import MemoryState, model_fields
 from game.world.content import ContentPack
-from game.world.state import GameState
+from game.world.state import MAX_TURN, GameState
 
 SCHEMA_VERSION = 1
 MAX_SAVE_BYTES = 64 * 1024 * 1024
@@ -52,7 +52,7 @@ class SaveFile(BaseModel):
     story_title: str = ""
     content_hash: str = Field(description="Hash of the content pack the game was played with")
     session_id: str
-    turn: int = Field(ge=0)
+    turn: int = Field(ge=0, le=MAX_TURN)
     place: str = Field("", description="Name of the place the player is at")
     saved_at: str = Field(description="UTC, ISO 8601")
     kind: SlotKind = "manual"
@@ -100,7 +100,10 @@ def encode(
         "game": game,
         "memory": memory_part,
     }
-    return orjson.dumps(document, default=model_fields)
+    try:
+        return orjson.dumps(document, default=model_fields)
+    except (TypeError, orjson.JSONEncodeError) as exc:  # a number out of JSON's range, say: the game goes on
+        raise SaveError(f"the game could not be written ({exc})") from None
 
 
 def decode(data: bytes) -> SaveFile:

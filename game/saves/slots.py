@@ -35,6 +35,8 @@ BACKUP_SUFFIX = ".bak"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 STALE_TEMP_S = 600.0
 """A temporary file older than this is a leftover of a killed writer and is removed."""
+_TEMP = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}\.json(?:\.bak)?\.\d+\.[0-9a-f]{8}\.tmp")
+"""The names of the game's own temporary files: ``.<slot>.json.<pid>.<8 hex>.tmp`` and the backup's, with ``.bak``."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class SlotStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._written: dict[str, tuple[int, int]] = {}
+        """(mtime ns, size) of each slot file this store wrote: known to be a save without reading it again."""
 
     def path(self, name: str) -> Path:
         """The slot's file; refuses names and symlinks that lead out of the folder."""
@@ -110,10 +114,12 @@ class SlotStore:
         temp = self.root / f".{name}{SLOT_SUFFIX}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
             _write_synced(temp, data)
-            if path.exists():
-                self._keep_backup(path, self.backup_path(name))
+            if path.exists() and self._readable(name, path):  # a backup is only ever a save that reads: a
+                self._keep_backup(path, self.backup_path(name))  # damaged slot is replaced, its good backup stays
             os.replace(temp, path)
             _sync_folder(self.root)
+            info = path.stat()
+            self._written[name] = (info.st_mtime_ns, info.st_size)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 temp.unlink()
@@ -121,6 +127,14 @@ class SlotStore:
                 f"could not save to slot {name!r}: {exc.strerror or exc}; the previous save is unchanged"
             ) from None
         return path
+
+    def _readable(self, name: str, path: Path) -> bool:
+        """Whether the slot's file is a save: one this store wrote and nothing changed since, or one that reads."""
+        try:
+            info = path.stat()
+        except OSError:
+            return False
+        return self._written.get(name) == (info.st_mtime_ns, info.st_size) or _valid(path)
 
     def _keep_backup(self, path: Path, backup: Path) -> None:
         staged = backup.with_name(f"{backup.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
@@ -137,11 +151,35 @@ class SlotStore:
                 staged.unlink()
 
     def _clean_stale_temps(self) -> None:
+        """Remove what a killed writer left: only the game's own temporary files (never ``.vimrc.tmp``)."""
         cutoff = time.time() - STALE_TEMP_S
         for temp in self.root.glob(".*.tmp"):
+            if not _TEMP.fullmatch(temp.name):
+                continue
             with contextlib.suppress(OSError):
                 if temp.stat().st_mtime < cutoff:
                     temp.unlink()
+
+    def set_aside(self, name: str, kept: str) -> None:
+        """Move the save in slot ``name`` to slot ``kept``: the save that reads (the slot's file, else its backup)
+        is copied, the copy is read back, and only then is ``name`` deleted.
+
+        Raises:
+            SaveError: neither the slot nor its backup is a save, or the copy failed; nothing was deleted.
+        """
+        source = self.path(name)
+        if not _valid(source):
+            source = self.backup_path(name)
+            if not _valid(source):
+                raise SaveError(f"slot {name!r} and its backup are both damaged")
+        try:
+            data = source.read_bytes()
+        except OSError as exc:
+            raise SaveError(f"cannot read slot {name!r}: {exc.strerror or exc}") from None
+        self.write(kept, data)
+        if not _valid(self.path(kept)):
+            raise SaveError(f"the copy in slot {kept!r} does not read back")
+        self.delete(name)
 
     # ----------------------------------------------------------------- read
     def read(self, name: str) -> Loaded:
@@ -217,6 +255,7 @@ class SlotStore:
         for target in (path, backup):
             with contextlib.suppress(FileNotFoundError):
                 target.unlink()
+        self._written.pop(name, None)
         _sync_folder(self.root)
 
 
@@ -236,6 +275,15 @@ def read_save(path: Path) -> SaveFile:
     if not data:
         raise SaveError("the file is empty")
     return decode(data)
+
+
+def _valid(path: Path) -> bool:
+    """Whether ``path`` holds a save that reads."""
+    try:
+        read_save(path)
+    except SaveError:
+        return False
+    return True
 
 
 def _write_synced(path: Path, data: bytes) -> None:

@@ -265,6 +265,7 @@ class StoryEchoApp(App[None]):
     @work(thread=True, exclusive=True, group="game")
     def _build(self, story: str | None, slot: str | None) -> None:
         from game import cli
+        from game.engine.session import start_fresh
         from game.saves.format import SaveError
 
         with self.game_lock:
@@ -272,8 +273,6 @@ class StoryEchoApp(App[None]):
             self.ready.wait()
             notices: list[str] = []
             try:
-                if story and not slot:
-                    notices += self._set_aside(f"{AUTOSAVE}-{story}")
                 session, more = cli.make_session(
                     story,
                     self.settings,
@@ -290,20 +289,12 @@ class StoryEchoApp(App[None]):
                 log.exception("the game could not start")
                 self.call_from_thread(self._failed_start, f"{type(exc).__name__}: {exc}")
                 return
-            session.slot = f"{AUTOSAVE}-{session.engine.pack.story.id}"
+            autosave = f"{AUTOSAVE}-{session.engine.pack.story.id}"
+            if story and not slot:  # a new game never overwrites the last one (game.engine.session.start_fresh)
+                notices += start_fresh(session, autosave, "F3 to load it")
+            else:
+                session.slot = autosave
             self.call_from_thread(self._enter, session, notices + more)
-
-    def _set_aside(self, autosave: str) -> list[str]:
-        """A new game never overwrites the last one: its autosave moves to ``<slot>-previous``."""
-        if not self.slots.exists(autosave):
-            return []
-        kept = f"{autosave}-previous"
-        try:
-            self.slots.write(kept, self.slots.path(autosave).read_bytes())
-            self.slots.delete(autosave)
-        except Exception as exc:  # noqa: BLE001 - tell the player, keep going
-            return [f"Your last game could not be set aside ({exc})."]
-        return [f"A new game. Your last one is kept in slot {kept!r} (F3 to load it)."]
 
     def _failed_start(self, message: str) -> None:
         self.notify(message, title="Could not start the game", severity="error", markup=False)
@@ -454,8 +445,19 @@ class StoryEchoApp(App[None]):
         self._load_from("quick")
 
     def _load_from(self, name: str | None) -> None:
-        if name:
+        """Load slot ``name``; with progress not saved yet, ask first, as quitting does."""
+        if not name:
+            return
+        session = self.session
+        if session is None or session.engine.state.turn == self.saved_turn:
             self.start_game(None, slot=name)
+            return
+        title = session.engine.pack.story.title
+        message = f"Load {name!r}? Your {title} game has progress since turn {self.saved_turn} that you have not saved."
+        self.push_screen(
+            ConfirmScreen(message, yes="Load", no="Keep playing"),
+            lambda yes: self.start_game(None, slot=name) if yes else None,
+        )
 
     def action_request_quit(self) -> None:
         session = self.session

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +11,21 @@ from game.world.content import ContentPack
 QuestStatus = Literal["active", "completed"]
 
 MINUTES_PER_TURN = 10
+
+MAX_AMOUNT = 1_000_000_000
+"""Most experience or money a game holds (a whole story gives a few thousand)."""
+MAX_STAT = 100_000
+"""Most HP, strength, agility or intelligence (a whole story gives a few hundred)."""
+MAX_TURN = 10_000_000
+"""Most turns a game counts."""
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+StatValue = Annotated[int, Field(ge=0, le=MAX_STAT)]
+Health = Annotated[int, Field(ge=-MAX_STAT, le=MAX_STAT)]
+Turns = Annotated[int, Field(ge=0, le=MAX_TURN)]
+Affinity = Annotated[int, Field(ge=-100, le=100)]
+"""Every number of the saved state is bounded (issue 22): a save is checked at load, so a hostile one that holds
+``exp: 9e18`` or ``gold: 2**64`` is refused with a message instead of loading a game that hangs or cannot be saved
+again."""
 
 
 _SAVED = ConfigDict(extra="forbid")
@@ -23,8 +38,8 @@ class CombatState(BaseModel):
     model_config = _SAVED
 
     enemy_id: str
-    enemy_hp: int
-    rounds: int = 0
+    enemy_hp: Health
+    rounds: Turns = 0
 
 
 class QuestProgress(BaseModel):
@@ -42,19 +57,19 @@ class GameState(BaseModel):
     story_id: str
     player_name: str = "Traveller"
     node: str
-    hp: int
-    max_hp: int
-    strength: int
-    agility: int
-    intelligence: int
-    level: int = 1
-    exp: int = 0
-    gold: int = 0
+    hp: Health
+    max_hp: Annotated[int, Field(ge=1, le=MAX_STAT)]
+    strength: StatValue
+    agility: StatValue
+    intelligence: StatValue
+    level: Annotated[int, Field(ge=1, le=MAX_AMOUNT)] = 1
+    exp: Amount = 0
+    gold: Amount = 0
     inventory: list[str] = []
     equipped_weapon: str | None = None
     equipped_armor: str | None = None
     quests: dict[str, QuestProgress] = {}
-    affinity: dict[str, int] = {}
+    affinity: dict[str, Affinity] = {}
     flags: list[str] = []
     taken_items: list[str] = Field(default=[], description="'node:item' pairs already picked up")
     dropped_items: dict[str, list[str]] = Field(default={}, description="node -> items dropped there")
@@ -62,9 +77,9 @@ class GameState(BaseModel):
     achievements: list[str] = []
     combat: CombatState | None = None
     ending: str | None = None
-    turn: int = 0
-    clock_minutes: int = Field(8 * 60, description="In-game minutes since day 1, 00:00")
-    seed: int = 0
+    turn: Turns = 0
+    clock_minutes: int = Field(8 * 60, ge=0, le=MAX_AMOUNT, description="In-game minutes since day 1, 00:00")
+    seed: int = Field(0, ge=-(2**63), lt=2**63)
 
     def has_flag(self, flag: str) -> bool:
         return flag in self.flags

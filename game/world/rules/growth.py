@@ -16,11 +16,12 @@ def level_up(state: GameState, out: Outcome) -> bool:
     target = 1 + state.exp // EXP_PER_LEVEL
     if target <= state.level:
         return False
-    while state.level < target:
-        state.level += 1
-        state.max_hp += LEVEL_UP_MAX_HP
-        for stat in ("strength", "agility", "intelligence"):
-            setattr(state, stat, state.stat(stat) + LEVEL_UP_STATS)
+    gained = target - state.level  # computed at once: a loop per level hung on a save with exp 9e18 (issue 22)
+    state.level = target
+    state.max_hp += gained * LEVEL_UP_MAX_HP
+    state.strength += gained * LEVEL_UP_STATS
+    state.agility += gained * LEVEL_UP_STATS
+    state.intelligence += gained * LEVEL_UP_STATS
     state.hp = state.max_hp
     out.ok("level_up", str(state.level), f"Level up! You are now level {state.level}.")
     return True
