@@ -156,13 +156,14 @@ def summary(result: dict[str, Any], check: dict[str, Any]) -> list[dict[str, Any
     n = result["turns"]
     tokenizer = result["tokenizer"].split(" (")[0]
     over = sum(1 for r in result["rows"] if r["ours_real"] >= LIMIT)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "target": "3 prompt size",
-            "measure": f"max prompt tokens over {n} turns, the engine's count (estimate, what the budget caps)",
+            "measure": f"max prompt tokens over {n} turns, the engine's count (estimate, what the budget caps: "
+            "under it by construction)",
             "value": str(ours["max_all"]),
-            "goal": f"< {LIMIT} at every turn",
-            "met": bool(ours["under_limit"]),
+            "goal": "reported",
+            "met": None,
         },
         {
             "target": "3 prompt size",
@@ -249,7 +250,8 @@ def table(result: dict[str, Any], check: dict[str, Any]) -> str:
     lines.append(f"naive baseline slope {check['baseline_slope_per_turn']} tokens/turn")
     lines.append("")
     for row in result["summary"]:
-        lines.append(f"[{'met' if row['met'] else 'NOT met'}] {row['measure']}: {row['value']} (goal {row['goal']})")
+        mark = "reported" if row["met"] is None else "met" if row["met"] else "NOT met"
+        lines.append(f"[{mark}] {row['measure']}: {row['value']} (goal {row['goal']})")
     return "\n".join(lines)
 
 

@@ -219,7 +219,7 @@ def run(repeats: int, *, turn_only: bool = False) -> dict[str, Any]:
             "value": f"{turn['exit']['ratio']:.2f}x ({turn['exit']['median_s']['embeddings']:.2f} s / "
             f"{turn['exit']['median_s']['no_embeddings']:.2f} s)",
             "goal": "reported",
-            "met": True,
+            "met": None,
         },
     ]
     if turn_only:
@@ -246,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, stats, name in rows:
         print(f"{label:<36}{stats['median_s'][name]:>10.3f}{stats['p95_s'][name]:>10.3f}")
     for row in result["summary"]:
-        print(f"{row['measure']}: {row['value']} (goal {row['goal']}) {'met' if row['met'] else 'NOT met'}")
+        mark = "reported" if row["met"] is None else "met" if row["met"] else "NOT met"
+        print(f"{row['measure']}: {row['value']} (goal {row['goal']}) {mark}")
     return 0
 
 

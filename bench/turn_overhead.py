@@ -83,6 +83,9 @@ from game.world.loader import content_root, load_pack
 from game.world.state import GameState, new_game
 
 STORY = "fantasy_001"
+P95_GOAL_MS = 25.0
+"""Issue 23's goal for the turn overhead: p95 at most 25 ms at 10,000 memories on this machine (invisible beside
+a model's turn); issue 11's 3x one embedding is blocked (its note)."""
 SLOT = "bench"
 CACHE = Path(os.environ.get("STORYECHO_BENCH_CACHE") or Path(__file__).parent / ".cache")
 """Where the built big game is kept between runs (git-ignored)."""
@@ -550,11 +553,18 @@ def summarise(
             "met": ratio <= 3,
         },
         {
-            "target": "2 turn overhead",
+            "target": "2 turn overhead (issue 23's goal)",
+            "measure": f"overhead p95 ({pause}; {args.episodes:,} memories)",
+            "value": f"{p95:.1f} ms",
+            "goal": f"<= {P95_GOAL_MS:.0f} ms",
+            "met": p95 <= P95_GOAL_MS,
+        },
+        {
+            "target": "2 turn overhead (information)",
             "measure": f"overhead median ({pause})",
             "value": f"{med:.1f} ms ({med / embed:.2f}x the query embedding)",
-            "goal": "-",
-            "met": True,
+            "goal": "reported",
+            "met": None,
         },
     ]
     again = [r["overhead_ms"] for r in scenarios["paced"] if r.get("repeat")]
@@ -567,8 +577,8 @@ def summarise(
                 f"remembered: the turn embeds nothing; {pause})",
                 "value": f"{a50:.1f} / {a95:.1f} ms ({a50 / embed:.2f}x / {a95 / embed:.2f}x the query embedding; "
                 f"{len(again)} turns)",
-                "goal": "-",
-                "met": True,
+                "goal": "reported",
+                "met": None,
             }
         )
     if local_ms:
@@ -602,8 +612,8 @@ def summarise(
                 "consolidation land on the next turns)",
                 "value": f"{i95 / iembed:.2f}x ({i95:.1f} ms / {iembed:.1f} ms; "
                 f"median {instant['overhead_ms']['median']:.1f} ms)",
-                "goal": "-",
-                "met": True,
+                "goal": "reported",
+                "met": None,
             }
         )
     return {
@@ -629,7 +639,7 @@ def summarise(
 
 
 def table(result: dict[str, Any]) -> str:
-    rows = result["summary"]
+    rows = [dict(r, met="reported" if r["met"] is None else r["met"]) for r in result["summary"]]
     keys = list(rows[0])
     widths = [max(len(str(r[k])) for r in [*rows, {k: k for k in keys}]) for k in keys]
     lines = ["  ".join(f"{k:<{w}}" for k, w in zip(keys, widths, strict=True))]
