@@ -179,10 +179,14 @@ class GameMemory:
         """The turn of the queued warm-up of recall (see :meth:`_schedule_warm`), None when none is queued."""
         self.consolidations = 0
         self.failures: list[str] = []
+        self.generation = 0
+        """Which memory state the memory holds: each :meth:`restore` starts a new one, and a consolidation started
+        for an older one discards its result (a save loaded while a slow model was summarising)."""
         self._use(state or MemoryState(session_id=uuid.uuid4().hex[:12]))
         self._recall = MemoryRecall(self)
 
     def _use(self, state: MemoryState) -> None:
+        self.generation += 1
         self.bible_version += 1
         self.state = state
         self.bible = StoryBible(state, self.pack) if self.pack else None
@@ -228,17 +232,24 @@ class GameMemory:
     def restore(self, state: MemoryState, progress: Progress | None = None) -> None:
         """Continue from a saved memory state (a loaded save).
 
-        Background work of the current state finishes first. The indexes are
-        rebuilt from ``state``; vectors the store already holds for an
-        unchanged text are reused, so only what is missing is embedded.
-        Nothing recorded after the save is recalled: it is not in ``state``.
+        A load never waits for the current state's background work: a consolidation still asking a slow model
+        keeps running on its own, its result discarded (:attr:`generation`), and the loaded state's work goes
+        to a new worker. The indexes are rebuilt from ``state``; vectors the store already holds for an
+        unchanged text are reused, so only what is missing is embedded. Nothing recorded after the save is
+        recalled: it is not in ``state``.
         """
         self._export_first()
-        self.flush()
+        self._flush_store()
         gc.unfreeze()  # what an earlier restore froze (the state replaced here among it) may be collected again
         with self._lock:
             self._consolidating.clear()
             self._use(state)
+            self._futures = []
+            self._embed_queued = False
+            self._warm_turn = None
+            if self._executor is not None:  # the old worker finishes what it is doing alone, and is let go
+                old, self._executor = self._executor, ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory")
+                old.shutdown(wait=False, cancel_futures=True)
         self._prepared = False
         self.prepare(progress)
         if len(state.log) >= FREEZE_FROM:
@@ -350,9 +361,13 @@ class GameMemory:
             with self._lock:
                 self._futures = [f for f in self._futures if not f.done()]
             self._embed(force=True)
-            store_flush = getattr(self.store, "flush", None)  # a store writing behind (mirror.py): its queue lands
-            if callable(store_flush):
-                store_flush()
+            self._flush_store()
+
+    def _flush_store(self) -> None:
+        """Wait for the store's queued writes (a store writing behind, ``mirror.py``)."""
+        store_flush = getattr(self.store, "flush", None)
+        if callable(store_flush):
+            store_flush()
 
     def close(self) -> None:
         self.flush()
@@ -630,6 +645,7 @@ class GameMemory:
         # no sentence that orders the narrator about or quotes its system prompt is summarised or kept (guard.py)
         persona = self.pack.story.persona if self.pack else ""
         with self._lock:
+            generation = self.generation
             first = self.state.last_consolidated_turn + 1
             episodes = [e for e in self.state.log if first <= e.turn <= upto_turn and e.action]
             if not episodes:
@@ -664,6 +680,9 @@ class GameMemory:
             synopsis=clip(strip_instructions(synopsis or "", persona), self.config.synopsis_chars) or previous,
         )
         with self._lock:
+            if generation != self.generation:  # a save was loaded meanwhile: this summary is another timeline's
+                log.info("summary of turns %d-%d discarded: another memory state was loaded", first, upto_turn)
+                return None
             self.state.summaries.append(summary)
             self.state.last_consolidated_turn = upto_turn
             self.history.add([summary_item(summary, self.session_id)], embed=False)
