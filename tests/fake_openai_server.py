@@ -94,6 +94,11 @@ def reject_response_format(then: Behaviour | None = None) -> Behaviour:
     return Behaviour("reject_format", then=then or ok('{"narration": "Plain."}'))
 
 
+def keep_alive(seconds: float) -> Behaviour:
+    """A stream that sends only SSE keep-alive comments (``: keep-alive``) for ``seconds``, as some gateways do."""
+    return Behaviour("keep_alive", delay=seconds)
+
+
 def drop() -> Behaviour:
     """Close the connection without answering."""
     return Behaviour("drop")
@@ -198,6 +203,17 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if b.kind == "drop":
                 self.close_connection = True
                 self.connection.close()
+                return
+            if b.kind == "keep_alive":
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.close_connection = True
+                until = time.monotonic() + b.delay
+                while time.monotonic() < until:  # comments only: a client sees bytes arrive, never an event
+                    self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+                    time.sleep(0.2)
                 return
             if b.kind == "status":
                 message = b.content

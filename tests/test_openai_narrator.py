@@ -566,3 +566,14 @@ def test_the_schema_a_narrator_adds_on_the_wire_fits_in_the_prompt_budget(server
         assert f"{JSON_INSTRUCTION}\n\n{SCHEMA_TEXT}\n\n## Main quest progress" in sent[0]["content"]
     assert result.trace.prompt.overhead_tokens == (0 if mode == "json_schema" else SCHEMA_TOKENS)
     assert result.trace.prompt.cut  # the budget was binding: what it left out is listed
+
+
+def test_a_stream_of_keep_alive_comments_ends_at_the_wall_clock_deadline(server):
+    """Was: an endpoint streaming only `: keep-alive` kept narrate() running past 30 s with timeout_s=3 (every
+    comment reset the read timeout), and quitting hung behind it."""
+    from tests.fake_openai_server import keep_alive
+
+    server.script(keep_alive(30))
+    narrator = make(server, timeout_s=1.0, max_attempts=1)
+    message, elapsed = fails(narrator)
+    assert elapsed < 5 and "within 1s" in message

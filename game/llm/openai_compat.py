@@ -30,6 +30,7 @@ imported (the core stays light; see ``tests/test_architecture.py``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -530,24 +531,45 @@ class OpenAINarrator:
             if endpoint.stream_usage:
                 kwargs["stream_options"] = {"include_usage": True}
             stream = self._client.chat.completions.create(**kwargs)
-            with stream:
-                for chunk in stream:
-                    if chunk.usage is not None:
-                        self._usage(chunk.usage, stats)
-                    for choice in chunk.choices:
-                        if choice.index != 0:
-                            continue
-                        delta = choice.delta.content if choice.delta is not None else None
-                        if delta:
-                            if stats.time_to_first_token_ms is None:
-                                stats.time_to_first_token_ms = round((time.monotonic() - start) * 1000, 1)
-                            parts.append(delta)
-                            safe, held = self._hold_back(held + delta)
-                            self._emit(request.stream_to, safe)
-                        if choice.finish_reason:
-                            finish = choice.finish_reason
-                    if time.monotonic() > until:
-                        raise _Retryable(f"no complete answer from {endpoint.base_url} within {timeout:.3g}s")
+            # a wall-clock deadline for the whole answer: an endpoint that streams only keep-alive comments resets
+            # every read timeout but never sends an event, so the stream is closed under the reading loop
+            expired = threading.Event()
+
+            def expire() -> None:
+                expired.set()
+                with contextlib.suppress(Exception):
+                    stream.close()
+
+            watchdog = threading.Timer(max(0.0, until - time.monotonic()), expire)
+            watchdog.daemon = True
+            watchdog.start()
+            try:
+                with stream:
+                    for chunk in stream:
+                        if chunk.usage is not None:
+                            self._usage(chunk.usage, stats)
+                        for choice in chunk.choices:
+                            if choice.index != 0:
+                                continue
+                            delta = choice.delta.content if choice.delta is not None else None
+                            if delta:
+                                if stats.time_to_first_token_ms is None:
+                                    stats.time_to_first_token_ms = round((time.monotonic() - start) * 1000, 1)
+                                parts.append(delta)
+                                safe, held = self._hold_back(held + delta)
+                                self._emit(request.stream_to, safe)
+                            if choice.finish_reason:
+                                finish = choice.finish_reason
+                        if time.monotonic() > until:
+                            raise _Retryable(f"no complete answer from {endpoint.base_url} within {timeout:.3g}s")
+            except Exception:
+                if expired.is_set():
+                    raise _Retryable(f"no complete answer from {endpoint.base_url} within {timeout:.3g}s") from None
+                raise
+            finally:
+                watchdog.cancel()
+            if expired.is_set():  # closed under the loop, which then simply ended
+                raise _Retryable(f"no complete answer from {endpoint.base_url} within {timeout:.3g}s")
         except openai.APITimeoutError:
             raise _Retryable(f"no answer from {endpoint.base_url} within {timeout:.3g}s") from None
         except openai.APIConnectionError:
