@@ -49,6 +49,7 @@ from game.memory.stores import (
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.saves.transcript import transcript
+from game.text import shown_url
 from game.world.check import check_pack
 from game.world.check_bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.world.content import ContentError, ContentPack
@@ -138,7 +139,8 @@ def _start(name: str, settings: Settings, pack: ContentPack) -> Narrator:
 def _label(name: str, settings: Settings) -> str:
     if name == "openai":
         cfg = settings.openai
-        return f"openai ({cfg.preset or cfg.base_url or 'openai'}{', ' + cfg.model if cfg.model else ''})"
+        where = cfg.preset or (shown_url(cfg.base_url) if cfg.base_url else "openai")
+        return f"openai ({where}{', ' + cfg.model if cfg.model else ''})"
     if name == "local":
         cfg_local = settings.local
         model = cfg_local.model_path.name if cfg_local.model_path else cfg_local.bundled

@@ -241,3 +241,20 @@ def best_match(text: str, candidates: Named) -> str | None:
                 if best is None or score > best[0]:
                     best = (score, cid)
     return best[1] if best else None
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be shown (errors, traces, ``--json``, the narrator's name): without the user info
+    (``bob:PASSWORD@``), the query (``?api-key=KEY``) and the fragment, which may hold secrets."""
+    from urllib.parse import urlsplit
+
+    if "//" not in url:  # no scheme ("localhost:8080/v1?k=1"): drop what may hold a secret, textually
+        return url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2]
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a URL (a bad port, say): nothing of it is shown
+        return "(an invalid URL)"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{port}{parts.path}"

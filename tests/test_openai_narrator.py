@@ -577,3 +577,23 @@ def test_a_stream_of_keep_alive_comments_ends_at_the_wall_clock_deadline(server)
     narrator = make(server, timeout_s=1.0, max_attempts=1)
     message, elapsed = fails(narrator)
     assert elapsed < 5 and "within 1s" in message
+
+
+def test_a_base_url_shows_no_user_info_and_no_query_anywhere():
+    """Was: `--base-url http://bob:PASSWORD@host/v1?api-key=KEY` showed the password and the key in the error, the
+    trace, `--json`, stderr and the TUI's narrator line."""
+    from game.cli import _label
+    from game.config import load_settings
+
+    url = f"http://bob:PASSWORD@127.0.0.1:{closed_port()}/v1?api-key=KEY-123-SECRET"
+    narrator = OpenAINarrator(
+        OpenAISettings(base_url=url, api_key_env=KEY_ENV, model="m", timeout_s=1.0, max_attempts=1),
+        environ={KEY_ENV: KEY},
+    )
+    narrator.backoff_base_s = 0.01
+    message, _ = fails(narrator)
+    shown = [message, repr(narrator), str(narrator.last_call), _label("openai", load_settings(None, llm="openai",
+             openai={"base_url": url}))]  # fmt: skip
+    for text in shown:
+        assert "PASSWORD" not in text and "KEY-123-SECRET" not in text and "bob" not in text, text
+    assert "127.0.0.1" in message and "127.0.0.1" in shown[-1]

@@ -58,6 +58,7 @@ from game.llm.schemas import (
     clean_facts,
 )
 from game.llm.settings import PRESETS, OpenAISettings, WireMode
+from game.text import shown_url
 from game.world.content import ContentPack
 
 if TYPE_CHECKING:
@@ -92,7 +93,14 @@ class ResolvedEndpoint:
 
     @property
     def host(self) -> str:
-        return urlsplit(self.base_url).netloc or self.base_url
+        """The endpoint's host (and port), as messages name it: never its user info."""
+        parts = urlsplit(self.shown)
+        return parts.netloc or self.shown
+
+    @property
+    def shown(self) -> str:
+        """The base URL as messages, traces and ``--json`` show it: no user info, no query (``game.text.shown_url``)."""
+        return shown_url(self.base_url)
 
 
 def resolve(settings: OpenAISettings, environ: Mapping[str, str] | None = None) -> ResolvedEndpoint:
@@ -113,7 +121,7 @@ def resolve(settings: OpenAISettings, environ: Mapping[str, str] | None = None) 
     elif key_env and env.get(key_env):
         key, source = env[key_env], f"env {key_env}"
     elif key_env:
-        raise NarratorError(f"no API key for {urlsplit(base_url).netloc}: set the {key_env} environment variable")
+        raise NarratorError(f"no API key for {shown_url(base_url)}: set the {key_env} environment variable")
     else:
         key, source = NO_KEY, "none"
     best: WireMode = preset.json_mode if preset else "json_object"
@@ -140,6 +148,19 @@ def redact(text: str, *secrets: str) -> str:
         if secret and secret != NO_KEY:
             text = text.replace(secret, "***")
     return _KEYLIKE.sub(lambda m: (m.group(1) or "") + "***", text)
+
+
+def _url_secrets(url: str) -> list[str]:
+    """What a base URL may hold besides its place: the user name and password, the query's values."""
+    from urllib.parse import parse_qsl
+
+    try:
+        parts = urlsplit(url if "//" in url else f"//{url}")
+    except ValueError:
+        return []
+    found = [parts.username or "", parts.password or "", parts.fragment]
+    found += [value for _, value in parse_qsl(parts.query, keep_blank_values=False)]
+    return sorted({f for f in found if len(f) >= 3}, key=len, reverse=True)
 
 
 # ------------------------------------------------------------------- calls
@@ -280,7 +301,7 @@ class OpenAINarrator:
 
     def __repr__(self) -> str:
         return (
-            f"OpenAINarrator(preset={self.settings.preset!r}, base_url={self.endpoint.base_url!r}, "
+            f"OpenAINarrator(preset={self.settings.preset!r}, base_url={self.endpoint.shown!r}, "
             f"model={self._model!r}, json_mode={self._mode!r}, key={self.endpoint.key_source!r})"
         )
 
@@ -295,8 +316,13 @@ class OpenAINarrator:
         return self._mode
 
     def redact(self, text: str) -> str:
-        """``text`` without the API key (or anything that looks like one)."""
-        return redact(text, self.endpoint.api_key)
+        """``text`` without the API key (or anything that looks like one) and without what the base URL holds
+        besides its place (user info, query values)."""
+        return redact(
+            text.replace(self.endpoint.base_url, self.endpoint.shown),
+            self.endpoint.api_key,
+            *_url_secrets(self.endpoint.base_url),
+        )
 
     # ---------------------------------------------------------- protocol
     def narrate(self, bundle: PromptBundle) -> str:
@@ -423,7 +449,7 @@ class OpenAINarrator:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0.01:
-                problem = problem or f"no answer from {self.endpoint.base_url} in time"
+                problem = problem or f"no answer from {self.endpoint.shown} in time"
                 break
             tries += 1
             stats.attempts += 1
@@ -488,7 +514,7 @@ class OpenAINarrator:
         if self._model is None:
             listed = [m.id for m in self._client.models.list(timeout=timeout).data]
             if not listed:
-                raise _Fatal(f"{self.endpoint.base_url} serves no model; set one in the settings")
+                raise _Fatal(f"{self.endpoint.shown} serves no model; set one in the settings")
             self._model = listed[0]
         return self._model
 
@@ -561,19 +587,19 @@ class OpenAINarrator:
                             if choice.finish_reason:
                                 finish = choice.finish_reason
                         if time.monotonic() > until:
-                            raise _Retryable(f"no complete answer from {endpoint.base_url} within {timeout:.3g}s")
+                            raise _Retryable(f"no complete answer from {endpoint.shown} within {timeout:.3g}s")
             except Exception:
                 if expired.is_set():
-                    raise _Retryable(f"no complete answer from {endpoint.base_url} within {timeout:.3g}s") from None
+                    raise _Retryable(f"no complete answer from {endpoint.shown} within {timeout:.3g}s") from None
                 raise
             finally:
                 watchdog.cancel()
             if expired.is_set():  # closed under the loop, which then simply ended
-                raise _Retryable(f"no complete answer from {endpoint.base_url} within {timeout:.3g}s")
+                raise _Retryable(f"no complete answer from {endpoint.shown} within {timeout:.3g}s")
         except openai.APITimeoutError:
-            raise _Retryable(f"no answer from {endpoint.base_url} within {timeout:.3g}s") from None
+            raise _Retryable(f"no answer from {endpoint.shown} within {timeout:.3g}s") from None
         except openai.APIConnectionError:
-            raise _Retryable(f"could not connect to {endpoint.base_url}") from None
+            raise _Retryable(f"could not connect to {endpoint.shown}") from None
         except openai.APIStatusError as exc:
             raise self._status_problem(exc, response_format is not None) from None
         except openai.OpenAIError as exc:
