@@ -49,7 +49,7 @@ from game.memory.stores import (
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.saves.transcript import transcript
-from game.text import shown_url
+from game.text import shown_url, visible
 from game.world.check import check_pack
 from game.world.check_bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.world.content import ContentError, ContentPack
@@ -303,9 +303,12 @@ def read_actions(lines: Iterable[str]) -> Iterator[str]:
 
 
 def _print_turn(result: TurnResult, out: TextIO, *, echo: bool = True) -> None:
-    out.write((f"\n> {result.action}\n" if echo else "") + f"{result.narration}\n")  # refusals are told in it
+    """One turn as text: what the player and the narrator wrote, control characters made visible (an OSC 52 in a
+    model's narration must not reach the terminal)."""
+    text = (f"\n> {result.action}\n" if echo else "") + f"{result.narration}\n"  # refusals are told in it
     if result.choices:
-        out.write("  Choices: " + " | ".join(result.choices) + "\n")
+        text += "  Choices: " + " | ".join(result.choices) + "\n"
+    out.write(visible(text))
 
 
 def make_session(
@@ -554,12 +557,13 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
         if not infos:
             print(f"no saves in {settings.data_dir}")
         width = max((len(info.name) for info in infos), default=0)
-        for info in infos:
+        for info in infos:  # what a file holds is shown, never obeyed by the terminal (game.text.visible)
             if info.error:
-                print(f"{info.name:<{width}}  DAMAGED: {info.error}")
+                print(visible(f"{info.name:<{width}}  DAMAGED: {info.error}"))
             else:
                 title = info.story_title or info.story_id
-                print(f"{info.name:<{width}}  {title:<22} turn {info.turn:<5} {info.place:<26} {info.saved_at}")
+                line = f"{info.name:<{width}}  {title:<22} turn {info.turn:<5} {info.place:<26} {info.saved_at}"
+                print(visible(line))
         return 0
     if args.slots_command == "delete":
         slots.delete(args.name)
@@ -572,17 +576,19 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
     if args.slots_command == "show":
         memory = save.memory
         print(
-            f"slot:      {args.name}\nstory:     {save.story_title} ({save.story_id})\nturn:      {save.turn}\n"
-            f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nsession:   {save.session_id}\n"
-            f"hp:        {save.game.hp}/{save.game.max_hp}, money {save.game.gold}, level {save.game.level}\n"
-            f"inventory: {', '.join(save.game.inventory) or 'nothing'}\n"
-            f"quests:    {', '.join(f'{q} ({p.status})' for q, p in save.game.quests.items()) or 'none'}\n"
-            f"ending:    {save.game.ending or '-'}\n"
-            f"memory:    {len(memory.log)} turns logged, {len(memory.summaries)} summaries, "
-            f"{sum(e.status == 'active' for e in memory.bible)} active Story Bible facts"
+            visible(
+                f"slot:      {args.name}\nstory:     {save.story_title} ({save.story_id})\nturn:      {save.turn}\n"
+                f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nsession:   {save.session_id}\n"
+                f"hp:        {save.game.hp}/{save.game.max_hp}, money {save.game.gold}, level {save.game.level}\n"
+                f"inventory: {', '.join(save.game.inventory) or 'nothing'}\n"
+                f"quests:    {', '.join(f'{q} ({p.status})' for q, p in save.game.quests.items()) or 'none'}\n"
+                f"ending:    {save.game.ending or '-'}\n"
+                f"memory:    {len(memory.log)} turns logged, {len(memory.summaries)} summaries, "
+                f"{sum(e.status == 'active' for e in memory.bible)} active Story Bible facts"
+            )
         )
         return 0
-    text = transcript(save, markdown=args.markdown)
+    text = visible(transcript(save, markdown=args.markdown))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
         print(f"wrote {args.output}")

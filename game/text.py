@@ -258,3 +258,12 @@ def shown_url(url: str) -> str:
         return "(an invalid URL)"
     host = f"[{host}]" if ":" in host else host
     return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(value: str) -> str:
+    """``value`` with control characters written out as ``\\xNN`` (newlines and tabs kept): what a player, a model
+    or a file wrote is shown, never obeyed by the terminal (an ``ESC]2;`` title, an ``ESC[2J`` clear, OSC 52)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)

@@ -46,8 +46,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from game.engine.prompt import FIXED_BLOCKS_AFTER_MEMORY, FIXED_BLOCKS_BEFORE_MEMORY, SYSTEM_BLOCKS
-from game.text import estimate_tokens
-from game.tui.text import visible
+from game.text import estimate_tokens, visible
+from game.tui.text import plain
 
 if TYPE_CHECKING:
     from game.engine.pipeline import TurnResult
@@ -61,11 +61,6 @@ log = logging.getLogger("storyecho.tui.debug")
 def safe(value: object) -> str:
     """``value`` as text with every control character but newline and tab written out (ESC as ``\\x1b``)."""
     return visible(value if isinstance(value, str) else str(value))
-
-
-def plain(value: object, style: str = "") -> Text:
-    """A Rich Text of ``value`` that shows it literally: no markup is parsed, no control character acts."""
-    return Text(safe(value), style=style)
 
 
 # --------------------------------------------------------------------- colours

@@ -25,6 +25,7 @@ from textual.widgets.data_table import CellDoesNotExist
 from game.saves.format import SaveError
 from game.saves.slots import SlotInfo, SlotStore, check_name
 from game.tui.confirm import ConfirmScreen
+from game.tui.text import plain
 
 SlotMode = Literal["save", "load"]
 UNREADABLE = "unreadable"
@@ -45,14 +46,14 @@ def saved_at_text(saved_at: str) -> str:
 def slot_cells(info: SlotInfo) -> tuple[Text, ...]:
     """The table cells of one slot, as plain text (never markup)."""
     if info.error:
-        return (Text(info.name), Text(UNREADABLE, style="bold red"), Text("-"), Text("-"), Text("-"), Text("-"))
+        return (plain(info.name), Text(UNREADABLE, style="bold red"), Text("-"), Text("-"), Text("-"), Text("-"))
     return (
-        Text(info.name),
-        Text(info.story_title or info.story_id),
+        plain(info.name),
+        plain(info.story_title or info.story_id),
         Text(str(info.turn), justify="right"),
-        Text(info.place),
-        Text(info.kind),
-        Text(saved_at_text(info.saved_at)),
+        plain(info.place),
+        plain(info.kind),
+        plain(saved_at_text(info.saved_at)),
     )
 
 
@@ -173,12 +174,12 @@ class SlotScreen(ModalScreen[str | None]):
     def show(self, message: str, *, error: bool = False) -> None:
         """Tell the player what happened (an error in red)."""
         status = self.query_one("#slots-status", Static)
-        status.update(message)
+        status.update(plain(message))
         status.set_class(error, "error")
 
     def show_detail(self, message: str, *, error: bool = False) -> None:
         detail = self.query_one("#slots-detail", Static)
-        detail.update(message)
+        detail.update(plain(message))
         detail.set_class(error, "error")
 
     def highlighted(self) -> SlotInfo | None:

@@ -9,21 +9,14 @@ escape shows as ``\\x1b[31m`` instead of colouring the terminal.
 
 from __future__ import annotations
 
-import re
-
 from rich.text import Text
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from game.text import visible
 
 
-def visible(value: str) -> str:
-    """``value`` with control characters (ANSI escapes included) written out as ``\\xNN``; newlines and tabs kept."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
-
-
-def plain(value: str, style: str = "") -> Text:
-    """A Text that shows ``value`` literally (no markup, escapes made visible)."""
-    return Text(visible(value), style=style)
+def plain(value: object, style: str = "") -> Text:
+    """A Text that shows ``value`` literally (no markup, escapes made visible: ``game.text.visible``)."""
+    return Text(visible(value if isinstance(value, str) else str(value)), style=style)
 
 
 def bar(value: int, total: int, width: int, *, fill: str = "█", empty: str = "░") -> str:
