@@ -337,6 +337,8 @@ def make_session(
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     session, notices = make_session(args.story, settings, args.slot)
+    if args.slot is None:  # a scripted run saves nothing unless asked: no "autosave" slot for Continue to pick
+        session.autosave_every = 0
     for notice in notices:
         print(f"storyecho: {notice}", file=sys.stderr)
     engine = session.engine
@@ -359,6 +361,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     story = args.story or _pick_story()
+    if story is None:
+        return 0
     autosave = f"{AUTOSAVE_SLOT}-{story}"  # one per story: a new game of one story never overwrites the other's
     session, notices = make_session(story, settings, slot=None)
     session.slot = autosave
@@ -379,7 +383,8 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{pack.story.title}\n\n{pack.story.intro}\n")
     print(node_text(engine.state, pack))
     print(
-        "(Headless mode: the terminal UI is coming. Type 'help' for commands, 'saves' for your saves, 'quit' to leave.)"
+        "(Headless mode: 'storyecho' alone opens the terminal UI. Type 'help' for commands, 'saves' for your saves, "
+        "'quit' to leave.)"
     )
     for notice in notices:
         print(notice)
@@ -424,14 +429,22 @@ def _ask(question: str) -> bool:
         return True
 
 
-def _pick_story() -> str:
+def _pick_story() -> str | None:
+    """The story the player picks by number (Enter: the first); None when they leave (Ctrl-D, Ctrl-C)."""
     stories = available_stories()
     if not sys.stdin.isatty() or len(stories) < 2:
         return DEFAULT_STORY if DEFAULT_STORY in stories else stories[0]
     for index, story in enumerate(stories, 1):
         print(f"{index}. {load_pack(content_root() / story).story.title} ({story})")
-    answer = input("Choose a story [1]: ").strip() or "1"
-    return stories[int(answer) - 1] if answer.isdigit() and 0 < int(answer) <= len(stories) else DEFAULT_STORY
+    while True:
+        try:
+            answer = input(f"Choose a story [1-{len(stories)}, Enter for 1]: ").strip() or "1"
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return None
+        if answer.isdigit() and 0 < int(answer) <= len(stories):
+            return stories[int(answer) - 1]
+        print(f"Type a number from 1 to {len(stories)}.")
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:

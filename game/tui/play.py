@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
 from game.engine.pipeline import TurnResult
+from game.text import clip
 from game.tui.text import plain
 from game.tui.widgets import ActionInput, Choices, WorldSuggester, header_text, scene_text, sidebar_text
 from game.world.describe import node_description
@@ -81,6 +82,10 @@ def _name_of(effect: str, detail: str, session: GameSession) -> str:
         found_ending = next((e for e in pack.endings if e.id == detail), None)
         return found_ending.title if found_ending else detail
     return detail
+
+
+ECHO_CHARS = 300
+"""Most of the player's action the log echoes (the engine refuses an action over 500 characters)."""
 
 
 class PlayScreen(Screen[None]):
@@ -197,7 +202,8 @@ class PlayScreen(Screen[None]):
         self._raw = ""
         self._decoding = False
         self._decoder = NarrationStream()
-        self.query_one("#log", RichLog).write(Text.assemble(("\n> ", "bold"), plain(text, "bold")))
+        shown = clip(text, ECHO_CHARS)  # a 10,000-character paste is not echoed whole before it is refused
+        self.query_one("#log", RichLog).write(Text.assemble(("\n> ", "bold"), plain(shown, "bold")))
         self.play(text)
 
     @work(thread=True, exclusive=True, group="turn")

@@ -133,7 +133,9 @@ def load_pack(root: Path | str, *, require_full_story: bool = True) -> ContentPa
     """
     root = Path(root)
     if not root.is_dir():
-        raise ContentError(f"{root}: content pack folder not found")
+        there = available_stories(root.parent)
+        known = f"; the stories there: {', '.join(there)}" if there else ""
+        raise ContentError(f"{root}: content pack folder not found{known}")
     raw = {name: _read_json(root / name) for name in PACK_FILES}
     story = _parse(Story, root / "story.json", raw["story.json"])
     game_map = _parse(GameMap, root / "map.json", raw["map.json"])
