@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import tomllib
@@ -200,9 +201,15 @@ def test_wheel_carries_the_package_and_the_stories(built):
 def test_wheel_plays_three_turns_outside_the_checkout(wheel, tmp_path):
     assert not tmp_path.is_relative_to(REPO)
     venv = tmp_path / "venv"
-    # system site-packages: torch, chromadb, textual are not downloaded again; pip comes from there too
+    # torch, chromadb, textual are not downloaded again: they come from the site-packages of the Python that runs
+    # the tests, which is a virtual environment's when the README's command runs in one (a venv made from a venv's
+    # Python with --system-site-packages sees the system's, not that venv's): a .pth file names them; pip too
     run(sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv, cwd=tmp_path)
     python, storyecho = venv / "bin" / "python", venv / "bin" / "storyecho"
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    inner = Path(run(python, "-c", purelib, cwd=tmp_path).stdout.strip())
+    outer = [path for path in site.getsitepackages() if Path(path).is_dir()]
+    (inner / "_tests_outer_site.pth").write_text("\n".join(outer) + "\n", encoding="utf-8")
     # the system may hold an editable install of a checkout: the wheel's copy must be the one that runs
     run(python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--no-index", wheel, cwd=tmp_path)
     play = tmp_path / "play"
