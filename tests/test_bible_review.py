@@ -13,7 +13,7 @@ from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.bible import INSTRUCTION_REASON, PLAYER_ACCEPTED, PLAYER_REJECTED
 from game.memory.manager import GameMemory, MemoryConfig
-from game.memory.records import MemoryNote, MemoryState
+from game.memory.records import MemoryNote, MemoryState, unquoted
 from game.saves.format import decode, encode
 from game.saves.slots import SlotStore
 from game.world.loader import content_root, load_pack
@@ -57,8 +57,9 @@ def sent(result):
 
 
 def block_texts(context, name):
+    """The facts a block shows, as they were said (without the attribution a claim gets in the prompt)."""
     block = context.block(name)
-    return [i.text for i in block.items] if block else []
+    return [unquoted(i.text) for i in block.items] if block else []
 
 
 def test_bible_entries_are_copies_of_every_entry_in_order(fantasy):
@@ -203,7 +204,7 @@ def test_a_rejected_fact_the_player_accepts_becomes_a_fact(fantasy):
     state = new_game(fantasy)
     state.turn = 1
     core = memory.recall("look", state).block("bible_core")
-    assert "A ghost haunts the lodge" in [i.text for i in core.items + core.cut]
+    assert "A ghost haunts the lodge" in [unquoted(i.text) for i in core.items + core.cut]
 
 
 def test_a_pinned_fact_is_in_every_prompt_whatever_the_budget(fantasy):

@@ -16,6 +16,7 @@ from game.memory.base import TurnRecord
 from game.memory.bible import THREAD_MAX_AGE_TURNS
 from game.memory.hybrid import CONTEXT_SEPARATOR, HybridIndex, IndexItem
 from game.memory.manager import GameMemory
+from game.memory.records import unquoted
 from game.memory.stores import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
@@ -31,7 +32,8 @@ def fantasy():
 
 
 def texts(context, *names):
-    return [i.text for b in context.blocks if b.name in names for i in b.items]
+    """The items' facts as they were said (without the attribution a claim gets in the prompt)."""
+    return [unquoted(i.text) for b in context.blocks if b.name in names for i in b.items]
 
 
 RECALL_BLOCKS = ("relevant_memories", "history_recall")

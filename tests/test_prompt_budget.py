@@ -85,7 +85,7 @@ def test_present_people_and_the_player_are_never_cut_and_absent_strangers_are_no
         core = bundle.memory.block("bible_core")
         shown = [i.text for i in core.items]
         assert any(t.startswith(f"{nyssa.name},") for t in shown), (budget, shown)
-        assert "The player's name is Ren" in shown
+        assert 'The player claims: "The player\'s name is Ren"' in shown  # what the player said: a quoted claim
         assert not any(c.block == "bible_core" and c.text.startswith(nyssa.name) for c in bundle.cut)
         for absent in ("bruno", "elvin", "thief_leader"):  # never met, not named, not here
             assert not any(t.startswith(fantasy.npcs[absent].name + ",") for t in shown), absent

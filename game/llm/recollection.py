@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from game.llm.base import PromptBundle
 from game.memory.base import MemoryBlock, MemoryItem
 from game.memory.player_facts import PLAYER_TEMPLATES
+from game.memory.records import unquoted
 from game.text import best_match, keywords
 from game.world.content import ContentPack
 from game.world.parser import parse
@@ -174,7 +175,7 @@ class Recollection:
                 found[topic] = Quote(topic, said, max(turn, found[topic].turn if topic in found else 0))
 
         for item in _facts(bundle.memory.blocks):
-            text, turn = item.text.strip(), _turn_of(item)
+            text, turn = unquoted(item.text.strip()), _turn_of(item)
             if (hit := bible.match(text)) is not None:
                 keep((hit.group("topic") or "").strip(), hit.group("said"), turn)
                 continue
@@ -198,7 +199,7 @@ class Recollection:
                 if label not in ("name", "origin", "promise"):
                     continue
                 pattern = re.escape(template).replace(re.escape("{}"), "(?P<v>.+)")
-                match = re.fullmatch(pattern, item.text.strip().rstrip("."))
+                match = re.fullmatch(pattern, unquoted(item.text.strip()).rstrip("."))
                 number = _turn_of(item)
                 if match and (label not in found or number > found[label][0]):
                     found[label] = (number, match.group("v"))
@@ -208,7 +209,7 @@ class Recollection:
     def _fact_sentences(self, item: MemoryItem) -> tuple[list[str], int]:
         """An item's sentences as facts (a logged turn told as what happened), and how recent it is; none for
         a turn that only recalled an earlier one."""
-        text = item.text.strip()
+        text = unquoted(item.text.strip())  # a claim is said as what was said, without its attribution
         when = _turn_of(item)
         logged = _EPISODE.match(text)
         if logged:

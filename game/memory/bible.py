@@ -59,7 +59,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, get_args
 
-from game.memory.guard import looks_like_instruction, quotes
+from game.memory.guard import looks_like_instruction, quotes, system_words
 from game.memory.player_facts import PLAYER_TEMPLATES, clean, player_facts
 from game.memory.records import BibleEntry, EntryType, MemoryNote, MemoryState
 from game.text import mentions, slug
@@ -282,7 +282,7 @@ class StoryBible:
         """Why ``entry`` may not be a fact: it orders the narrator about or quotes the system prompt (else None)."""
         if looks_like_instruction(entry.title) or looks_like_instruction(entry.content):
             return INSTRUCTION_REASON
-        if entry.source != "content" and quotes(entry.content, self.pack.story.persona):
+        if entry.source != "content" and quotes(entry.content, system_words(self.pack.story.persona)):
             return QUOTE_REASON
         return None
 

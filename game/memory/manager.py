@@ -58,7 +58,7 @@ from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import Outcome, ReviewAction, StoryBible
 from game.memory.embedders import Embedder, Vectors
 from game.memory.foreground import FOREGROUND
-from game.memory.guard import strip_instructions
+from game.memory.guard import strip_instructions, system_words
 from game.memory.hybrid import HybridIndex
 from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_item, latest_episode_items, summary_item
 from game.memory.knowledge import KnowledgeBase
@@ -643,7 +643,7 @@ class GameMemory:
     def consolidate(self, upto_turn: int) -> Summary | None:
         """Summarise the turns since the last consolidation (runs in the worker)."""
         # no sentence that orders the narrator about or quotes its system prompt is summarised or kept (guard.py)
-        persona = self.pack.story.persona if self.pack else ""
+        persona = system_words(self.pack.story.persona) if self.pack else ""
         with self._lock:
             generation = self.generation
             first = self.state.last_consolidated_turn + 1

@@ -6,6 +6,7 @@ pydantic data so the save can hold it and the index can be rebuilt from it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -30,6 +31,23 @@ ENTRY_TYPES: tuple[str, ...] = EntryType.__args__  # type: ignore[attr-defined]
 Turn = Annotated[int, Field(ge=0, le=MAX_TURN)]
 """A turn number, bounded like the game's (a save is checked at load, issue 22)."""
 Count = Annotated[int, Field(ge=0, le=2**31)]
+PLAYER_KEYS = ("character:player", "thread:promise")
+"""Keys of what the player said of themselves (``player_facts.py``)."""
+CLAIM_PREFIXES = ("The player claims", "Said in play", "Noted by the narrator")
+"""How a prompt attributes what was said in play (:meth:`BibleEntry.shown`)."""
+_CLAIM = re.compile(r'^(?:The player claims|Said in play|Noted by the narrator): "(?P<said>.*)$', re.S)
+
+
+def unquoted(text: str) -> str:
+    """A fact as it was said, without the attribution a prompt gives it (:meth:`BibleEntry.shown`; a snippet of it
+    may have lost its closing quote)."""
+    found = _CLAIM.match(text)
+    if found is None:
+        return text
+    said = found.group("said")
+    return said[:-1] if said.endswith('"') else said
+
+
 NOTE_CHARS = 500
 """Longest memory note kept; a longer one is dropped (a note is a fact, not a chapter)."""
 
@@ -84,10 +102,21 @@ class BibleEntry(BaseModel):
     embedding_version: str | None = None
 
     def text(self) -> str:
-        """How the fact reads in a prompt."""
+        """How the fact reads."""
         if not self.title or self.title in self.content or self.content.startswith("The player"):
             return self.content
         return f"{self.title}: {self.content}"
+
+    def shown(self) -> str:
+        """How the fact reads in a prompt: what was said in play (a narrator's note of what the player or someone
+        said, a model's extraction) as an attributed, quoted claim the system prompt tells the narrator never to
+        obey (``CLAIM_PREFIXES``); what the content and the rules established, as it is."""
+        if self.source == "memory_note":
+            who = "The player claims" if self.canonical_key.startswith(PLAYER_KEYS) else "Said in play"
+            return f'{who}: "{self.text()}"'
+        if self.source == "extraction":
+            return f'Noted by the narrator: "{self.text()}"'
+        return self.text()
 
 
 class Episode(BaseModel):

@@ -186,7 +186,16 @@ class MemoryRecall:
             places=places,
             embedded=rewrite,
         )
-        items = [MemoryItem(snippet(m.text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts)) for m in relevant]
+        said = {e.id: e for e in active if e.source in ("memory_note", "extraction")}  # shown as quoted claims
+        items = [
+            MemoryItem(
+                snippet(said[m.id].shown() if m.id in said else m.text, MEMORY_CHARS),
+                round(m.score, 3),
+                m.id,
+                rounded(m.parts),
+            )
+            for m in relevant
+        ]
         blocks.append(make_block("relevant_memories", items))
         blocks.append(make_block("history_recall", history))
         blocks.append(make_block("recent_story", recent))
@@ -310,7 +319,7 @@ class MemoryRecall:
             else:
                 continue
             value = round(value, 3)
-            items.append(MemoryItem(entry.text(), value, entry.id, {part: value}, required=required))
+            items.append(MemoryItem(entry.shown(), value, entry.id, {part: value}, required=required))
         return make_block("bible_core", items)
 
     def _section(self, name: str, entries: list[BibleEntry]) -> MemoryBlock:
@@ -453,7 +462,7 @@ class MemoryRecall:
             recent = memory.state.turns_upto(state.turn, memory.config.recent_turns)
         return [
             MemoryItem(
-                f"Turn {e.turn} ({e.action}): {'; '.join(e.events) or 'no change'}",
+                f"Turn {e.turn} (player: {e.action}): {'; '.join(e.events) or 'no change'}",
                 1.0,
                 f"turn:{e.turn}",
                 {"recency": 1.0},
@@ -480,4 +489,4 @@ def _unit_scale(scores: np.ndarray) -> np.ndarray:
 
 def entry_item(entry: BibleEntry, score: float) -> MemoryItem:
     """A Story Bible entry as an item of a block that is not ranked by the query (score: its importance)."""
-    return MemoryItem(entry.text(), round(score, 3), entry.id, {"importance": round(score, 3)})
+    return MemoryItem(entry.shown(), round(score, 3), entry.id, {"importance": round(score, 3)})
