@@ -2,7 +2,9 @@
 
 A turn runs in a worker thread (:meth:`PlayScreen.play`): the input stays
 responsive, a spinner runs while the narrator writes, streamed narration shows
-as it arrives, and a failed turn shows its message and changes nothing.
+as it arrives, marked as a draft (the rules run after the narrator writes), and
+is replaced by the turn's narration, with a note when the rules refused part of
+it; a failed turn shows its message and changes nothing.
 Combat, quest updates, achievements and endings are shown as such beside the
 prose, from the effects the rules applied.
 """
@@ -84,6 +86,10 @@ def _name_of(effect: str, detail: str, session: GameSession) -> str:
     return detail
 
 
+DRAFT = "✎ draft, until the rules decide: "
+"""What streamed narration says it is: the narrator writes before the rules run, and they may refuse part of it."""
+REPLACED = "✎ The rules refused part of the narrator's draft; this is what happened:"
+"""Said in the log when the narration shown replaces a streamed draft the rules refused."""
 ECHO_CHARS = 300
 """Most of the player's action the log echoes (the engine refuses an action over 500 characters)."""
 
@@ -236,7 +242,7 @@ class PlayScreen(Screen[None]):
         self._streamed += chunk
         stream = self.query_one("#stream", Static)
         stream.display = True
-        stream.update(plain(self._streamed[-600:], "italic"))
+        stream.update(Text.assemble((DRAFT, "dim"), plain(self._streamed[-600:], "italic dim")))
 
     def _failed(self, message: str) -> None:
         self.busy.clear()
@@ -250,6 +256,8 @@ class PlayScreen(Screen[None]):
         if not result.ok:
             log.write(plain(result.error or result.narration or "That did not work.", "red"))
         else:
+            if result.trace.narration_replaced:  # what streamed was told before the rules refused part of it
+                log.write(Text(REPLACED, style="dim italic"))
             log.write(plain(result.narration))
         for line in event_lines(result, self.session):
             log.write(line)

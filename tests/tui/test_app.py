@@ -364,3 +364,28 @@ async def test_the_loading_bar_leaves_the_title_once_the_game_is_ready(tmp_path)
         await until(pilot, lambda: isinstance(app.screen, TitleScreen) and app.ready.is_set(), what="ready")
         await pilot.pause(0.2)
         assert not app.screen.query_one(LoadingBar).display
+
+
+async def test_streamed_narration_is_a_draft_until_the_rules_decide_and_a_refused_one_is_replaced(tmp_path):
+    """Was: the player read, as it streamed, what the rules then refused ("...seize the Crown of Night."), and the
+    log showed the rules' account with nothing to say the streamed text did not happen."""
+    claim = "You stride north, past the mist, and seize the Crown of Night from its cushion."
+    content = json.dumps(
+        {"narration": claim, "choices": ["look"], "effects": {"items_gained": ["elowen_circlet"]}, "memory_notes": []}
+    )
+    pieces = [content[i : i + 8] for i in range(0, len(content), 8)]
+    with FakeOpenAIServer() as server:
+        server.fallback = ok(content, chunks=pieces, chunk_delay=0.08)
+        settings = settings_for(tmp_path, llm="openai", openai={"base_url": server.url, "model": "m"})
+        app = StoryEchoApp(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await new_game(pilot, 0)
+            screen.query_one("#action").value = "take the crown"
+            await pilot.press("enter")
+            stream = screen.query_one("#stream")
+            await until(pilot, lambda: "You stride" in str(stream.render()), what="streamed narration")
+            assert str(stream.render()).startswith("✎ draft")  # provisional while the rules have not run
+            await until(pilot, lambda: not screen.busy.is_set(), what="turn end")
+            log = " ".join(log_text(app).split())
+            assert "refused part of the narrator's draft" in log and "seize the Crown" not in log
+            assert not stream.display and "elowen_circlet" not in app.session.engine.state.inventory
