@@ -446,18 +446,14 @@ class StoryEchoApp(App[None]):
 
     def _load_from(self, name: str | None) -> None:
         """Load slot ``name``; with progress not saved yet, ask first, as quitting does."""
-        if not name:
-            return
         session = self.session
-        if session is None or session.engine.state.turn == self.saved_turn:
+        if name and (session is None or session.engine.state.turn == self.saved_turn):
             self.start_game(None, slot=name)
-            return
-        title = session.engine.pack.story.title
-        message = f"Load {name!r}? Your {title} game has progress since turn {self.saved_turn} that you have not saved."
-        self.push_screen(
-            ConfirmScreen(message, yes="Load", no="Keep playing"),
-            lambda yes: self.start_game(None, slot=name) if yes else None,
-        )
+        elif name and session is not None:
+            title, turn = session.engine.pack.story.title, self.saved_turn
+            message = f"Load {name!r}? Your {title} game has progress since turn {turn} that you have not saved."
+            confirm = ConfirmScreen(message, yes="Load", no="Keep playing")
+            self.push_screen(confirm, lambda yes: self.start_game(None, slot=name) if yes else None)
 
     def action_request_quit(self) -> None:
         session = self.session
