@@ -8,7 +8,7 @@ import pytest
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory, MemoryConfig
 from game.world.content import ContentPack
-from game.world.loader import load_pack
+from game.world.loader import content_root, load_pack
 from game.world.rules import Rules
 from game.world.state import GameState, new_game
 
@@ -51,6 +51,18 @@ MISTY_OPENING = [
 # tests play with the deterministic scripted one unless they choose otherwise (tests/test_narrator_choice.py
 # unsets this to test auto). Set before any test module builds its subprocess environment.
 os.environ.setdefault("STORYECHO_LLM", "scripted")
+
+
+@pytest.fixture(scope="session")
+def fantasy() -> ContentPack:
+    """Misty Forest, loaded once (a test module may load its own)."""
+    return load_pack(content_root() / "fantasy_001")
+
+
+@pytest.fixture(scope="session")
+def scifi() -> ContentPack:
+    """Cyber, loaded once."""
+    return load_pack(content_root() / "scifi_001")
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from game.engine.pipeline import TurnPipeline
 from game.world.effects import Effects
 from game.world.intent import ACTS, NOT_ASKED, Intent
-from game.world.loader import content_root, load_pack
 from game.world.rules import Rules
 from game.world.state import CombatState, new_game
 from tests.conftest import keyword_memory
@@ -20,16 +19,6 @@ from tests.fakes import ScriptedAnswers
 
 AHEAD = {"move_to": "misty_path", "items_lost": ["hunting_knife"]}
 """A model that narrates a little ahead of the player (the issue's example)."""
-
-
-@pytest.fixture(scope="module")
-def fantasy():
-    return load_pack(content_root() / "fantasy_001")
-
-
-@pytest.fixture(scope="module")
-def scifi():
-    return load_pack(content_root() / "scifi_001")
 
 
 def answer(narration: str, **effects) -> str:

@@ -5,27 +5,14 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from game.engine.pipeline import TurnPipeline
 from game.llm.digest import digest
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
 from game.memory.stores import InProcessVectorStore
-from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import MISTY_OPENING as OPENING
 from tests.conftest import keyword_memory
-
-
-@pytest.fixture(scope="module")
-def fantasy():
-    return load_pack(content_root() / "fantasy_001")
-
-
-@pytest.fixture(scope="module")
-def scifi():
-    return load_pack(content_root() / "scifi_001")
 
 
 def keyword_engine(pack):
