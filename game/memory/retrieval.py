@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
+from game.memory.bible import MODEL_SOURCES
 from game.memory.embedders import Vectors
 from game.memory.features import MemoryFeatures, SummaryIndex
 from game.memory.knowledge import snippet
@@ -109,6 +110,8 @@ class _BibleView:
     """Entries recall never searches: the pinned ones (in their own block) and the style and safety rules."""
     threads: MemoryBlock
     thread_ids: frozenset[str]
+    claims: dict[str, BibleEntry]
+    """Active entries said in play (:data:`MODEL_SOURCES`), by id: recalled, they read as quoted claims."""
 
 
 def _copy(block: MemoryBlock) -> MemoryBlock:
@@ -186,10 +189,10 @@ class MemoryRecall:
             places=places,
             embedded=rewrite,
         )
-        said = {e.id: e for e in active if e.source in ("memory_note", "extraction")}  # shown as quoted claims
+        claims = view.claims
         items = [
             MemoryItem(
-                snippet(said[m.id].shown() if m.id in said else m.text, MEMORY_CHARS),
+                snippet(claims[m.id].shown() if m.id in claims else m.text, MEMORY_CHARS),
                 round(m.score, 3),
                 m.id,
                 rounded(m.parts),
@@ -258,6 +261,7 @@ class MemoryRecall:
         characters: list[BibleEntry] = []
         unsaid: list[str] = []
         threads: list[BibleEntry] = []
+        claims: dict[str, BibleEntry] = {}
         horizon = sys.maxsize
         for entry in bible:
             started, status, ended = entry.source_turn, entry.status, entry.ended_turn
@@ -270,6 +274,8 @@ class MemoryRecall:
             if started > turn:
                 continue
             active.append(entry)  # active_at(entry, turn)
+            if entry.source in MODEL_SOURCES:
+                claims[entry.id] = entry
             kind = entry.entry_type
             if entry.pinned:
                 pinned.append(entry)
@@ -293,6 +299,7 @@ class MemoryRecall:
             shown=frozenset([*(e.id for e in pinned), *unsaid]),
             threads=self._section("open_threads", threads),
             thread_ids=frozenset(e.id for e in threads),
+            claims=claims,
         )
         return view
 
