@@ -22,6 +22,11 @@ NARRATOR_ORDER = ("openai", "local", "scripted")
 """Who narrates when the one asked for cannot start: the next in this order."""
 
 
+SETTING_FLAGS: tuple[str, ...] = ("story", "config", "llm", "seed", "data_dir", "embeddings", "chroma_url")
+SETTING_FLAGS += ("preset", "model", "base_url")
+"""The flags :func:`settings_for` and the game read; a command that does not take one leaves it None."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="storyecho",
@@ -35,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"storyecho {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    # every command's namespace has every setting's flag (None: not given), so settings_for reads them directly
+    parser.set_defaults(**dict.fromkeys(SETTING_FLAGS))
     sub = parser.add_subparsers(dest="command")
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -125,14 +132,15 @@ def settings_for(args: argparse.Namespace) -> Settings:
     """
     from game.config import load_settings
 
-    memory_flags = {"embeddings": getattr(args, "embeddings", None), "chroma_url": getattr(args, "chroma_url", None)}
+    memory_flags = {"embeddings": args.embeddings, "chroma_url": args.chroma_url}
+    openai_flags = {"preset": args.preset, "model": args.model, "base_url": args.base_url}
     return load_settings(
-        getattr(args, "config", None),
-        llm=getattr(args, "llm", None),
-        seed=getattr(args, "seed", None),
-        data_dir=getattr(args, "data_dir", None),
+        args.config,
+        llm=args.llm,
+        seed=args.seed,
+        data_dir=args.data_dir,
         memory={k: v for k, v in memory_flags.items() if v is not None},
-        openai={k: v for k in ("preset", "model", "base_url") if (v := getattr(args, k, None)) is not None},
+        openai={k: v for k, v in openai_flags.items() if v is not None},
     )
 
 

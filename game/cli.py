@@ -239,9 +239,7 @@ def index_knowledge(
     try:
         return index_stories(store, embedder, packs, progress)
     finally:
-        release = getattr(store, "close", None)
-        if callable(release):
-            release()
+        store.close()
 
 
 def make_memory(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def _tui(args: argparse.Namespace, settings: Settings | Callable[[], Settings]) -> int:
     from game.tui.app import run_app  # Textual loads only when the game starts
 
-    return run_app(settings, story=getattr(args, "story", None), config_path=getattr(args, "config", None))
+    return run_app(settings, story=args.story, config_path=args.config)
 
 
 def main(argv: list[str] | None = None) -> int:

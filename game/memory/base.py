@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from game.world.state import GameState
 
 if TYPE_CHECKING:
-    from game.memory.records import MemoryNote, MemoryState
+    from game.memory.bible import ReviewAction
+    from game.memory.records import BibleEntry, Episode, MemoryNote, MemoryState
 
 
 @dataclass
@@ -138,6 +139,18 @@ class Memory(Protocol):
     @property
     def session_id(self) -> str:
         """The play session the memory belongs to."""
+        ...
+
+    def last_episodes(self, count: int) -> list[Episode]:
+        """The last ``count`` played turns of the full log (copies), oldest first."""
+        ...
+
+    def bible_entries(self) -> list[BibleEntry]:
+        """Every Story Bible entry, all statuses (copies: edit through :meth:`review_bible`)."""
+        ...
+
+    def review_bible(self, entry_id: str, action: ReviewAction, turn: int) -> BibleEntry:
+        """The player's review of one Story Bible entry (raises ``ValueError`` with a message when refused)."""
         ...
 
     def close(self) -> None:

@@ -35,6 +35,12 @@ overlap the next when turns come back to back (a player who types at once, ``sto
 player reading the turn leaves seconds; a model generating, seconds too."""
 
 
+class _Depth(threading.local):
+    """A thread's nesting depth of :meth:`Foreground.busy` (0 in a thread that never marked one)."""
+
+    depth = 0
+
+
 class Foreground:
     """Counts the threads doing work the player waits for; background jobs wait until there are none."""
 
@@ -43,7 +49,7 @@ class Foreground:
         self._busy = 0
         self._idle_since = 0.0
         """``time.monotonic()`` when the last busy thread stopped (0: long ago, or a busy thread waits)."""
-        self._local = threading.local()
+        self._local = _Depth()
 
     @property
     def busy_now(self) -> bool:
@@ -51,7 +57,7 @@ class Foreground:
             return self._busy > 0
 
     def _depth(self) -> int:
-        return int(getattr(self._local, "depth", 0))
+        return self._local.depth
 
     def _mark(self, depth: int, *, urgent: bool = False) -> None:
         """Set this thread's nesting depth; the count of busy threads follows its 0 <-> 1 changes.

@@ -365,17 +365,15 @@ class GameMemory:
 
     def _flush_store(self) -> None:
         """Wait for the store's queued writes (a store writing behind, ``mirror.py``)."""
-        store_flush = getattr(self.store, "flush", None)
-        if callable(store_flush):
-            store_flush()
+        if self.store is not None:
+            self.store.flush()
 
     def close(self) -> None:
         self.flush()
         if self._executor is not None:
             self._executor.shutdown(wait=True)
-        release = getattr(self.store, "close", None)
-        if callable(release):
-            release()
+        if self.store is not None:
+            self.store.close()
 
     def _submit(self, job: Callable[[], object]) -> Future[Any] | None:
         if self._executor is None:
@@ -556,6 +554,11 @@ class GameMemory:
         drop = [entry.id for entry in self.state.bible if entry.status != "active" and entry.id in indexed]
         if drop:
             self.memories.remove(sorted(set(drop)))
+
+    def last_episodes(self, count: int) -> list[Episode]:
+        """The last ``count`` played turns of the full log (copies), oldest first."""
+        with self._lock:
+            return [e.model_copy() for e in self.state.log[-count:]] if count > 0 else []
 
     # --------------------------------------------------------- bible review
     def bible_entries(self) -> list[BibleEntry]:

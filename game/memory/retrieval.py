@@ -208,7 +208,7 @@ class MemoryRecall:
             "fallback": "; ".join(f"{name}: {why}" for name, why in fallbacks.items()) or None,
             "knowledge_strategy": strategies.get("knowledge"),
             "store": memory.store.backend if memory.store is not None else None,
-            "embedder": getattr(memory.embedder, "model_name", None) if memory.memories.dense_ok else None,
+            "embedder": memory.embedder.model_name if memory.embedder and memory.memories.dense_ok else None,
             "session": memory.session_id,
             "turn": turn,
             "focus_npcs": sorted(focus),

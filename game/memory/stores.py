@@ -148,6 +148,14 @@ class VectorStore(Protocol):
 
     def count(self, collection: str) -> int: ...
 
+    def flush(self) -> None:
+        """Wait for the writes queued so far (a store writing behind: ``mirror.py``)."""
+        ...
+
+    def close(self) -> None:
+        """Finish queued writes and release what the store holds (a local index's lock)."""
+        ...
+
 
 _BLAS_LOCK = threading.Lock()
 _blas: list[Any] = []
@@ -281,6 +289,12 @@ class InProcessVectorStore:
                 keep = table.compact()
                 self._vectors[collection] = self._vectors[collection][keep]
 
+    def flush(self) -> None:
+        """Nothing to wait for: every write lands before it returns."""
+
+    def close(self) -> None:
+        """Nothing held."""
+
     def count(self, collection: str) -> int:
         with self._lock:
             table = self._tables.get(collection)
@@ -324,6 +338,9 @@ class ChromaVectorStore:
         """The cross-process lock of a local index (None for a server or a client handed in)."""
         self.rebuilt_from = ""
         """Why the local index was found damaged and rebuilt at open ("" when it opened fine)."""
+
+    def flush(self) -> None:
+        """Nothing to wait for: every write lands before it returns."""
 
     def close(self) -> None:
         """Release the local index for other processes."""

@@ -52,6 +52,8 @@ from game.tui.text import plain
 if TYPE_CHECKING:
     from game.engine.pipeline import TurnResult
     from game.engine.session import GameSession
+    from game.memory.base import MemoryItem
+    from game.memory.bible import ReviewAction
     from game.memory.records import BibleEntry
 
 log = logging.getLogger("storyecho.tui.debug")
@@ -156,25 +158,8 @@ class ShareRow:
     share: float
 
 
-def _parts(item: object) -> dict[str, float]:
-    parts = getattr(item, "parts", None)
-    if not isinstance(parts, Mapping):
-        return {}
-    out: dict[str, float] = {}
-    for key, value in parts.items():
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            out[str(key)] = float(value)
-    return out
-
-
-def _item(item: Any, cut_by: str = "") -> ItemRow:
-    return ItemRow(
-        text=str(getattr(item, "text", "")),
-        source=str(getattr(item, "source", "")),
-        score=float(getattr(item, "score", 0.0) or 0.0),
-        parts=_parts(item),
-        cut_by=cut_by,
-    )
+def _item(item: MemoryItem, cut_by: str = "") -> ItemRow:
+    return ItemRow(item.text, item.source, item.score, dict(item.parts), cut_by)
 
 
 def block_tokens(result: TurnResult) -> dict[str, int]:
@@ -321,38 +306,23 @@ def traced(results: Iterable[TurnResult]) -> list[TurnResult]:
     return [r for r in results if r.trace.prompt is not None]
 
 
-def session_results(session: GameSession, fallback: Sequence[TurnResult] | None = None) -> list[TurnResult]:
-    """The session's turns (``GameSession.history``), else ``fallback``."""
-    history = getattr(session, "history", None)
-    if history is None:
-        history = fallback or []
-    return list(history)
-
-
 def tokens_by_turn(session: GameSession, results: Sequence[TurnResult]) -> list[tuple[int, dict[str, int]]]:
     """Prompt tokens per part for each traced turn of ``results``, in prompt order.
 
-    The prompt's blocks come from ``session.prompt_tokens_by_block()`` when
-    the session has it (one row per traced turn of its history, as
-    ``results`` are), with the L1 window added from each turn's trace after
-    the system prompt's blocks; else everything is read from ``results``.
+    The prompt's blocks come from ``session.prompt_tokens_by_block()`` (one row
+    per traced turn of its history, as ``results`` are), with the L1 window
+    added from each turn's trace after the system prompt's blocks (when the
+    two disagree, the session's rows as they are).
     """
     turns = traced(results)
-    method = getattr(session, "prompt_tokens_by_block", None)
-    if callable(method):
-        try:
-            series = [(int(turn), dict(counts)) for turn, counts in method()]
-        except Exception:  # the panel shows what it can derive instead
-            log.exception("prompt_tokens_by_block failed")
-        else:
-            if len(series) != len(turns):
-                return series
-            out = []
-            for (turn, counts), result in zip(series, turns, strict=True):
-                own = block_tokens(result)
-                out.append((turn, with_window(counts, own.get("window", 0), own.get("system", 0))))
-            return out
-    return [(r.turn, block_tokens(r)) for r in turns]
+    series = session.prompt_tokens_by_block()
+    if len(series) != len(turns):
+        return series
+    out = []
+    for (turn, counts), result in zip(series, turns, strict=True):
+        own = block_tokens(result)
+        out.append((turn, with_window(counts, own.get("window", 0), own.get("system", 0))))
+    return out
 
 
 def _compact(value: object) -> str:
@@ -646,25 +616,10 @@ class BibleView(Vertical):
     def table(self) -> DataTable[Text]:
         return self.query_one("#bible-table", DataTable)
 
-    @property
-    def memory(self) -> Any:
-        return self.session.engine.memory
-
     # ---------------------------------------------------------------- data
     def entries(self) -> list[BibleEntry]:
-        """Every Bible entry (``GameMemory.bible_entries()``, else the memory state's list)."""
-        memory = self.memory
-        method = getattr(memory, "bible_entries", None)
-        if callable(method):
-            return list(method())
-        state = getattr(memory, "state", None)
-        lock = getattr(memory, "lock", None)
-        if state is None:
-            return []
-        if lock is not None:
-            with lock:
-                return list(state.bible)
-        return list(state.bible)
+        """Every Bible entry (copies), all statuses."""
+        return self.session.engine.memory.bible_entries()
 
     def visible_entries(self) -> list[BibleEntry]:
         """The entries the filter lets through, in Bible order."""
@@ -672,7 +627,7 @@ class BibleView(Vertical):
         if self.status_filter == "all":
             return entries
         if self.status_filter == "pinned":
-            return [e for e in entries if getattr(e, "pinned", False)]
+            return [e for e in entries if e.pinned]
         return [e for e in entries if e.status == self.status_filter]
 
     def selected_entry(self) -> BibleEntry | None:
@@ -690,7 +645,7 @@ class BibleView(Vertical):
         table.clear()
         self._shown = self.visible_entries()
         for entry in self._shown:
-            pinned = getattr(entry, "pinned", False)
+            pinned = entry.pinned
             table.add_row(
                 plain(entry.status, _STATUS_STYLE.get(entry.status, "")),
                 plain("●" if pinned else "", "bold yellow"),
@@ -742,18 +697,14 @@ class BibleView(Vertical):
         self._show_detail()
 
     # ------------------------------------------------------------- actions
-    def review(self, action: str) -> BibleEntry | None:
+    def review(self, action: ReviewAction) -> BibleEntry | None:
         """Review the selected entry (``accept``, ``reject``, ``pin``, ``unpin``, ``archive``); None when refused."""
         entry = self.selected_entry()
         if entry is None:
             self.notify("No Bible entry selected.", severity="warning", markup=False)
             return None
-        method = getattr(self.memory, "review_bible", None)
-        if not callable(method):
-            self.notify("This memory cannot review Story Bible entries.", severity="error", markup=False)
-            return None
         try:
-            changed = method(entry.id, action, self.session.engine.state.turn)
+            changed = self.session.engine.memory.review_bible(entry.id, action, self.session.engine.state.turn)
         except ValueError as exc:
             self.notify(str(exc), title="Not changed", severity="warning", markup=False)
             return None
@@ -763,9 +714,9 @@ class BibleView(Vertical):
             return None
         self.refresh_entries(keep=entry.id)
         self.notify(f"{entry.id}: {action} done.", markup=False)
-        return changed if changed is not None else entry
+        return changed
 
-    def action_review(self, action: str) -> None:
+    def action_review(self, action: ReviewAction) -> None:
         self.review(action)
 
     def action_pin(self) -> None:
@@ -773,7 +724,7 @@ class BibleView(Vertical):
         if entry is None:
             self.notify("No Bible entry selected.", severity="warning", markup=False)
             return
-        self.review("unpin" if getattr(entry, "pinned", False) else "pin")
+        self.review("unpin" if entry.pinned else "pin")
 
     def action_next_filter(self) -> None:
         self.status_filter = BIBLE_FILTERS[(BIBLE_FILTERS.index(self.status_filter) + 1) % len(BIBLE_FILTERS)]
@@ -829,10 +780,9 @@ class DebugScreen(Screen[None]):
     ]
     TITLE = "Memory debug"
 
-    def __init__(self, session: GameSession, *, history: Sequence[TurnResult] | None = None) -> None:
+    def __init__(self, session: GameSession) -> None:
         super().__init__()
         self.session = session
-        self._fallback = history
         self.results: list[TurnResult] = []
         self.index = -1
         self.data: DebugData | None = None
@@ -859,7 +809,7 @@ class DebugScreen(Screen[None]):
     def reload(self) -> None:
         """Re-read the session's turns: stay on the turn on view, or on the latest when that was on view."""
         at_end = self.index == len(self.results) - 1
-        self.results = traced(session_results(self.session, self._fallback))
+        self.results = traced(self.session.history)
         if at_end or not 0 <= self.index < len(self.results):
             self.index = len(self.results) - 1
         self.show(self.index)

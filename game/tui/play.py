@@ -142,8 +142,7 @@ class PlayScreen(Screen[None]):
             log.write(plain(node_description(engine.state, engine.pack)))
         else:
             log.write(Text(f"{engine.pack.story.title}: continuing at turn {engine.state.turn}.", style="bold"))
-            memory_state = getattr(engine.memory, "state", None)
-            for episode in memory_state.log[-3:] if memory_state is not None else []:
+            for episode in engine.memory.last_episodes(3):
                 log.write(Text.assemble(("> ", "bold"), plain(episode.action)))
                 log.write(plain(episode.narration))
         for notice in self.notices:

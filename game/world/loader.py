@@ -13,7 +13,7 @@ import json
 from collections import deque
 from importlib import resources
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,6 +35,14 @@ from game.world.content import (
 )
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Indexed = TypeVar("Indexed", bound=_Identified)
 
 MIN_NODES = 14
 MIN_NPCS = 6
@@ -100,10 +108,10 @@ def _parse_list(model: type[M], path: Path, data: object) -> list[M]:
     return out
 
 
-def _index(entries: list[M], filename: str) -> dict[str, M]:
-    out: dict[str, M] = {}
+def _index(entries: list[Indexed], filename: str) -> dict[str, Indexed]:
+    out: dict[str, Indexed] = {}
     for index, entry in enumerate(entries):
-        entry_id = str(getattr(entry, "id"))  # noqa: B009 - every indexed model has an id
+        entry_id = entry.id
         if entry_id in out:
             raise ContentError(f"{filename}: [{index}].id: duplicate id {entry_id!r}")
         out[entry_id] = entry

@@ -92,7 +92,8 @@ class GameState(BaseModel):
         return True
 
     def stat(self, name: str) -> int:
-        return int(getattr(self, name))
+        """A stat by its name (``strength``, ``agility``, ``intelligence``: ``content.Stat``)."""
+        return {"strength": self.strength, "agility": self.agility, "intelligence": self.intelligence}[name]
 
     def clock_text(self) -> str:
         day, minutes = divmod(self.clock_minutes, 24 * 60)

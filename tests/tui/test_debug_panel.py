@@ -81,7 +81,7 @@ class Harness(App[None]):
         self.notes: list[tuple[str, str]] = []
 
     def on_mount(self) -> None:
-        self.push_screen(DebugScreen(self.played.session, history=self.played.results))
+        self.push_screen(DebugScreen(self.played.session))
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", **kw: Any) -> None:
         self.notes.append((message, severity))
@@ -93,8 +93,7 @@ def title(app: App[Any]) -> str:
 
 
 def entries(memory: Any) -> list[Any]:
-    method = getattr(memory, "bible_entries", None)
-    return list(method()) if callable(method) else list(memory.state.bible)
+    return memory.bible_entries()
 
 
 # ------------------------------------------------------------------ the rows

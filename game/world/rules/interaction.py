@@ -264,7 +264,8 @@ def _only_heals(pack: ContentPack, state: GameState, item_id: str) -> bool:
     if use is None or not use.heal or use.stats or use.max_hp or state.node in use.node_texts:
         return False
     enemy = pack.enemies.get(state.combat.enemy_id) if state.combat else None
-    weak_to = [w.item for w in getattr(enemy, "weaknesses", ())]  # used as its heavy blow comes, it hurts the foe
+    # used as its heavy blow comes, a weakness hurts the foe
+    weak_to = [w.item for w in enemy.weaknesses] if enemy is not None else []
     return item_id not in weak_to
 
 
