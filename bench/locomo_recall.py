@@ -45,7 +45,8 @@ import numpy as np
 from game.engine.prompt import compose
 from game.llm.digest import ExtractiveSummarizer
 from game.memory.embedders import Embedder, SentenceTransformerEmbedder
-from game.memory.manager import GameMemory, MemoryConfig
+from game.memory.manager import GameMemory
+from game.memory.settings import MemoryConfig
 from game.memory.stores import InProcessVectorStore, VectorStore, open_chroma
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.content import ContentPack

@@ -35,9 +35,10 @@ from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
 from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder, space_of
 from game.memory.knowledge import KnowledgeBase, index_stories
-from game.memory.manager import GameMemory, MemoryConfig, Summarizer
+from game.memory.manager import GameMemory, Summarizer
 from game.memory.mirror import MirroredStore
 from game.memory.onnx_embedder import OnnxEmbedder, onnx_available
+from game.memory.settings import MemoryConfig
 from game.memory.stores import (
     ChromaVectorStore,
     IndexBusy,

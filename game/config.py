@@ -31,7 +31,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from game.llm.settings import LocalSettings, OpenAISettings
-from game.memory.window import check_window
+from game.memory.settings import check_window
 from game.text import DEFAULT_PROMPT_BUDGET
 
 DEFAULT_CONFIG_FILE = Path("storyecho.toml")

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from game.llm.scripted import ScriptedNarrator
-from game.memory.manager import GameMemory, MemoryConfig
+from game.memory.manager import GameMemory
+from game.memory.settings import MemoryConfig
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from game.world.rules import Rules

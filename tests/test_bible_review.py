@@ -12,8 +12,9 @@ from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.bible import INSTRUCTION_REASON, PLAYER_ACCEPTED, PLAYER_REJECTED
-from game.memory.manager import GameMemory, MemoryConfig
+from game.memory.manager import GameMemory
 from game.memory.records import MemoryNote, MemoryState, unquoted
+from game.memory.settings import MemoryConfig
 from game.saves.format import decode, encode
 from game.saves.slots import SlotStore
 from game.world.loader import content_root, load_pack

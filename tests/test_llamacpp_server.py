@@ -26,7 +26,8 @@ from game.engine.pipeline import TurnPipeline
 from game.llm.local import find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.settings import OpenAISettings
-from game.memory.manager import GameMemory, MemoryConfig
+from game.memory.manager import GameMemory
+from game.memory.settings import MemoryConfig
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 

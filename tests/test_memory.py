@@ -16,8 +16,9 @@ from game.engine.prompt import SYSTEM_BLOCKS
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.knowledge import KnowledgeBase
-from game.memory.manager import GameMemory, MemoryConfig
+from game.memory.manager import GameMemory
 from game.memory.records import MemoryState
+from game.memory.settings import MemoryConfig
 from game.memory.stores import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game

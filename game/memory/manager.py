@@ -49,7 +49,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import orjson
@@ -66,8 +65,8 @@ from game.memory.query import QueryRewriter
 from game.memory.recall import ScoredMemory
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary, model_fields, to_json
 from game.memory.retrieval import MemoryRecall
+from game.memory.settings import MemoryConfig
 from game.memory.stores import VectorStore
-from game.memory.window import check_window
 from game.text import clip
 from game.world.conditions import npcs_at
 from game.world.content import ContentPack
@@ -99,35 +98,6 @@ class FactExtractor(Protocol):
     """A summarizer that can also extract Story Bible facts (a model narrator, see ``OpenAINarrator``)."""
 
     def extract_facts(self, text: str, known_keys: Iterable[str] = ()) -> list[dict[str, Any]]: ...
-
-
-@dataclass
-class MemoryConfig:
-    """Memory settings (see README, Configuration)."""
-
-    window_messages: int = 10
-    summary_interval_turns: int = 5
-    recency_half_life_turns: float = 50.0
-    summary_words: int = 60
-    synopsis_words: int = 80
-    summary_chars: int = 480
-    facts_chars: int = 6000
-    """Most recent text one Story Bible extraction call reads (a retried range can be long)."""
-    """Character budgets of what memory keeps, whatever a model or a player wrote (a 10,000-character "word")."""
-    synopsis_chars: int = 640
-    narration_chars: int = 1200
-    knowledge_k: int = 3
-    relevant_k: int = 6
-    history_k: int = 3
-    recent_summaries: int = 2
-    recent_turns: int = 3
-    max_attempts: int = 3
-    retry_delay_s: float = 0.2
-    consolidation_wait_s: float = 60.0
-    """Longest recall waits at the interval for an unfinished consolidation."""
-
-    def __post_init__(self) -> None:
-        check_window(self.window_messages, self.summary_interval_turns)
 
 
 class GameMemory:

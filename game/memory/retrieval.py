@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -46,7 +46,43 @@ from game.world.conditions import npcs_at
 from game.world.state import GameState
 
 if TYPE_CHECKING:
-    from game.memory.manager import GameMemory
+    import threading
+
+    from game.memory.embedders import Embedder
+    from game.memory.hybrid import HybridIndex
+    from game.memory.knowledge import KnowledgeBase
+    from game.memory.query import QueryRewriter
+    from game.memory.records import MemoryState
+    from game.memory.settings import MemoryConfig
+    from game.memory.stores import VectorStore
+    from game.world.content import ContentPack
+
+
+class RecallSource(Protocol):
+    """What recall reads from memory (``manager.GameMemory``): its state, indexes and settings.
+
+    Declared here so that recall does not import the manager that owns it (no import cycle).
+    """
+
+    pack: ContentPack | None
+    config: MemoryConfig
+    state: MemoryState
+    query: QueryRewriter
+    memories: HybridIndex
+    history: HybridIndex
+    knowledge: KnowledgeBase | None
+    store: VectorStore | None
+    embedder: Embedder | None
+    bible_version: int
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def lock(self) -> threading.RLock: ...
+
+    def window(self, turn: int) -> list[dict[str, str]]: ...
+
 
 WARM_TERMS = 16
 """Keyword arrays :meth:`MemoryRecall.warm` builds under one hold of an index's lock."""
@@ -120,9 +156,9 @@ def _copy(block: MemoryBlock) -> MemoryBlock:
 
 
 class MemoryRecall:
-    """Assembles recall for a :class:`GameMemory` (its state, indexes and settings)."""
+    """Assembles recall for a memory (its state, indexes and settings: :class:`RecallSource`)."""
 
-    def __init__(self, memory: GameMemory) -> None:
+    def __init__(self, memory: RecallSource) -> None:
         self.memory = memory
         self._features = MemoryFeatures()
         self._summaries = SummaryIndex()
