@@ -23,7 +23,7 @@ Measured, the two embedders alternating so that a busy machine slows both alike:
 ``--quick`` (under ~150 s here) uses fewer sentences, repeats and one LoCoMo
 conversation; ``--recall-all`` keeps every conversation for the recall
 (``bench/run_all.py`` passes it: one conversation's 38 questions cannot
-resolve one point); the README's figures come from a full run. The result JSON has
+resolve one point); the figures in ``docs/benchmarks.md`` come from a full run. The result JSON has
 a ``summary``: one row per target (ratio >= 2, recall within 1 point, ONNX
 memory under half of torch's, torch never imported).
 """

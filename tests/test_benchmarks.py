@@ -1,4 +1,4 @@
-"""The benchmarks run end to end (small inputs; the real figures are in the README)."""
+"""The benchmarks run end to end (small inputs; the real figures are in docs/benchmarks.md)."""
 
 from __future__ import annotations
 

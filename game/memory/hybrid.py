@@ -1,6 +1,6 @@
 """One searchable collection: BM25 in process, vectors in a store, fused.
 
-Ranking (measured on LoCoMo, see ``bench/locomo_recall.py`` and the README):
+Ranking (measured on LoCoMo, see ``bench/locomo_recall.py`` and ``docs/benchmarks.md``):
 
     score = z(dense) + 0.5 * z(bm25) + prior
 
