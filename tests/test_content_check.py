@@ -1,4 +1,4 @@
-"""The content checker (game/world/check.py): both stories pass it, and a pack broken on purpose shows every defect."""
+"""The content checker (game/checker): both stories pass it, and a pack broken on purpose shows every defect."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from game.checker.analysis import check_pack
+from game.checker.mentions import mentions
+from game.checker.report import CheckReport
 from game.cli import main
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
-from game.world.check import CheckReport, check_pack, mentions
 from game.world.content import ContentError, ContentPack, Objective
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
