@@ -61,7 +61,7 @@ def focus_of(pack: ContentPack, name: str, targets: set[str], *, endings: bool) 
         _quest_needs(pack, needs)
         for enemy in needs.enemies:
             if enemy in pack.enemies:
-                needs.items.update(w.item for w in getattr(pack.enemies[enemy], "weaknesses", ()))
+                needs.items.update(w.item for w in pack.enemies[enemy].weaknesses)
         for item_id, item in pack.items.items():
             if item.use and any(s in needs.stats for s in item.use.stats):
                 needs.items.add(item_id)

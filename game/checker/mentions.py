@@ -65,7 +65,7 @@ def _texts(pack: ContentPack) -> Iterator[tuple[str, str]]:
     yield "story.json: intro", pack.story.intro
     for node in pack.nodes.values():
         yield f"map.json: [{node.id}].description", node.description
-        for i, variant in enumerate(getattr(node, "variants", [])):
+        for i, variant in enumerate(node.variants):
             yield f"map.json: [{node.id}].variants[{i}]", variant.text
     for npc in pack.npcs.values():
         yield f"npcs.json: [{npc.id}].greeting", npc.greeting

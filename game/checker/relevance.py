@@ -65,7 +65,7 @@ class Relevance:
         named = {i for cond in conditions for i in cond.has_items}
         self.named_items = frozenset(named)
         targets = {o.target for o in objectives if o.kind in ("obtain", "use", "give")}
-        weak = {w.item for e in pack.enemies.values() for w in getattr(e, "weaknesses", ())}
+        weak = {w.item for e in pack.enemies.values() for w in e.weaknesses}
         # an item a person whose trust matters likes is a gift worth making; one they dislike is never given on purpose
         liked = {i for npc in self.trust_npcs if npc in pack.npcs for i in pack.npcs[npc].likes}
         self.story_items = frozenset(

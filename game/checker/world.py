@@ -60,8 +60,6 @@ class World:
         self.fight_seeds = fight_seeds
         self.fights: dict[Key, list[tuple[str, int]]] = {}
         self.wasted: dict[str, tuple[list[str], str]] = {}
-        heavy = getattr(combat, "heavy_coming", None)
-        self._heavy_coming: Callable[[ContentPack, GameState], bool] | None = heavy if callable(heavy) else None
         self.triggers = {q.id: q.trigger for q in pack.quests.side if q.trigger}
         self.use_nodes: dict[str, set[str]] = {}
         for flag in self.rel.flags:
@@ -326,7 +324,7 @@ class World:
         return len(self._plans(state, enemy_id, self._weak(state, enemy_id))) == 1
 
     def _weak(self, state: GameState, enemy_id: str) -> list[str]:
-        weaknesses = getattr(self.pack.enemies[enemy_id], "weaknesses", ())
+        weaknesses = self.pack.enemies[enemy_id].weaknesses
         return sorted({w.item for w in weaknesses if w.item in state.inventory})
 
     def _plans(self, state: GameState, enemy_id: str, weak: list[str]) -> list[tuple[str, int]]:
@@ -342,7 +340,7 @@ class World:
     def _plan_fight(self, state: GameState, enemy_id: str, weak: list[str]) -> list[tuple[str, int]]:
         """The (tactic, dice) pairs that give each distinct outcome of this fight."""
         tactics = ["attack"]
-        if self._heavy_coming is not None and getattr(self.pack.enemies[enemy_id], "heavy", None) is not None:
+        if self.pack.enemies[enemy_id].heavy is not None:
             tactics += ["defend", "item"] if weak else ["defend"]
         seen: dict[Hashable, tuple[int, tuple[str, int]]] = {}
         won: set[Hashable] = set()
@@ -382,7 +380,7 @@ class World:
         self.play(s, Effects(start_combat=enemy_id, combat_action="attack"))
         actions = ["attack"]
         while s.combat is not None and s.turn < MAX_FIGHT_TURNS and not s.ending:
-            if tactic != "attack" and self._heavy_coming is not None and self._heavy_coming(self.pack, s):
+            if tactic != "attack" and combat.heavy_coming(self.pack, s):
                 carried = [i for i in weak if i in s.inventory]
                 if tactic == "item" and carried:
                     self.play(s, Effects(use_item=carried[0], combat_action="defend"))
