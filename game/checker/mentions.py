@@ -6,7 +6,19 @@ import re
 from collections.abc import Iterator
 
 from game.checker.report import Mention
-from game.world.content import ContentPack
+from game.world.content import (
+    ContentPack,
+    KnowledgeEntry,
+    Node,
+    NodeVariant,
+    Npc,
+    NpcMood,
+    Objective,
+    Quest,
+    Region,
+    Story,
+)
+from game.world.texts import AuthorText, TextField, texts_of
 
 # Nouns of things a player could carry. Scenery (door, tree, fire, lantern, bench) is left out on purpose.
 # fmt: off
@@ -60,26 +72,31 @@ _DIRECTIVE = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def _texts(pack: ContentPack) -> Iterator[tuple[str, str]]:
-    """(where, text) of every text a player reads that describes the world."""
-    yield "story.json: intro", pack.story.intro
-    for node in pack.nodes.values():
-        yield f"map.json: [{node.id}].description", node.description
-        for i, variant in enumerate(node.variants):
-            yield f"map.json: [{node.id}].variants[{i}]", variant.text
-    for npc in pack.npcs.values():
-        yield f"npcs.json: [{npc.id}].greeting", npc.greeting
-        for topic, said in npc.topics.items():
-            yield f"npcs.json: [{npc.id}].topics.{topic}", said
-        for i, mood in enumerate(npc.moods):
-            if mood.greeting:
-                yield f"npcs.json: [{npc.id}].moods[{i}].greeting", mood.greeting
-            for topic, said in mood.topics.items():
-                yield f"npcs.json: [{npc.id}].moods[{i}].topics.{topic}", said
-    for quest in pack.all_quests():
-        yield f"quests.json: [{quest.id}].description", quest.description
-        for obj in quest.objectives:
-            yield f"quests.json: [{quest.id}].objectives[{obj.id}]", obj.description
+TEXTS_READ: frozenset[TextField] = frozenset(
+    {
+        (Story, "intro"),
+        (Node, "description"),
+        (NodeVariant, "text"),
+        (Npc, "greeting"),
+        (Npc, "topics"),
+        (NpcMood, "greeting"),
+        (NpcMood, "topics"),
+        (Quest, "description"),
+        (Objective, "description"),
+    }
+)
+"""The texts :func:`mentions` reads: the intro, the places, what people say, the quests.
+
+Of the author texts (:func:`game.world.texts.author_texts`) these are the
+ones that put things and people within the player's reach; names, lore (where
+the dead and the legendary are written), the items' and enemies' own texts
+and the narrator's instructions are left alone, to keep false alarms rare.
+"""
+
+_NAMES: frozenset[TextField] = frozenset(
+    {(Node, "name"), (Region, "name"), (Story, "title"), (KnowledgeEntry, "title"), (KnowledgeEntry, "keywords")}
+)
+"""Names that are not people's but may be named like them: places, regions, the story, lore entries."""
 
 
 def _words(text: str) -> list[str]:
@@ -118,16 +135,13 @@ def mentions(pack: ContentPack) -> list[Mention]:
         for name in thing.names:
             known.update(_singular(w) for w in _words(name))
     people = set(known)
-    for text in [*(n.name for n in pack.nodes.values()), *(r.name for r in pack.story.regions), pack.story.title]:
-        people.update(_words(text))
-    for entry in pack.knowledge:
-        people.update(_words(entry.title))
-        for keyword in entry.keywords:
-            people.update(_words(keyword))
+    for named in texts_of(pack, _NAMES):
+        people.update(_words(named.text))
     out: list[Mention] = []
     seen: set[tuple[str, str]] = set()
-    for where, text in _texts(pack):
-        for start, end in _thing_spans(where, text):
+    for told in texts_of(pack, TEXTS_READ):
+        where, text = told.where, told.text
+        for start, end in _thing_spans(told):
             word = text[start:end].lower()
             noun = _singular(word)
             if noun not in THING_NOUNS or noun in known or word in known or ("item", noun) in seen:
@@ -147,13 +161,14 @@ def mentions(pack: ContentPack) -> list[Mention]:
     return out
 
 
-def _thing_spans(where: str, text: str) -> Iterator[tuple[int, int]]:
-    """Where ``text`` may name a thing within the player's reach (see :func:`mentions`)."""
-    if where.startswith("map.json"):
+def _thing_spans(told: AuthorText) -> Iterator[tuple[int, int]]:
+    """Where a text may name a thing within the player's reach (see :func:`mentions`)."""
+    text = told.text
+    if told.file == "map.json":
         for match in _LYING.finditer(text):
             yield match.start(1), match.end(1)
         return
-    if where == "story.json: intro":  # what the player sets out with
+    if (told.model, told.field) == (Story, "intro"):  # what the player sets out with
         offset = 0
         for sentence in _SENTENCE_END.split(text):
             offset = text.index(sentence, offset)
