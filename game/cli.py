@@ -25,6 +25,8 @@ from typing import Any, TextIO
 import orjson
 
 from game.args import NARRATOR_ORDER, build_parser, game_args, settings_for
+from game.checker.analysis import check_pack
+from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.config import ConfigError, Settings
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
@@ -51,8 +53,6 @@ from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.saves.transcript import transcript
 from game.text import shown_url, visible
-from game.world.check import check_pack
-from game.world.check_bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.world.content import ContentError, ContentPack
 from game.world.describe import node_text
 from game.world.loader import available_stories, content_root, load_pack

@@ -7,7 +7,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORE = ["game.world", "game.engine", "game.memory", "game.llm", "game.saves", "game.cli", "game.args", "game.config"]
+CORE = [
+    "game.world",
+    "game.engine",
+    "game.memory",
+    "game.llm",
+    "game.saves",
+    "game.checker",
+    "game.cli",
+    "game.args",
+    "game.config",
+]
 
 
 def test_core_imports_neither_textual_nor_rich_nor_heavy_backends():

@@ -1,4 +1,4 @@
-"""The content checker (game/world/check.py): both stories pass it, and a pack broken on purpose shows every defect."""
+"""The content checker (game/checker): both stories pass it, and a pack broken on purpose shows every defect."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from game.checker.analysis import check_pack
+from game.checker.mentions import mentions
+from game.checker.report import CheckReport
 from game.cli import main
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
-from game.world.check import CheckReport, check_pack, mentions
-from game.world.content import ContentError, ContentPack, Objective
+from game.world.content import ContentError, ContentPack, NodeVariant, Objective
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import keyword_memory
@@ -137,6 +139,20 @@ def test_mentions_of_things_that_exist_are_not_reported():
     intro = "You set out with a sword, a tome and a letter."
     told = mini.model_copy(update={"story": mini.story.model_copy(update={"intro": intro})})
     assert [m.phrase for m in mentions(told)] == ["letter"]  # the Iron Sword and the Old Tome exist
+
+
+def test_a_mention_says_which_text_it_is_in():
+    mini = load_pack(DATA / "mini", require_full_story=False)
+    camp = mini.nodes["camp"]
+    nodes = {**mini.nodes, "camp": camp.model_copy(update={"variants": [NodeVariant(text="A rusty key lies here.")]})}
+    quest = mini.quests.main[0]
+    step = quest.objectives[0].model_copy(update={"description": "Bring the amulet back"})
+    main = [quest.model_copy(update={"objectives": [step, *quest.objectives[1:]]}), *mini.quests.main[1:]]
+    told = mini.model_copy(update={"nodes": nodes, "quests": mini.quests.model_copy(update={"main": main})})
+    assert {(m.phrase, m.source) for m in mentions(told)} == {
+        ("key", "map.json: [camp].variants[0]"),
+        ("amulet", f"quests.json: [{quest.id}].objectives[{step.id}]"),
+    }
 
 
 def test_exits_and_objectives_to_nothing_are_reported(broken_pack):

@@ -32,6 +32,19 @@ Stat = Literal["strength", "agility", "intelligence"]
 Identifier = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 
 
+class _DataMarker:
+    """Marks a string field as data for the rules, not words a person reads (see :data:`Data`)."""
+
+
+Data = Annotated[str, _DataMarker()]
+"""A string that is data, not text: a flag, an id or topic keyword, a folder, a hash.
+
+Every other ``str`` field of these models (alone, optional, or in a list or
+dict) holds text the story's authors wrote, and :func:`game.world.texts.author_texts`
+finds it without a list of fields; ids are :data:`Identifier`, fixed choices ``Literal``.
+"""
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -51,8 +64,8 @@ class _Named(_Model):
 class Condition(_Model):
     """A machine-checkable condition; every clause given must hold."""
 
-    flags: list[str] = []
-    not_flags: list[str] = []
+    flags: list[Data] = []
+    not_flags: list[Data] = []
     quests_completed: list[Identifier] = []
     min_stats: dict[Stat, int] = {}
     min_level: int = 0
@@ -212,8 +225,8 @@ class NpcMood(_Model):
 class Npc(_Named):
     role: str
     trait: str
-    likes: list[str] = Field(description="Item ids or topics the NPC likes")
-    dislikes: list[str]
+    likes: list[Data] = Field(description="Item ids or topics the NPC likes")
+    dislikes: list[Data]
     initial_affinity: int = Field(ge=-100, le=100)
     location: Identifier
     thresholds: list[AffinityThreshold] = Field(min_length=1)
@@ -228,7 +241,7 @@ class Npc(_Named):
     topic_aliases: dict[str, list[str]] = Field(
         default_factory=dict, description="topic keyword -> other words players use for it ('crying' for 'mother')"
     )
-    pronouns: str = Field(
+    pronouns: Data = Field(
         "they/them", pattern=r"^[a-z]+/[a-z]+$", description="How the story refers to them: he/him, she/her, it/its"
     )
 
@@ -395,7 +408,7 @@ class ContentError(Exception):
 class ContentPack(_Model):
     """A validated story: everything the rules and narrators read."""
 
-    root: str
+    root: Data
     story: Story
     nodes: dict[str, Node]
     items: dict[str, Item]
@@ -407,7 +420,7 @@ class ContentPack(_Model):
     achievements: list[Achievement]
     knowledge: list[KnowledgeEntry]
     worldview: str
-    content_hash: str
+    content_hash: Data
 
     @property
     def id(self) -> str:
