@@ -233,10 +233,10 @@ class World:
         """Whether spending an item changed anything that matters besides the item being gone."""
         rel = self.rel
         new_flags = {f for f in after.flags if rel.flag_matters(f)} - set(before.flags)
-        stats = ("strength", "agility", "intelligence", "level", "max_hp")
+        growth = (after.strength, after.agility, after.intelligence, after.level, after.max_hp)
         return bool(
             new_flags
-            or any(after.stat(s) != before.stat(s) for s in stats)
+            or growth != (before.strength, before.agility, before.intelligence, before.level, before.max_hp)
             or after.quests != before.quests
             or after.ending
             or any(after.affinity.get(n, 0) > before.affinity.get(n, 0) for n in rel.trust_npcs)
