@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from game.files import replace_durably
 from game.memory.embedders import Embedder, Vectors, space_of
-from game.memory.files import replace_durably
 
 log = logging.getLogger("storyecho.memory")
 

@@ -63,10 +63,10 @@ from typing import Any
 import numpy as np
 import orjson
 
+from game.files import replace_durably, write_synced
 from game.memory.collection_copy import CollectionCopy
 from game.memory.embed_cache import CachedEmbedder
 from game.memory.embedders import Embedder, EmbeddingSpace, Vectors
-from game.memory.files import replace_durably, write_durably
 from game.memory.foreground import FOREGROUND, MAX_WAIT_S
 from game.memory.metadata_table import Where
 from game.memory.stores import (
@@ -549,8 +549,8 @@ class MirroredStore:
                     {"collection": name, "ids": ids, "metadatas": metadatas, "meta": self._meta.get(name)}
                 )
                 base = f"{stamp}-{number}"
-                write_durably(folder / f"{base}.f32", vectors)
-                write_durably(folder / f"{base}.json", records)
+                write_synced(folder / f"{base}.f32", vectors)
+                write_synced(folder / f"{base}.json", records)
                 entries[name] = {
                     "vectors": f"{base}.f32",
                     "records": f"{base}.json",

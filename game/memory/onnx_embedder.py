@@ -56,9 +56,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from game.files import replace_durably, sync_folder
 from game.memory import embedders
 from game.memory.embedders import EmbedderUnavailable, Vectors
-from game.memory.files import fsync_dir, replace_durably
 
 log = logging.getLogger("storyecho.memory")
 
@@ -348,7 +348,7 @@ def build_model(model_dir: Path, precision: Precision, out: Path) -> None:
         with final.open("rb") as handle:
             os.fsync(handle.fileno())
         os.replace(final, out)
-    fsync_dir(out.parent)  # the rename, durable where the platform allows it
+    sync_folder(out.parent)  # the rename, durable where the platform allows it
 
 
 # --------------------------------------------------------------- the embedder

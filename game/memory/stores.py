@@ -43,8 +43,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from game.files import sync_folder
 from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.files import fsync_dir
 from game.memory.metadata_table import MetadataTable, Where
 
 log = logging.getLogger("storyecho.memory")
@@ -572,7 +572,7 @@ def invalidate_snapshot(index_dir: Path) -> None:
         marker.unlink()
     except FileNotFoundError:
         return
-    fsync_dir(folder)
+    sync_folder(folder)
 
 
 def _open_persistent(chromadb: Any, index_dir: Path, lock: IndexLock, rebuilt_from: str = "") -> ChromaVectorStore:

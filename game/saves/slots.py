@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from game.files import sync_folder, write_synced
 from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, decode
 
 SLOT_SUFFIX = ".json"
@@ -113,11 +114,11 @@ class SlotStore:
         self._clean_stale_temps()
         temp = self.root / f".{name}{SLOT_SUFFIX}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
-            _write_synced(temp, data)
+            write_synced(temp, data, exclusive=True)
             if path.exists() and self._readable(name, path):  # a backup is only ever a save that reads: a
                 self._keep_backup(path, self.backup_path(name))  # damaged slot is replaced, its good backup stays
             os.replace(temp, path)
-            _sync_folder(self.root)
+            sync_folder(self.root)
             info = path.stat()
             self._written[name] = (info.st_mtime_ns, info.st_size)
         except OSError as exc:
@@ -256,7 +257,7 @@ class SlotStore:
             with contextlib.suppress(FileNotFoundError):
                 target.unlink()
         self._written.pop(name, None)
-        _sync_folder(self.root)
+        sync_folder(self.root)
 
 
 def read_save(path: Path) -> SaveFile:
@@ -284,31 +285,6 @@ def _valid(path: Path) -> bool:
     except SaveError:
         return False
     return True
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _sync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory handles
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - file systems that cannot sync a directory
-        pass
-    finally:
-        os.close(fd)
 
 
 def _mtime(path: Path) -> float:

@@ -33,6 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from game.config import ConfigError, Settings, load_settings
+from game.files import write_synced
 from game.llm.settings import PRESETS
 
 NARRATORS = ("auto", "openai", "local", "scripted")
@@ -165,12 +166,8 @@ def merge(document: dict[str, Any], updates: Mapping[str, Any]) -> dict[str, Any
 def _write_beside(path: Path, text: str) -> Path:
     """``text`` in a new temporary file next to ``path``, flushed to disk, with ``path``'s permissions."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        write_synced(temp, text.encode("utf-8"), mode=0o600, exclusive=True)
         with contextlib.suppress(OSError):
             os.chmod(temp, stat.S_IMODE(path.stat().st_mode))  # keep a private file private
     except BaseException:
