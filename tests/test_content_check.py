@@ -83,9 +83,11 @@ def test_the_story_has_no_other_defects(story, story_reports):
 
 
 @pytest.mark.parametrize("story", STORIES)
-def test_the_check_is_fast_and_small(story, story_reports):
+def test_the_check_stays_small(story, story_reports):
+    # the bound that keeps it quick, counted rather than timed (a shared machine's seconds are noise; the time is
+    # in docs/content.md)
     _, report = story_reports[story]
-    assert report.seconds < 45 and report.states < 20_000, report.searches
+    assert report.states < 20_000, report.searches
 
 
 # ----------------------------------------------------------- the broken pack

@@ -152,7 +152,7 @@ def test_an_autosave_made_while_the_summary_is_running_queues_it_again_on_load(f
     )
     play(game, OPENING[:5])
     assert gate.started.wait(10)  # the consolidation of turns 1-5 is running, blocked
-    game.settle_saves()  # the autosave thread wrote it meanwhile
+    game.wait_for_autosave()  # the autosave thread wrote it meanwhile
     saved = SlotStore(tmp_path).read("autosave").save  # written at turn 5 without waiting for it
     assert saved.turn == 5 and saved.memory.summaries == [] and saved.memory.last_consolidated_turn == 0
     gate.release.set()

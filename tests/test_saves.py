@@ -428,18 +428,18 @@ def test_autosave_every_five_turns(tmp_path, mini_pack):
     store = SlotStore(tmp_path)
     for _ in range(4):
         game.play("look")
-    game.settle_saves()
+    game.wait_for_autosave()
     assert not store.exists("autosave")
     game.play("look")
-    game.settle_saves()
+    game.wait_for_autosave()
     save = store.read("autosave").save
     assert (save.turn, save.kind) == (5, "autosave")
     for _ in range(4):
         game.play("look")
-    game.settle_saves()
+    game.wait_for_autosave()
     assert store.read("autosave").save.turn == 5
     game.play("look")
-    game.settle_saves()
+    game.wait_for_autosave()
     assert store.read("autosave").save.turn == 10
 
 
@@ -473,7 +473,7 @@ def test_the_autosave_is_written_after_the_turn_and_holds_memory_as_of_its_turn(
     assert game.play("take sword").ok  # turn 6 is recorded while the autosave is still held back
     assert len(game.engine.memory.state.log) == 6
     held.go.set()
-    game.settle_saves()
+    game.wait_for_autosave()
     save = store.read("autosave").save
     assert save.turn == 5 and "sword" not in save.game.inventory
     assert [e.turn for e in save.memory.log] == [1, 2, 3, 4, 5]  # not turn 6, recorded before it was written
@@ -497,7 +497,7 @@ def test_an_autosave_that_fails_is_told_and_the_turn_still_commits(tmp_path, min
     monkeypatch.setattr(os, "replace", disk_full)  # the os.replace game.saves.slots calls
     result = game.play("take sword")
     assert result.ok and result.turn == 5
-    game.settle_saves()  # written after the turn, on the autosave thread
+    game.wait_for_autosave()  # written after the turn, on the autosave thread
     assert len(told) == 1 and told[0][0] == 5 and told[0][1] is not None
     assert told[0][1].startswith("Autosave failed") and os.strerror(errno.ENOSPC) in told[0][1]
     assert game.engine.state.turn == 5 and "sword" in game.engine.state.inventory
@@ -508,5 +508,5 @@ def test_an_autosave_that_fails_is_told_and_the_turn_still_commits(tmp_path, min
     assert result.notices == [told[0][1]]  # the next result tells it, once
     for _ in range(4):
         result = game.play("look")
-    game.settle_saves()
+    game.wait_for_autosave()
     assert result.notices == [] and SlotStore(tmp_path).read("autosave").save.turn == 10

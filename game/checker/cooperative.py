@@ -18,7 +18,7 @@ from game.world.state import GameState
 
 
 class Cooperative:
-    """Good play of what one focus leaves alone (:meth:`settle`), for the search of that focus."""
+    """Good play of what one focus leaves alone (:meth:`play_out`), for the search of that focus."""
 
     def __init__(self, world: World, focus: Focus) -> None:
         self.w = world
@@ -28,7 +28,7 @@ class Cooperative:
     def greet(self, state: GameState, npc: str) -> bool:
         return not self.w.starts_quest(state, npc)
 
-    def settle(self, state: GameState, lines: list[str]) -> GameState:
+    def play_out(self, state: GameState, lines: list[str]) -> GameState:
         """Everything outside the focus played as well as it can be, until nothing more comes of it.
 
         In this order, each time the first that works: the free moves; using
@@ -40,7 +40,7 @@ class Cooperative:
         Nothing that would end the story.
         """
         for _ in range(200):
-            state = self.w.settle(state, lines, self.greet)
+            state = self.w.free_moves(state, lines, self.greet)
             if state.ending:
                 return state
             move = self._move(state)

@@ -54,11 +54,11 @@ class Search(StateGraph):
     def _greet_focus(self, state: GameState, npc: str) -> bool:
         return npc in self.focus.npcs and not self.w.starts_quest(state, npc, self.focus.quests)
 
-    def settle(self, state: GameState, lines: list[str], mode: str) -> GameState:
+    def after_move(self, state: GameState, lines: list[str], mode: str) -> GameState:
         """The moves made at once after each move: the free moves (adversary), or all good play (cooperative)."""
         if mode == COOPERATIVE:
-            return self.coop.settle(state, lines)
-        return self.w.settle(state, lines, self._greet_focus, hold=True)
+            return self.coop.play_out(state, lines)
+        return self.w.free_moves(state, lines, self._greet_focus, hold=True)
 
     # ---- the focus, move by move
     def successors(self, sid: int) -> Iterator[Succ]:
@@ -189,7 +189,7 @@ class Search(StateGraph):
 
     # ---- exploring
     def start(self) -> None:
-        state = self.w.settle(new_game(self.pack), self.start_lines, self._greet_focus, hold=True)
+        state = self.w.free_moves(new_game(self.pack), self.start_lines, self._greet_focus, hold=True)
         self.add(state, -1, [], 0, ADVERSARY, self.w.key(state, 0, ADVERSARY))
 
     def explore(self, queue: deque[int], stop: Callable[[], bool] | None = None) -> None:
@@ -219,9 +219,9 @@ class Search(StateGraph):
                 if not succ.keep:
                     continue
                 decisive = len(succ.lines)
-                settled = self.settle(succ.state, succ.lines, mode)
+                after = self.after_move(succ.state, succ.lines, mode)
                 losses = self.losses[sid] + succ.loss
-                key = self.w.key(settled, losses, mode)
+                key = self.w.key(after, losses, mode)
                 if key == here:
                     continue
                 target = self.keys.get(key)
@@ -230,7 +230,7 @@ class Search(StateGraph):
                         complete = False
                         self.truncated = True
                         continue
-                    target = self.add(settled, sid, succ.lines, losses, mode, key, succ.lost if succ.loss else None)
+                    target = self.add(after, sid, succ.lines, losses, mode, key, succ.lost if succ.loss else None)
                     self.decisive[target] = decisive
                     queue.append(target)
                 self.link(sid, target)
@@ -273,7 +273,7 @@ class Search(StateGraph):
             self.truncated = True
             return None
         lines: list[str] = []
-        state = self.coop.settle(clone(self.states[sid]), lines)
+        state = self.coop.play_out(clone(self.states[sid]), lines)
         key = self.w.key(state, self.losses[sid], COOPERATIVE)
         target = self.keys.get(key)
         if target is None:

@@ -147,7 +147,7 @@ class World:
             for q, t in self.triggers.items()
         )
 
-    def settle(
+    def free_moves(
         self, state: GameState, lines: list[str], greet: Callable[[GameState, str], bool], *, hold: bool = False
     ) -> GameState:
         """The free moves: walk into every place not visited yet, take what lies there, greet whom ``greet`` allows.

@@ -183,7 +183,7 @@ class GameSession:
         """
         store = self._store()
         store.path(name)  # a bad name fails before any work
-        self.settle_saves()
+        self.wait_for_autosave()
         path = store.write(name, self.snapshot(kind=kind, complete=complete))
         log.info("saved turn %d to %s", self.engine.state.turn, path)
         return f"Saved to {name!r} (turn {self.engine.state.turn})."
@@ -193,7 +193,7 @@ class GameSession:
         later (the next result, :attr:`on_autosave`), never raised: the game goes on."""
         if self.slots is None:
             return
-        self.settle_saves()  # one at a time, in order
+        self.wait_for_autosave()  # one at a time, in order
         state, memory = self.engine.state, self.engine.memory
         job = (self.slot, self._kind(), state, memory.session_id, memory.export_later())
         if self._saver is None:
@@ -222,7 +222,7 @@ class GameSession:
             except Exception:
                 log.exception("the autosave callback failed")
 
-    def settle_saves(self) -> None:
+    def wait_for_autosave(self) -> None:
         """Wait until the autosave under way (if any) is written or has failed."""
         saving = self._saving
         if saving is not None:
@@ -237,13 +237,13 @@ class GameSession:
             SaveError: no such slot, a damaged one (and its backup), a save
                 of another story; the game in progress is left as it was.
         """
-        self.settle_saves()
+        self.wait_for_autosave()
         loaded = self._store().read(name)
         return self.resume(loaded)
 
     def resume(self, loaded: Loaded) -> list[str]:
         """Continue from a save already read (checked against this story first)."""
-        self.settle_saves()
+        self.wait_for_autosave()
         notices = [*loaded.notices, *check_against(loaded.save, self.engine.pack)]
         self.engine.memory.restore(loaded.save.memory)
         self.engine.state = loaded.save.game
@@ -253,7 +253,7 @@ class GameSession:
         return "autosave" if self.slot.startswith(AUTOSAVE_SLOT) else "manual"
 
     def list_text(self) -> str:
-        self.settle_saves()
+        self.wait_for_autosave()
         infos = self._store().list()
         if not infos:
             return "No saves yet. Type 'save NAME' to make one."
@@ -271,7 +271,7 @@ class GameSession:
 
     def close(self, *, save: bool = True) -> str | None:
         """End the session: a complete save to this session's slot (unless the game is unsaved), then stop memory."""
-        self.settle_saves()
+        self.wait_for_autosave()
         if self._saver is not None:
             self._saver.shutdown(wait=True)
             self._saver = None

@@ -265,7 +265,7 @@ class GameMemory:
             with self._lock:
                 self._consolidating[due] = future
 
-    def settle(self, timeout: float | None = 60.0) -> None:
+    def wait_for_consolidation(self, timeout: float | None = 60.0) -> None:
         """Let every consolidation already started finish (a full save waits for them)."""
         with self._lock:
             running = list(self._consolidating.values())

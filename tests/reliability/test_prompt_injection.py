@@ -152,7 +152,7 @@ def play_all(pack, narrator, memory, actions, node=None):
         assert result.ok, (action, result.error)
         assert world(result.state) == before, f"{action!r} changed the world: {result.applied}"
         results.append(result)
-    memory.settle()
+    memory.wait_for_consolidation()
     return pipeline, results
 
 

@@ -105,14 +105,14 @@ class Rules:
             quests.choose(pack, state, effects.choice, out)
         if effects.trigger_side_quest:
             quests.trigger_side_quest(pack, state, effects.trigger_side_quest, out)
-        self.settle(state, out, affinity_before)
+        self.consequences(state, out, affinity_before)
         for update in effects.quest_updates:  # claims, checked against what the rules decided
             quests.check_claim(pack, state, update.quest, update.objective, out)
         if effects.ending:
             growth.claim_ending(pack, state, effects.ending, out)
         return out
 
-    def settle(self, state: GameState, out: Outcome, affinity_before: dict[str, int]) -> None:
+    def consequences(self, state: GameState, out: Outcome, affinity_before: dict[str, int]) -> None:
         """Run the rules' own consequences until nothing more changes."""
         pack = self.pack
         for _ in range(20):  # bounded: each pass can only add progress
