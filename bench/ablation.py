@@ -32,7 +32,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).parent / "results" / "ablation.json"
-VARIANTS = ("", "mirror", "embed_cache", "foreground", "onnx")
+VARIANTS = ("", "mirror", "embed_cache", "store_rows", "foreground", "onnx")
 """The game as it is, then each mechanism switched off alone."""
 
 

@@ -80,8 +80,9 @@ def other_embedder(default: Any) -> Any:
 def run(quick: bool) -> dict[str, Any]:
     from game import cli
     from game.config import load_settings
+    from game.memory.chroma import open_chroma
     from game.memory.embedders import space_of
-    from game.memory.stores import SpaceMismatch, open_chroma
+    from game.memory.stores import SpaceMismatch
     from game.world.loader import available_stories, content_root
 
     started = time.perf_counter()

@@ -35,20 +35,14 @@ from game.llm.base import Narrator, NarratorError
 from game.llm.local import LocalNarrator, find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
+from game.memory.chroma import ChromaVectorStore, IndexBusy, open_chroma
 from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder, space_of
 from game.memory.knowledge import KnowledgeBase, index_stories
 from game.memory.manager import GameMemory, Summarizer
 from game.memory.mirror import MirroredStore
 from game.memory.onnx_embedder import OnnxEmbedder, onnx_available
 from game.memory.settings import MemoryConfig
-from game.memory.stores import (
-    ChromaVectorStore,
-    IndexBusy,
-    InProcessVectorStore,
-    StoreUnavailable,
-    VectorStore,
-    open_chroma,
-)
+from game.memory.stores import InProcessVectorStore, StoreUnavailable, VectorStore
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.saves.transcript import transcript

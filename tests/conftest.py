@@ -99,6 +99,6 @@ def embedder():
 @pytest.fixture
 def chroma_store(tmp_path):
     """A real Chroma store persisted in a temporary folder."""
-    from game.memory.stores import open_chroma
+    from game.memory.chroma import open_chroma
 
     return open_chroma(tmp_path / "index")

@@ -19,16 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from game.memory.chroma import open_chroma
 from game.memory.embedders import EmbeddingSpace, SentenceTransformerEmbedder, space_of
 from game.memory.knowledge import LORE_LABEL, KnowledgeBase, build_documents, index_stories
-from game.memory.stores import (
-    COLLECTION_PREFIX,
-    InProcessVectorStore,
-    SpaceMismatch,
-    VectorStore,
-    open_chroma,
-    space_collection,
-)
+from game.memory.stores import COLLECTION_PREFIX, InProcessVectorStore, SpaceMismatch, VectorStore, space_collection
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from tests.fakes import CountingEmbedder
@@ -233,14 +227,14 @@ def test_a_collection_records_its_model_and_refuses_any_other(stores):
 def test_a_local_index_drops_the_collections_that_do_not_record_their_model(tmp_path):
     import chromadb
 
-    from game.memory.stores import chroma_settings
+    from game.memory.chroma import chroma_settings
 
     client = chromadb.PersistentClient(path=str(tmp_path / "index"), settings=chroma_settings())
     client.get_or_create_collection(f"{COLLECTION_PREFIX}memories", embedding_function=None).add(
         ids=["s:turn-1#x"], embeddings=[[1.0, 0.0]]
     )
     del client
-    from game.memory.stores import _forget_client
+    from game.memory.chroma import _forget_client
 
     _forget_client(tmp_path / "index")
     store = open_chroma(tmp_path / "index")

@@ -428,8 +428,8 @@ def test_hybrid_search_matches_the_one_query_search(big_memory, monkeypatch):
 
 def test_mirrored_chroma_answers_as_the_inprocess_store(tmp_path):
     """The in-memory copy of a local Chroma index answers as an exact store would, and writes reach Chroma."""
+    from game.memory.chroma import open_chroma
     from game.memory.mirror import MirroredStore
-    from game.memory.stores import open_chroma
 
     rng = np.random.default_rng(7)
     COLLECTION = "memories__mirror-test"  # a collection of a model (a bare name is a legacy one, dropped at open)
@@ -583,8 +583,8 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend)
     monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
     if backend == "mirror":
+        from game.memory.chroma import open_chroma
         from game.memory.mirror import MirroredStore
-        from game.memory.stores import open_chroma
 
         store: Any = MirroredStore(open_chroma(tmp_path / "index"))
     else:

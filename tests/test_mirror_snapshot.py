@@ -29,16 +29,10 @@ import orjson
 import pytest
 
 from game.memory import mirror
+from game.memory.chroma import SNAPSHOT_MARKER, IndexBusy, open_chroma, snapshot_dir
 from game.memory.embedders import EmbeddingSpace, Vectors
 from game.memory.mirror import MirroredStore
-from game.memory.stores import (
-    SNAPSHOT_MARKER,
-    IndexBusy,
-    SpaceMismatch,
-    StoreUnavailable,
-    open_chroma,
-    snapshot_dir,
-)
+from game.memory.stores import SpaceMismatch, StoreUnavailable
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from game.memory.stores import InProcessVectorStore, StoreUnavailable, open_chroma
+from game.memory.chroma import open_chroma
+from game.memory.stores import InProcessVectorStore, StoreUnavailable
 
 
 @pytest.fixture(params=["chroma", "inprocess"])

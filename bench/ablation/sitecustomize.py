@@ -10,6 +10,8 @@ without them. Each switch patches one module right after it is first imported
   Chroma (no in-process copy, write-behind, snapshot, row maps or embed cache);
 - ``embed_cache``: the mirror does not remember vectors by text between runs;
 - ``foreground``: background work never yields to the turn (``memory/foreground.py``);
+- ``store_rows``: a dense hit is mapped to the index's row by a dictionary lookup of its vector id, not by
+  the row array kept up to date (``memory/store_rows.py``);
 - ``onnx``: the default embedder is sentence-transformers on torch, not ONNX Runtime (``onnx_embedder.py``).
 
 A measurement tool: the game never reads ``STORYECHO_ABLATE``.
@@ -49,6 +51,16 @@ def _no_foreground(module: ModuleType) -> None:
     cls.wait_idle = lambda self, *args, **kwargs: True
 
 
+def _no_store_rows(module: ModuleType) -> None:
+    import numpy as np
+
+    def hit_rows(self: Any, answer: Any) -> Any:
+        ids = [answer.vector_id(n) or "" for n in range(len(answer.similarity))]
+        return np.fromiter((self._vector_row.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
+
+    module.HybridIndex._hit_rows = hit_rows
+
+
 def _no_onnx(module: ModuleType) -> None:
     vars(module)["onnx_available"] = lambda: False
 
@@ -58,6 +70,7 @@ PATCHES: dict[str, tuple[str, Callable[[ModuleType], None]]] = {
     "embed_cache": ("game.memory.mirror", _no_embed_cache),
     "foreground": ("game.memory.foreground", _no_foreground),
     "onnx": ("game.memory.onnx_embedder", _no_onnx),
+    "store_rows": ("game.memory.hybrid", _no_store_rows),
 }
 unknown = ABLATE - set(PATCHES)
 if unknown:

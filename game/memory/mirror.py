@@ -64,24 +64,13 @@ import numpy as np
 import orjson
 
 from game.files import replace_durably, write_synced
+from game.memory.chroma import SNAPSHOT_MARKER, ChromaVectorStore, IndexLock, lock_index, open_locked, snapshot_dir
 from game.memory.collection_copy import CollectionCopy
 from game.memory.embed_cache import CachedEmbedder
 from game.memory.embedders import Embedder, EmbeddingSpace, Vectors
 from game.memory.foreground import FOREGROUND, MAX_WAIT_S
 from game.memory.metadata_table import Where
-from game.memory.stores import (
-    SNAPSHOT_MARKER,
-    ChromaVectorStore,
-    IndexLock,
-    StoreUnavailable,
-    VectorHit,
-    check_space,
-    lock_index,
-    open_locked,
-    recorded_space,
-    snapshot_dir,
-    space_metadata,
-)
+from game.memory.stores import StoreUnavailable, VectorHit, check_space, recorded_space, space_metadata
 
 log = logging.getLogger("storyecho.memory")
 
