@@ -19,7 +19,8 @@ import pytest
 
 from game.config import ConfigError, load_settings
 from game.memory.embedders import SentenceTransformerEmbedder
-from game.memory.onnx_embedder import CPU, CUDA, DEFAULT_BATCH, EXPORTER_VERSION, OnnxEmbedder, pick_providers
+from game.memory.onnx_embedder import CPU, CUDA, DEFAULT_BATCH, OnnxEmbedder, pick_providers
+from game.memory.onnx_export import EXPORTER_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCES = [
