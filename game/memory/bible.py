@@ -32,26 +32,9 @@ archives it. A promise thread is archived when a completed quest fulfils it
 (it was told about someone the quest had the player meet) or when it is older
 than ``THREAD_MAX_AGE_TURNS`` turns, so open threads never pile up.
 
-The player reviews the Bible (:meth:`StoryBible.review`, through
-``GameMemory.review_bible``) and is the authority there, above the content:
-
-- **accept** makes a ``candidate``, ``disputed`` or ``rejected`` entry active;
-  the active entry with the same key is superseded (``ended_turn``: the turn
-  of the review). What was rejected as an instruction to the narrator or as a
-  quote of the system prompt can never be accepted;
-- **reject** takes back an ``active``, ``candidate`` or ``disputed`` entry
-  (reason ``rejected by the player``); a rejected active entry that had
-  superseded another gives the key back to it (the older fact stands again);
-- **archive** retires an active entry (``ended_turn``: the turn of the review);
-- **pin** / **unpin**: a pinned active entry is in every prompt, whole, in its
-  own block (``pinned``, see ``retrieval.py``). A pin belongs to the fact: it
-  moves to the entry that supersedes it, and an entry that stops being active
-  any other way loses it; a pinned thread never ages out.
-
-The story's safety rule is not the player's to take back (it cannot be
-rejected, archived or superseded). Currently every proposal is decided at once (active,
-rejected or disputed), so ``candidate`` does not occur; a review treats it
-like ``disputed``.
+The player reviews the Bible (:meth:`StoryBible.review`, through ``GameMemory.review_bible``) and is the
+authority there, above the content: accept, reject, archive, pin and unpin, as ``docs/memory.md`` ("Story
+Bible review") tells; the story's safety rule is not the player's to take back.
 """
 
 from __future__ import annotations
@@ -59,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, get_args
 
+from game.memory.effect_facts import effect_fact
 from game.memory.guard import looks_like_instruction, quotes, system_words
 from game.memory.player_facts import PLAYER_TEMPLATES, clean, player_facts
 from game.memory.records import BibleEntry, EntryType, MemoryNote, MemoryState
@@ -454,124 +438,28 @@ class StoryBible:
     def from_effects(
         self, applied: Iterable[tuple[str, str]], turn: int, place: str = ""
     ) -> list[tuple[BibleEntry, Outcome]]:
-        """Facts from what the rules applied this turn (``place``: where the player ended it)."""
-        at = f" at {place}" if place else ""
-        pack = self.pack
+        """Facts from what the rules applied this turn (``place``: where the player ended it): ``effect_facts.py``."""
         out: list[tuple[BibleEntry, Outcome]] = []
         for effect, detail in applied:
-            if effect == "quest_started" and (quest := pack.quest(detail)):
-                out.append(
-                    self.propose(
-                        "open_thread",
-                        f"thread:quest:{quest.id}",
-                        quest.title,
-                        f"Open quest: {quest.title}. {quest.description}",
-                        importance=60,
-                        turn=turn,
-                        npcs=[quest.giver] if quest.giver else [],
-                        source="effect",
-                    )
+            fact = effect_fact(self.pack, effect, detail, turn, place)
+            if fact is None:
+                continue
+            if effect == "quest_completed":  # its open thread ends, and the promises it keeps are fulfilled
+                quest_id = fact.key.removeprefix("event:quest-done:")
+                self.archive(f"thread:quest:{quest_id}", turn, "quest completed")
+                self._fulfil_promises(quest_id, turn)
+            out.append(
+                self.propose(
+                    fact.entry_type,
+                    fact.key,
+                    fact.title,
+                    fact.content,
+                    importance=fact.importance,
+                    turn=turn,
+                    npcs=fact.npcs,
+                    source="effect",
                 )
-            elif effect == "quest_completed" and (quest := pack.quest(detail)):
-                self.archive(f"thread:quest:{quest.id}", turn, "quest completed")
-                self._fulfil_promises(quest.id, turn)
-                out.append(
-                    self.propose(
-                        "event",
-                        f"event:quest-done:{quest.id}",
-                        quest.title,
-                        f"The player completed the quest {quest.title}",
-                        importance=65,
-                        turn=turn,
-                        npcs=[quest.giver] if quest.giver else [],
-                        source="effect",
-                    )
-                )
-            elif effect == "items_gained" and (item := pack.items.get(detail)):
-                out.append(
-                    self.propose(
-                        "item",
-                        f"item:{item.id}",
-                        item.name,
-                        f"The player took the {item.name}{at}",
-                        importance={"quest": 70, "key": 70, "weapon": 50, "armor": 50}.get(item.kind, 40),
-                        turn=turn,
-                        source="effect",
-                    )
-                )
-            elif effect == "give_item":
-                item_id, _, npc_id = detail.partition("->")
-                if item_id in pack.items and npc_id in pack.npcs:
-                    item, npc = pack.items[item_id], pack.npcs[npc_id]
-                    out.append(
-                        self.propose(
-                            "item",
-                            f"item:{item_id}",
-                            item.name,
-                            f"The player gave the {item.name} to {npc.name}",
-                            importance=65,
-                            turn=turn,
-                            npcs=[npc_id],
-                            source="effect",
-                        )
-                    )
-            elif effect == "affinity_threshold":
-                npc_id, _, label = detail.partition(":")
-                if npc_id in pack.npcs:
-                    npc = pack.npcs[npc_id]
-                    text = (
-                        f"{npc.name} no longer sees the player as {label[1:]}"
-                        if label.startswith("-")
-                        else f"{npc.name} sees the player as {label}"
-                    )
-                    out.append(
-                        self.propose(
-                            "relationship",
-                            f"relationship:player-{npc_id}",
-                            npc.name,
-                            text,
-                            importance=70,
-                            turn=turn,
-                            npcs=[npc_id],
-                            source="effect",
-                        )
-                    )
-            elif effect == "defeated" and (enemy := pack.enemies.get(detail)):
-                out.append(
-                    self.propose(
-                        "event",
-                        f"event:defeated:{enemy.id}",
-                        enemy.name,
-                        f"The player defeated {enemy.name}",
-                        importance=75 if enemy.boss else 40,
-                        turn=turn,
-                        source="effect",
-                    )
-                )
-            elif effect == "choice" and (choice := pack.choice(detail)):
-                out.append(
-                    self.propose(
-                        "event",
-                        f"event:choice:{choice.id}",
-                        choice.name,
-                        f"The player chose: {choice.name}",
-                        importance=90,
-                        turn=turn,
-                        source="effect",
-                    )
-                )
-            elif effect == "knocked_out":
-                out.append(
-                    self.propose(
-                        "event",
-                        f"event:knocked-out:{turn}",
-                        "Knocked out",
-                        f"The player was knocked out and woke at {detail}",
-                        importance=45,
-                        turn=turn,
-                        source="effect",
-                    )
-                )
+            )
         return out
 
     def from_summary(
