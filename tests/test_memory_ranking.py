@@ -32,13 +32,14 @@ from bench.turn_overhead import generate_state
 from game.llm.scripted import ScriptedNarrator
 from game.memory import hybrid
 from game.memory.base import TurnRecord
+from game.memory.bible_view import CANDIDATES, active_at
 from game.memory.fusion import KEYWORD_WEIGHT, Hit, fuse, fuse_arrays
 from game.memory.hybrid import HybridIndex
 from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
 from game.memory.metadata_table import MetadataTable, where_clauses
 from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts, unit_scale
-from game.memory.retrieval import CANDIDATES, PLACE_PRIOR, active_at
+from game.memory.retrieval import PLACE_PRIOR
 from game.memory.stores import InProcessVectorStore
 from game.text import keywords
 from game.world.loader import content_root, load_pack
@@ -782,7 +783,7 @@ def test_the_worker_prepares_the_next_recall_after_a_recorded_turn():
     state = new_game(pack)
     state.turn = 60
     memory.recall("look", state)
-    threads = memory._recall._bible_view(60).threads
+    threads = memory._recall.bible_view(60).threads
     assert threads.name == "open_threads" and threads.items
     for turn in (61, 62):
         state.turn = turn
@@ -790,10 +791,10 @@ def test_the_worker_prepares_the_next_recall_after_a_recorded_turn():
         note = f"The player hid a brass lantern under stone {turn}."
         memory.record_turn(TurnRecord(turn, "hide the lantern", "Hidden.", "forest_edge", [], [], notes=[note]), state)
         memory.flush()
-        view = memory._recall._bible
+        view = memory._recall._bible._view
         assert view is not None and view.key[0] == memory.bible_version and view.first == turn
         assert memory.memories.bm25._stale == set()
-        assert memory._recall._bible_view(turn) is view  # the recall's own call finds it ready
+        assert memory._recall.bible_view(turn) is view  # the recall's own call finds it ready
         assert memory.bible_version != version  # the note changed the Story Bible, not its threads
         assert view.threads is threads
     memory.close()
@@ -860,7 +861,7 @@ def test_the_story_bible_view_is_what_each_entry_says_at_every_turn():
     bible = memory.state.bible
     assert {e.status for e in bible} >= {"active", "superseded", "archived"} and any(e.pinned for e in bible)
     for turn in (0, 1, 30, 59, 60, 61, 65, 70, 71, 80, 82, 85, 90, 119, 120, 500):
-        view = memory._recall._bible_view(turn)
+        view = memory._recall.bible_view(turn)
         active = [e for e in bible if active_at(e, turn)]
         later = [e.source_turn for e in bible if e.source_turn > turn]
         later += [
