@@ -75,7 +75,7 @@ def make(server, on_text=None, **settings) -> OpenAINarrator:
 
 
 def bundle(messages=None):
-    return SimpleNamespace(messages=[dict(m) for m in (messages or MESSAGES)])
+    return SimpleNamespace(messages=[dict(m) for m in (messages or MESSAGES)], blocks=[])
 
 
 def fails(narrator, call=None) -> tuple[str, float]:

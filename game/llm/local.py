@@ -52,14 +52,14 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from game.llm.base import NarratorError, PromptBundle
+from game.llm.base import NarratorBase, NarratorError, PromptBundle, TextCallback
 from game.llm.digest import digest
 from game.llm.scripted import ScriptedNarrator
 from game.llm.settings import LocalSettings
@@ -575,10 +575,7 @@ def check_rewrite(
 
 
 # ------------------------------------------------------------ the narrator
-TextCallback = Callable[[str], None]
-
-
-class LocalNarrator:
+class LocalNarrator(NarratorBase):
     """A narrator run by llama.cpp on a local GGUF model (see the module doc).
 
     Args:
@@ -623,7 +620,7 @@ class LocalNarrator:
             raise NarratorError(f"llama.cpp could not load the model {self.model_path}: {exc}") from exc
         self.load_ms = round((time.perf_counter() - started) * 1000, 1)
         self.fold_system = False
-        metadata = getattr(self.llm, "metadata", {}) or {}
+        metadata = self.llm.metadata or {}  # llama.cpp's Llama sets it ({} when the file's could not be read)
         if "tokenizer.chat_template" not in metadata:
             # no template in the file: llama-cpp-python would fall back to Llama 2's [INST] format
             arch = str(metadata.get("general.architecture", ""))

@@ -62,7 +62,8 @@ from game.text import shown_url
 from game.world.content import ContentPack
 
 if TYPE_CHECKING:
-    from openai import OpenAI
+    from openai import APIStatusError, OpenAI
+    from openai.types import CompletionUsage
 
 log = logging.getLogger("storyecho.llm")
 
@@ -334,7 +335,7 @@ class OpenAINarrator:
             TURN_SCHEMA,
             self.settings.temperature,
             self.on_text,
-            schema_after=next((b.text for b in getattr(bundle, "blocks", ()) if b.name == "json_instruction"), None),
+            schema_after=next((b.text for b in bundle.blocks if b.name == "json_instruction"), None),
         )
         return self._call(request)
 
@@ -647,23 +648,25 @@ class OpenAINarrator:
             log.exception("narrator callback failed")
 
     @staticmethod
-    def _usage(usage: Any, stats: CallStats) -> None:
-        stats.prompt_tokens = getattr(usage, "prompt_tokens", None)
-        stats.completion_tokens = getattr(usage, "completion_tokens", None)
-        details = getattr(usage, "prompt_tokens_details", None)
-        cached = getattr(details, "cached_tokens", None) if details is not None else None
-        if cached is None:  # DeepSeek reports its context cache its own way
-            extra = getattr(usage, "model_extra", None) or {}
-            cached = extra.get("prompt_cache_hit_tokens")
+    def _usage(usage: CompletionUsage, stats: CallStats) -> None:
+        # the SDK builds usage without validating it: a field the server left out is None, not an error
+        stats.prompt_tokens = usage.prompt_tokens
+        stats.completion_tokens = usage.completion_tokens
+        details = usage.prompt_tokens_details
+        cached = details.cached_tokens if details is not None else None
+        if cached is None:  # DeepSeek reports its context cache its own way, a field the SDK does not know
+            cached = (usage.model_extra or {}).get("prompt_cache_hit_tokens")
         stats.cached_tokens = cached if isinstance(cached, int) else None
 
     def _detail(self, exc: Exception) -> str:
-        body = getattr(exc, "body", None)
+        import openai
+
+        body = exc.body if isinstance(exc, openai.APIError) else None
         message = body.get("message") if isinstance(body, Mapping) else None
         text = str(message) if message else str(body) if body else str(exc)
         return self.redact(" ".join(text.split()))[:200]
 
-    def _status_problem(self, exc: Any, had_format: bool) -> Exception:
+    def _status_problem(self, exc: APIStatusError, had_format: bool) -> Exception:
         endpoint, code = self.endpoint, int(exc.status_code)
         detail = self._detail(exc)
         if code == 429:

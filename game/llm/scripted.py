@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from game.llm.base import PromptBundle
+from game.llm.base import NarratorBase, PromptBundle
 from game.llm.digest import digest
 from game.llm.lore import lore_reply
 from game.llm.recollection import PLAYER, Recollection, second_person, sentence, to_you, yourself
@@ -39,7 +39,7 @@ from game.llm.recollection import words as _words
 from game.memory.player_facts import PLAYER_TEMPLATES
 from game.text import best_match, mentions
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
-from game.world.content import ContentPack, Npc, Objective
+from game.world.content import ContentPack, Enemy, Item, Npc, Objective
 from game.world.describe import (
     inventory_text,
     node_description,
@@ -71,6 +71,9 @@ _CONVEYANCE = re.compile(r"\b(?:elevator|lift|stairs?|staircase|stairway|ladder|
 _FORMS = {"he": ("him", "his"), "she": ("her", "her"), "they": ("them", "their"), "it": ("it", "its")}
 _REREAD_NEVER = frozenset({"look", "inventory", "quests", "status", "rest", "flee", "help", "ask"})
 
+VerbHandler = Callable[[Command, GameState, dict[str, Any], list[str], PromptBundle], str]
+"""A verb's turn: (command, state, effects to propose, memory notes, bundle) -> the narration."""
+
 
 def pronouns(npc: Npc) -> tuple[str, str, str]:
     """(subject, object, possessive) of an NPC, from its content ``pronouns`` ("she/her", "it/its")."""
@@ -90,7 +93,7 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-class ScriptedNarrator:
+class ScriptedNarrator(NarratorBase):
     """Deterministic narrator over one content pack."""
 
     name = "scripted"
@@ -98,6 +101,26 @@ class ScriptedNarrator:
     def __init__(self, pack: ContentPack) -> None:
         self.pack = pack
         self.recollection = Recollection(pack)
+        self.verbs: dict[str, VerbHandler] = {
+            "go": self._do_go,
+            "look": self._do_look,
+            "examine": self._do_examine,
+            "talk": self._do_talk,
+            "say": self._do_say,
+            "ask": self._do_ask,
+            "take": self._do_take,
+            "drop": self._do_drop,
+            "use": self._do_use,
+            "give": self._do_give,
+            "attack": self._do_attack,
+            "flee": self._do_flee,
+            "rest": self._do_rest,
+            "inventory": self._do_inventory,
+            "quests": self._do_quests,
+            "status": self._do_status,
+            "other": self._do_other,
+        }
+        """Each verb's handler; a verb without one (``defend`` out of combat) is :meth:`_do_other`."""
 
     # ---------------------------------------------------------------- names
     def _npc_names(self, ids: Iterable[str]) -> list[tuple[str, list[str]]]:
@@ -176,7 +199,7 @@ class ScriptedNarrator:
             narration = self._combat(command, state, effects)
         else:
             command = self._understood(command, state)
-            handler = getattr(self, f"_do_{command.verb}", self._do_other)
+            handler = self.verbs.get(command.verb, self._do_other)
             narration = handler(command, state, effects, notes, bundle)
         refused = [r for r in bundle.refused if r.effect in effects]
         if refused:  # asked again: its prose was written before the rules ran; now it tells the refusal
@@ -289,8 +312,7 @@ class ScriptedNarrator:
 
     def _objective_names(self, objective: Objective) -> list[str]:
         pack, target = self.pack, objective.target
-        pools: dict[str, Any] = {
-            "visit": pack.nodes,
+        pools: dict[str, Mapping[str, Npc | Item | Enemy]] = {
             "talk": pack.npcs,
             "obtain": pack.items,
             "use": pack.items,
@@ -298,9 +320,10 @@ class ScriptedNarrator:
             "defeat": pack.enemies,
         }
         names: list[str] = []
-        thing = pools[objective.kind].get(target)
-        if thing is not None:
-            names += getattr(thing, "names", [thing.name])
+        if objective.kind == "visit":  # a place has one name
+            names += [pack.nodes[target].name] if target in pack.nodes else []
+        elif (thing := pools[objective.kind].get(target)) is not None:
+            names += thing.names
         if objective.at_node:
             names.append(pack.nodes[objective.at_node].name)
         if objective.to_npc:
