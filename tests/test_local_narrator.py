@@ -19,7 +19,6 @@ from game.llm.digest import digest
 from game.llm.local import (
     LocalNarrator,
     NameIndex,
-    NarrationStream,
     authored_sentences,
     check_rewrite,
     find_bundled_model,
@@ -164,13 +163,6 @@ def test_the_grammar_schema_uses_real_effect_names_and_builds_for_every_place(fa
         LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
     small = turn_schema(fantasy, state, max_tokens=128)["properties"]
     assert small["narration"]["maxLength"] < 600 and small["memory_notes"]["maxItems"] == 0
-
-
-def test_the_narration_stream_decodes_escapes_split_across_pieces():
-    raw = json.dumps({"narration": 'He said "run"\nand \u00e9t\u00e9 \\ ok', "choices": []})
-    stream = NarrationStream()
-    out = "".join(stream.feed(raw[i : i + 3]) for i in range(0, len(raw), 3))
-    assert out == 'He said "run"\nand \u00e9t\u00e9 \\ ok' and stream.done
 
 
 # ----------------------------------------------------------- the checker

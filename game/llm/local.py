@@ -43,7 +43,6 @@ module stays light.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import importlib.util
 import json
@@ -55,7 +54,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -63,6 +62,7 @@ from game.llm.base import NarratorBase, NarratorError, PromptBundle, TextCallbac
 from game.llm.digest import digest
 from game.llm.scripted import ScriptedNarrator
 from game.llm.settings import LocalSettings
+from game.llm.stream import NarrationStream
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
@@ -276,64 +276,6 @@ def turn_is_valid(raw: str) -> bool:
     except ValidationError:
         return False
     return True
-
-
-class NarrationStream:
-    """Decodes the ``narration`` string of a JSON turn as its text arrives in pieces."""
-
-    _START = re.compile(r'"narration"\s*:\s*"')
-    _ESCAPES: ClassVar[dict[str, str]] = {
-        '"': '"',
-        "\\": "\\",
-        "/": "/",
-        "b": "\b",
-        "f": "\f",
-        "n": "\n",
-        "r": "\r",
-        "t": "\t",
-    }
-
-    def __init__(self) -> None:
-        self.buffer = ""
-        self.pos: int | None = None
-        self.done = False
-
-    def feed(self, chunk: str) -> str:
-        """Add ``chunk``; return the narration text it completes (may be empty)."""
-        self.buffer += chunk
-        if self.done:
-            return ""
-        if self.pos is None:
-            match = self._START.search(self.buffer)
-            if match is None:
-                return ""
-            self.pos = match.end()
-        out: list[str] = []
-        text, i = self.buffer, self.pos
-        while i < len(text):
-            char = text[i]
-            if char == '"':
-                self.done = True
-                i += 1
-                break
-            if char != "\\":
-                out.append(char)
-                i += 1
-                continue
-            if i + 1 >= len(text):
-                break  # the escape is not complete yet
-            code = text[i + 1]
-            if code == "u":
-                if i + 6 > len(text):
-                    break
-                with contextlib.suppress(ValueError):
-                    out.append(chr(int(text[i + 2 : i + 6], 16)))
-                i += 6
-            else:
-                out.append(self._ESCAPES.get(code, code))
-                i += 2
-        self.pos = i
-        return "".join(out)
 
 
 # ------------------------------------------------------------ the checker
