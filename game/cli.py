@@ -30,7 +30,8 @@ from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
 from game.engine.session import AUTOSAVE_SLOT, GameSession, start_fresh
 from game.llm.base import FactExtractingNarrator, Narrator, NarratorError
-from game.llm.local import LocalNarrator, find_bundled_model
+from game.llm.local import LocalNarrator
+from game.llm.local_model import find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
 from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder, space_of
