@@ -73,7 +73,7 @@ from bench.prompt_game import (
 )
 from game.engine.prompt import SYSTEM_BLOCKS
 from game.llm.base import PromptBundle
-from game.llm.openai_compat import with_schema
+from game.llm.openai_client import with_schema
 from game.llm.schemas import SCHEMA_TOKENS
 from game.llm.scripted import ScriptedNarrator
 
