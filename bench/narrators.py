@@ -43,7 +43,9 @@ from typing import Any
 
 from game.engine.pipeline import TurnPipeline
 from game.llm.base import Narrator
-from game.llm.local import LocalCall, LocalNarrator, NameIndex, find_bundled_model
+from game.llm.local import LocalCall, LocalNarrator
+from game.llm.local_model import find_bundled_model
+from game.llm.local_prose import NameIndex
 from game.llm.scripted import ScriptedNarrator
 from game.llm.settings import LocalSettings
 from game.memory.manager import GameMemory

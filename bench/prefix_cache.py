@@ -73,8 +73,9 @@ from bench.prompt_game import (
 )
 from game.engine.prompt import SYSTEM_BLOCKS
 from game.llm.base import PromptBundle
-from game.llm.openai_compat import with_schema
+from game.llm.openai_client import with_schema
 from game.llm.schemas import SCHEMA_TOKENS
+from game.llm.scripted import ScriptedNarrator
 
 GOAL_SHARE = 0.5
 """The share of a prompt issue 11 asked to be a cached prefix (now reported: see ``summary``)."""
@@ -163,7 +164,9 @@ def play(
     with open_game(embedder or False, budget=budget) as session:
         engine = session.engine
         if overhead:
-            engine.narrator.prompt_overhead_tokens = overhead  # type: ignore[attr-defined]  # as OpenAINarrator's
+            narrator = engine.narrator
+            assert isinstance(narrator, ScriptedNarrator)  # open_game plays the scripted narrator
+            narrator.prompt_overhead_tokens = overhead  # as OpenAINarrator's
         source = actions()
         scripted = len(walkthrough())
         inputs = 0

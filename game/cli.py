@@ -31,8 +31,9 @@ from game.config import ConfigError, Settings
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.report import turn_json
 from game.engine.session import AUTOSAVE_SLOT, GameSession, start_fresh
-from game.llm.base import Narrator, NarratorError
-from game.llm.local import LocalNarrator, find_bundled_model
+from game.llm.base import FactExtractingNarrator, Narrator, NarratorError
+from game.llm.local import LocalNarrator
+from game.llm.local_model import find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
 from game.memory.chroma import ChromaVectorStore, IndexBusy, open_chroma
@@ -127,7 +128,8 @@ def _start(name: str, settings: Settings, pack: ContentPack) -> Narrator:
         cfg = settings.openai
         if cfg.preset is None and cfg.base_url is None:
             cfg = cfg.model_copy(update={"preset": "openai"})
-        return OpenAINarrator(cfg, pack)
+        extractor: FactExtractingNarrator = OpenAINarrator(cfg, pack)  # memory asks it for Story Bible facts too
+        return extractor
     return LocalNarrator(settings.local, pack)
 
 
@@ -281,7 +283,7 @@ def make_engine(
     state = new_game(pack, seed=settings.seed)
     narrator, chosen = make_narrator(settings, pack)
     say(chosen)
-    if on_text is not None and hasattr(narrator, "on_text"):
+    if on_text is not None:
         narrator.on_text = on_text
     memory = make_memory(settings, pack, narrator, embedder=embedder, progress=progress, say=say)
     return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=settings.prompt_budget_tokens)

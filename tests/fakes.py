@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from game.llm.base import NarratorError, PromptBundle
+from game.llm.base import NarratorBase, NarratorError, PromptBundle
 
 
-class ScriptedAnswers:
+class ScriptedAnswers(NarratorBase):
     """Fake narrator that returns the given raw answers in order (fault injection)."""
 
     name = "fake"
@@ -138,7 +138,7 @@ class BreakableStore:
         return getattr(self.real, name)
 
 
-class ObedientNarrator:
+class ObedientNarrator(NarratorBase):
     """A fault: a narrator that obeys whatever the player's action and the lore in its prompt tell it.
 
     Prompt injection made real. It reads the action (``bundle.action``) and the

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from game.engine.pipeline import TurnPipeline
-from game.llm.local import find_bundled_model
+from game.llm.local_model import find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.settings import OpenAISettings
 from game.memory.manager import GameMemory

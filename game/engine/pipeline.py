@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from game.engine.prompt import compose
@@ -152,7 +152,7 @@ class TurnPipeline:
         timer.lap("recall")
         # a narrator that adds text on the wire (the schema, when the endpoint does not decode against it)
         # leaves that much less room for memory, so the prompt the model reads stays within the budget
-        overhead = int(getattr(self.narrator, "prompt_overhead_tokens", 0))
+        overhead = self.narrator.prompt_overhead_tokens
         budget = None if self.prompt_budget_tokens is None else max(0, self.prompt_budget_tokens - overhead)
         bundle = compose(action, command, seen, self.pack, recalled, budget)
         bundle.overhead_tokens = overhead
@@ -256,8 +256,8 @@ class TurnPipeline:
             with FOREGROUND.waiting():  # the model's generation: the memory worker and writers' time
                 return self.narrator.narrate(bundle)
         finally:
-            call = getattr(self.narrator, "last_call", None)
-            if call is not None and is_dataclass(call) and not isinstance(call, type):
+            call = self.narrator.last_call
+            if call is not None:
                 usage = asdict(call)
                 trace.usage.append(usage)
                 if isinstance(usage.get("prompt_tokens"), int) and trace.prompt is not None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+from collections.abc import Callable, Iterable
+from dataclasses import Field, dataclass, field
+from typing import Any, ClassVar, Protocol
 
 from game.memory.base import MemoryContext
 from game.world.parser import Command
@@ -76,12 +77,51 @@ class NarratorError(Exception):
     """The narrator could not answer (network fault, timeout, backend error)."""
 
 
+TextCallback = Callable[[str], None]
+"""Where a narrator streams narration text as it is produced."""
+
+
+class CallRecord(Protocol):
+    """One model call as a narrator measured it: a dataclass (the debug trace keeps it as a dict).
+
+    Attributes:
+        prompt_tokens: the prompt's tokens as the model counted them (None: not reported).
+    """
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    @property
+    def prompt_tokens(self) -> int | None: ...
+
+
 class Narrator(Protocol):
-    """Turns a prompt into the raw text of a JSON turn."""
+    """Turns a prompt into the raw text of a JSON turn.
+
+    Besides :meth:`narrate` and :meth:`summarize`, every narrator declares what
+    it can do, so no caller probes for it: streaming (:attr:`on_text`), the
+    measurements of its last call (:attr:`last_call`) and what it adds to each
+    prompt (:attr:`prompt_overhead_tokens`). A narrator without one of these
+    keeps the defaults of :class:`NarratorBase`. Story Bible fact extraction is
+    the capability of a :class:`FactExtractingNarrator`.
+    """
+
+    on_text: TextCallback | None
+    """Streaming: called with narration text as it is produced (None: nobody listens).
+    A narrator that does not stream never calls it."""
 
     @property
     def name(self) -> str:
         """Which narrator this is (``scripted``, a preset name, ``local``)."""
+        ...
+
+    @property
+    def prompt_overhead_tokens(self) -> int:
+        """Tokens the narrator adds to each turn's prompt on the wire (the answer schema); 0 when none."""
+        ...
+
+    @property
+    def last_call(self) -> CallRecord | None:
+        """The measurements of the last model call (None: no model call made, or a narrator that makes none)."""
         ...
 
     def narrate(self, bundle: PromptBundle) -> str:
@@ -91,3 +131,23 @@ class Narrator(Protocol):
     def summarize(self, text: str, max_words: int = 60) -> str:
         """Stateless summary of ``text`` in at most ``max_words`` words."""
         ...
+
+
+class FactExtractingNarrator(Narrator, Protocol):
+    """A narrator that also extracts Story Bible facts (memory's ``FactExtractor``)."""
+
+    dropped_facts: list[str]
+    """Why facts of the last :meth:`extract_facts` answer were dropped."""
+
+    def extract_facts(self, text: str, known_keys: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Stateless Story Bible extraction from ``text`` (``known_keys``: entries it may update)."""
+        ...
+
+
+class NarratorBase:
+    """The declared capabilities of a narrator that lacks them: no streaming, no measured calls, no overhead."""
+
+    on_text: TextCallback | None = None
+    """Set by whoever shows the narration; a narrator that does not stream ignores it."""
+    last_call: CallRecord | None = None
+    prompt_overhead_tokens: int = 0

@@ -32,7 +32,7 @@ from game.world.parser import parse
 
 if TYPE_CHECKING:
     from game.engine.session import GameSession
-    from game.llm.local import NarrationStream
+    from game.llm.stream import NarrationStream
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 EVENT_STYLES = {
@@ -200,7 +200,7 @@ class PlayScreen(Screen[None]):
             return
         if self.busy.is_set():
             return
-        from game.llm.local import NarrationStream
+        from game.llm.stream import NarrationStream
 
         self.busy.set()
         self._streamed = ""
