@@ -34,6 +34,7 @@ and :mod:`game.tui.debug_render` draws each tab from them as Rich text.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -50,6 +51,7 @@ from game.tui.debug_render import (
     render_output,
     render_prompt,
     render_timings,
+    render_title,
     render_tokens,
 )
 from game.tui.text import plain, safe
@@ -138,10 +140,9 @@ class BibleView(Vertical):
         table.clear()
         self._shown = self.visible_entries()
         for entry in self._shown:
-            pinned = entry.pinned
             table.add_row(
                 plain(entry.status, _STATUS_STYLE.get(entry.status, "")),
-                plain("●" if pinned else "", "bold yellow"),
+                plain("●" if entry.pinned else "", "bold yellow"),
                 plain(entry.importance),
                 plain(_clip(entry.title or entry.content, 30)),
                 plain(_clip(entry.canonical_key, 26)),
@@ -149,20 +150,22 @@ class BibleView(Vertical):
                 plain(entry.source_turn),
                 key=entry.id,
             )
-        counts: dict[str, int] = {}
-        for entry in self.entries():
-            counts[entry.status] = counts.get(entry.status, 0) + 1
-        status = Text()
-        status.append(f"filter: {self.status_filter} ", style="bold")
-        status.append(f"({len(self._shown)} shown) · ")
-        status.append(" ".join(f"{s} {n}" for s, n in counts.items()), style="dim")
-        status.append(" · f filter, a/r/p/x review", style="dim")
-        self.query_one("#bible-status", Static).update(status)
+        self.query_one("#bible-status", Static).update(self._status_line())
         if keep is not None:
             index = next((i for i, e in enumerate(self._shown) if e.id == keep), None)
             if index is not None:
                 table.move_cursor(row=index)
         self._show_detail()
+
+    def _status_line(self) -> Text:
+        """The filter, how many entries it shows, and how many entries of each status the Bible holds."""
+        counts = Counter(entry.status for entry in self.entries())
+        status = Text()
+        status.append(f"filter: {self.status_filter} ", style="bold")
+        status.append(f"({len(self._shown)} shown) · ")
+        status.append(" ".join(f"{s} {n}" for s, n in counts.items()), style="dim")
+        status.append(" · f filter, a/r/p/x review", style="dim")
+        return status
 
     def _show_detail(self) -> None:
         entry = self.selected_entry()
@@ -214,10 +217,7 @@ class BibleView(Vertical):
 
     def action_pin(self) -> None:
         entry = self.selected_entry()
-        if entry is None:
-            self.notify("No Bible entry selected.", severity="warning", markup=False)
-            return
-        self.review("unpin" if entry.pinned else "pin")
+        self.review("unpin" if entry is not None and entry.pinned else "pin")
 
     def action_next_filter(self) -> None:
         self.status_filter = BIBLE_FILTERS[(BIBLE_FILTERS.index(self.status_filter) + 1) % len(BIBLE_FILTERS)]
@@ -318,19 +318,8 @@ class DebugScreen(Screen[None]):
                 self.query_one(f"#{tab}-body", Static).update(message)
             return
         self.index = max(0, min(index, len(self.results) - 1))
-        result = self.results[self.index]
-        data = self.data = DebugData.from_result(result)
-        head = Text()
-        head.append(f"Turn {self.index + 1} of {len(self.results)}", style="bold")
-        head.append(f" · T{data.turn} ")
-        if not data.ok:
-            head.append("FAILED ", style="bold red")
-        head.append(f"{data.prompt_tokens}")
-        if data.budget_tokens is not None:
-            head.append(f"/{data.budget_tokens}")
-        head.append(f" tok ({safe(data.token_source)}) · ")
-        head.append("> " + safe(data.action), style="italic")
-        title.update(head)
+        data = self.data = DebugData.from_result(self.results[self.index])
+        title.update(render_title(data, self.index + 1, len(self.results)))
         series = tokens_by_turn(self.session, self.results)
         bodies = {
             "blocks": render_blocks(data),

@@ -20,7 +20,7 @@ from game.text import estimate_tokens
 if TYPE_CHECKING:
     from game.engine.pipeline import TurnResult
     from game.engine.session import GameSession
-    from game.memory.base import MemoryItem
+    from game.memory.base import MemoryContext, MemoryItem
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,34 @@ class ShareRow:
     share: float
 
 
+PromptCutRow = tuple[str, str, str, int, str]
+"""(block, source, text, tokens, why) of something the prompt budget cut."""
+
+
 def _item(item: MemoryItem, cut_by: str = "") -> ItemRow:
     return ItemRow(item.text, item.source, item.score, dict(item.parts), cut_by)
+
+
+def memory_blocks(memory: MemoryContext, prompt_cut: Sequence[PromptCutRow]) -> list[BlockRow]:
+    """The recalled blocks in prompt order, each cut item with why, then the L1 window and the L3 synopsis."""
+    blocks: list[BlockRow] = []
+    for block in memory.blocks:
+        why = {(s, t): reason for b, s, t, _, reason in prompt_cut if b == block.name}
+        cut = [_item(i, why.get((i.source, i.text), "prompt budget")) for i in block.cut]
+        blocks.append(
+            BlockRow(block.name, block.title, block.layer, block.tokens, [_item(i) for i in block.items], cut)
+        )
+    window_items = [ItemRow(m["content"], m["role"], 0.0, scored=False) for m in memory.window]
+    window_cut = [ItemRow(t, s, 0.0, cut_by=why, scored=False) for b, s, t, _, why in prompt_cut if b == "window"]
+    if window_items or window_cut:
+        window_tokens = sum(estimate_tokens(i.text) for i in window_items)
+        title = "L1 working window (chat messages before the user prompt)"
+        blocks.append(BlockRow("window", title, "L1", window_tokens, window_items, window_cut))
+    if memory.synopsis:
+        item = ItemRow(memory.synopsis, "synopsis", 0.0, scored=False)
+        title = "L3 synopsis (in the system prompt)"
+        blocks.append(BlockRow("synopsis", title, "L3", estimate_tokens(memory.synopsis), [item], []))
+    return blocks
 
 
 def block_tokens(result: TurnResult) -> dict[str, int]:
@@ -119,8 +145,8 @@ class DebugData:
     system: str
     messages: list[dict[str, str]]
     user: str
-    prompt_cut: list[tuple[str, str, str, int, str]]
-    """(block, source, text, tokens, why) of everything the prompt budget cut."""
+    prompt_cut: list[PromptCutRow]
+    """Everything the prompt budget cut."""
     narration: str
     raw_output: str
     repair_output: str
@@ -154,27 +180,6 @@ class DebugData:
         prompt = trace.prompt
         memory = trace.memory if trace.memory is not None else (prompt.memory if prompt is not None else None)
         prompt_cut = [(c.block, c.source, c.text, c.tokens, c.reason) for c in prompt.cut] if prompt else []
-        blocks: list[BlockRow] = []
-        if memory is not None:
-            for block in memory.blocks:
-                why = {(s, t): reason for b, s, t, _, reason in prompt_cut if b == block.name}
-                cut = [_item(i, why.get((i.source, i.text), "prompt budget")) for i in block.cut]
-                blocks.append(
-                    BlockRow(block.name, block.title, block.layer, block.tokens, [_item(i) for i in block.items], cut)
-                )
-            window_items = [ItemRow(m["content"], m["role"], 0.0, scored=False) for m in memory.window]
-            window_cut = [
-                ItemRow(t, s, 0.0, cut_by=why, scored=False) for b, s, t, _, why in prompt_cut if b == "window"
-            ]
-            if window_items or window_cut:
-                window_tokens = sum(estimate_tokens(i.text) for i in window_items)
-                title = "L1 working window (chat messages before the user prompt)"
-                blocks.append(BlockRow("window", title, "L1", window_tokens, window_items, window_cut))
-            if memory.synopsis:
-                item = ItemRow(memory.synopsis, "synopsis", 0.0, scored=False)
-                title = "L3 synopsis (in the system prompt)"
-                blocks.append(BlockRow("synopsis", title, "L3", estimate_tokens(memory.synopsis), [item], []))
-        tokens = block_tokens(result)
         return cls(
             turn=result.turn,
             action=result.action,
@@ -182,8 +187,8 @@ class DebugData:
             error=result.error,
             meta=result.meta,
             has_prompt=prompt is not None,
-            blocks=blocks,
-            shares=shares(tokens),
+            blocks=memory_blocks(memory, prompt_cut) if memory is not None else [],
+            shares=shares(block_tokens(result)),
             prompt_tokens=prompt.tokens if prompt is not None else 0,
             token_source=prompt.token_source if prompt is not None else "estimate",
             budget_tokens=prompt.budget_tokens if prompt is not None else None,

@@ -126,6 +126,22 @@ def session_chart(series: Sequence[tuple[int, Mapping[str, int]]], current: int 
     return out
 
 
+# ---------------------------------------------------------------------- title
+def render_title(data: DebugData, position: int, count: int) -> Text:
+    """The panel's title: turn ``position`` (1-based) of ``count``, its prompt size and budget, the action."""
+    head = Text()
+    head.append(f"Turn {position} of {count}", style="bold")
+    head.append(f" · T{data.turn} ")
+    if not data.ok:
+        head.append("FAILED ", style="bold red")
+    head.append(f"{data.prompt_tokens}")
+    if data.budget_tokens is not None:
+        head.append(f"/{data.budget_tokens}")
+    head.append(f" tok ({safe(data.token_source)}) · ")
+    head.append("> " + safe(data.action), style="italic")
+    return head
+
+
 # ----------------------------------------------------------------------- tabs
 def _heading(text: str, style: str = "bold underline") -> Text:
     return Text(text + "\n", style=style)
@@ -213,6 +229,16 @@ def render_prompt(data: DebugData) -> Text:
     return out
 
 
+def _bullets(out: Text, title: str, lines: Sequence[str], mark: str, style: str = "", end: str = "\n") -> None:
+    """A section of ``lines``, each after ``mark``, then ``end`` (nothing at all when there are none)."""
+    if not lines:
+        return
+    out.append_text(_heading(title))
+    for line in lines:
+        out.append(f" {mark} " + safe(line) + "\n", style=style)
+    out.append(end)
+
+
 def _rejections(out: Text, title: str, rows: Sequence[tuple[str, str, str]]) -> None:
     if not rows:
         return
@@ -239,32 +265,13 @@ def render_output(data: DebugData) -> Text:
     if data.repair_output:
         out.append_text(_heading("Second answer (repair or asked again)"))
         out.append(safe(data.repair_output) + "\n\n")
-    if data.validation_errors:
-        out.append_text(_heading("Validation errors"))
-        for error in data.validation_errors:
-            out.append(" • " + safe(error) + "\n", style="yellow")
-        out.append("\n")
+    _bullets(out, "Validation errors", data.validation_errors, "•", "yellow")
     _rejections(out, "Refused by the rules", data.rejected)
     _rejections(out, "Refused in the first answer (then asked again)", data.first_rejected)
-    if data.applied:
-        out.append_text(_heading("Applied effects"))
-        for effect, detail in data.applied:
-            out.append(f" ✓ {safe(effect)} {safe(detail)}\n", style="green")
-        out.append("\n")
-    if data.memory_notes:
-        out.append_text(_heading("Memory notes proposed"))
-        for note in data.memory_notes:
-            out.append(" • " + safe(note) + "\n")
-        out.append("\n")
-    if data.dropped_notes:
-        out.append_text(_heading("Dropped memory notes"))
-        for note in data.dropped_notes:
-            out.append(" ✗ " + safe(note) + "\n", style="yellow")
-        out.append("\n")
-    if data.notices:
-        out.append_text(_heading("Notices"))
-        for notice in data.notices:
-            out.append(" • " + safe(notice) + "\n")
+    _bullets(out, "Applied effects", [f"{effect} {detail}" for effect, detail in data.applied], "✓", "green")
+    _bullets(out, "Memory notes proposed", data.memory_notes, "•")
+    _bullets(out, "Dropped memory notes", data.dropped_notes, "✗", "yellow")
+    _bullets(out, "Notices", data.notices, "•", end="")
     return out
 
 
