@@ -22,18 +22,10 @@ from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.saves.slots import SlotStore
 from game.text import MESSAGE_TOKENS, REPLY_TOKENS
-from game.tui.debug import (
-    BibleView,
-    DebugData,
-    DebugScreen,
-    block_tokens,
-    render_blocks,
-    safe,
-    session_chart,
-    share_bars,
-    shares,
-    tokens_by_turn,
-)
+from game.tui.debug import BibleView, DebugScreen
+from game.tui.debug_data import DebugData, block_tokens, shares, tokens_by_turn
+from game.tui.debug_render import render_blocks, session_chart, share_bars
+from game.tui.text import safe
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
