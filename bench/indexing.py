@@ -3,7 +3,7 @@
     python -m bench.indexing [--quick] [--out bench/results/indexing.json]
 
 In a fresh data folder with the default local Chroma index and copies of both
-stories, through ``cli.index_knowledge`` (what ``storyecho index`` and the
+stories, through ``wiring.index_knowledge`` (what ``storyecho index`` and the
 game's warm-up run), with the game's default embedder behind a counter:
 
 1. cold: both stories indexed in one pass (documents, embedded, seconds, the
@@ -78,7 +78,7 @@ def other_embedder(default: Any) -> Any:
 
 
 def run(quick: bool) -> dict[str, Any]:
-    from game import cli
+    from game import wiring
     from game.config import load_settings
     from game.memory.chroma import open_chroma
     from game.memory.embedders import space_of
@@ -98,7 +98,7 @@ def run(quick: bool) -> dict[str, Any]:
             shutil.copytree(content_root() / story, content / story)
         settings = load_settings(None, data_dir=root / "data", memory={"vector_store": "chroma", "chroma_url": None})
         stage("loading the default embedder")
-        default = cli.make_embedder(settings)
+        default = wiring.make_embedder(settings)
         if default is None:
             raise SystemExit("no embedder can load here")
 
@@ -106,7 +106,7 @@ def run(quick: bool) -> dict[str, Any]:
             counting = Counting(embedder)
             seen: list[tuple[str, int, int]] = []
             t0 = time.perf_counter()
-            bases = cli.index_knowledge(
+            bases = wiring.index_knowledge(
                 settings,
                 counting,
                 content_dir=content,

@@ -9,7 +9,7 @@
   prompt-injection text, unicode and emoji, and the same action ten times in a
   row.
 - :func:`open_game`: the real engine as ``storyecho run`` builds it
-  (:func:`game.cli.make_session`): the scripted narrator, memory with
+  (:func:`game.wiring.make_session`): the scripted narrator, memory with
   embeddings (all-MiniLM-L6-v2) and Chroma in a temporary folder, or keyword
   recall when ``embeddings`` is off.
 - :func:`load_tokenizer`: the SmolLM2-135M-Instruct tokenizer (the GGUF of the
@@ -102,8 +102,8 @@ def open_game(embeddings: bool | Embedder = True, seed: int = 0, budget: int | N
     ``embeddings``: load the embedder (True), keyword recall (False), or an embedder already
     loaded (:func:`load_embedder`). ``budget``: the prompt budget in tokens (default: the engine's).
     """
-    from game.cli import make_session
     from game.config import load_settings
+    from game.wiring import make_session
 
     with tempfile.TemporaryDirectory(prefix="storyecho-bench-") as data_dir:
         settings = load_settings(
@@ -123,8 +123,8 @@ def open_game(embeddings: bool | Embedder = True, seed: int = 0, budget: int | N
 
 def load_embedder() -> Embedder | None:
     """The embedder the game loads (None when it cannot), to share between games."""
-    from game.cli import make_embedder
     from game.config import load_settings
+    from game.wiring import make_embedder
 
     return make_embedder(load_settings(llm="scripted"))
 

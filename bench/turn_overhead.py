@@ -8,8 +8,8 @@ run, and under 5% of a local-model turn.
 
 What runs:
 
-1. A Misty Forest game built with the game's own factories (``cli.make_session``:
-   the default embedder from ``cli.make_embedder``, the default Chroma
+1. A Misty Forest game built with the game's own factories (``wiring.make_session``:
+   the default embedder from ``wiring.make_embedder``, the default Chroma
    ``PersistentClient`` under a temporary data dir, the background worker, the
    session's autosave every 5 turns), whose memory holds a generated history:
    ``--episodes`` played turns (10,000; in the log, indexed as memories with
@@ -72,12 +72,12 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 import numpy as np
 
 from bench import memory_lag
-from game.cli import make_embedder, make_session
 from game.config import MemorySettings, Settings, load_settings
 from game.engine.session import GameSession
 from game.llm.base import PromptBundle
 from game.memory.bible import StoryBible
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
+from game.wiring import make_embedder, make_session
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from game.world.state import GameState, new_game

@@ -43,37 +43,48 @@ def build_parser() -> argparse.ArgumentParser:
     # every command's namespace has every setting's flag (None: not given), so settings_for reads them directly
     parser.set_defaults(**dict.fromkeys(SETTING_FLAGS))
     sub = parser.add_subparsers(dest="command")
+    _add_play_and_run(sub)
+    _add_slots(sub)
+    _add_doctor(sub)
+    _add_index(sub)
+    _add_content(sub)
+    return parser
 
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--llm", choices=["auto", *NARRATOR_ORDER], default=None, help="narrator (default auto; see README)"
-        )
-        p.add_argument("--preset", default=None, help="OpenAI-compatible preset: openai, deepseek, doubao, ollama, ...")
-        p.add_argument("--model", default=None, help="model name at the OpenAI-compatible endpoint")
-        p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
-        p.add_argument("--seed", type=int, default=None, help="seed for combat and loot dice")
-        p.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
-        p.add_argument(
-            "--no-embeddings",
-            dest="embeddings",
-            action="store_const",
-            const=False,
-            default=None,
-            help="keyword recall only (fast start, no torch)",
-        )
-        p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
-        p.add_argument("--config", type=Path, default=None, help="TOML settings file (default: ./storyecho.toml)")
 
+def _add_game_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of the commands that play a game (``play``, ``run``): the narrator, dice, saves and memory."""
+    p.add_argument("--llm", choices=["auto", *NARRATOR_ORDER], default=None, help="narrator (default auto; see README)")
+    p.add_argument("--preset", default=None, help="OpenAI-compatible preset: openai, deepseek, doubao, ollama, ...")
+    p.add_argument("--model", default=None, help="model name at the OpenAI-compatible endpoint")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--seed", type=int, default=None, help="seed for combat and loot dice")
+    p.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
+    p.add_argument(
+        "--no-embeddings",
+        dest="embeddings",
+        action="store_const",
+        const=False,
+        default=None,
+        help="keyword recall only (fast start, no torch)",
+    )
+    p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
+    p.add_argument("--config", type=Path, default=None, help="TOML settings file (default: ./storyecho.toml)")
+
+
+def _add_play_and_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     play = sub.add_parser("play", help="play in the terminal (the Textual game; --headless: a line prompt)")
     play.add_argument("--story", default=None)
     play.add_argument("--headless", action="store_true", help="the line-based prompt instead of the Textual game")
-    common(play)
+    _add_game_flags(play)
     run = sub.add_parser("run", help="play actions from a file or stdin")
     run.add_argument("--story", default=None, help="the story (optional when --slot names an existing save)")
     run.add_argument("--slot", default=None, help="resume from this save slot if it exists; save to it as you go")
     run.add_argument("--actions", default=None, help="file of actions, one per line ('-' for stdin)")
     run.add_argument("--json", action="store_true", help="print one JSON object per turn")
-    common(run)
+    _add_game_flags(run)
+
+
+def _add_slots(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     slots = sub.add_parser("slots", help="list, show, delete or export save slots")
     slots_sub = slots.add_subparsers(dest="slots_command", required=True)
     slots_sub.add_parser("list", help="every slot: story, turn, place, saved at")
@@ -87,11 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     for cmd in (slots, *slots_sub.choices.values()):
         cmd.add_argument("--data-dir", type=Path, default=None, help="saves folder")
         cmd.add_argument("--config", type=Path, default=None, help="TOML settings file")
+
+
+def _add_doctor(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor = sub.add_parser("doctor", help="check the llama.cpp build runs here and measure its tokens/s")
     doctor.add_argument("--model", type=Path, default=None, help="GGUF file (default: the configured or bundled one)")
     doctor.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the configured ones)")
     doctor.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
     doctor.add_argument("--config", type=Path, default=None, help="TOML settings file")
+
+
+def _add_index(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     index = sub.add_parser("index", help="index every story's knowledge base now, so a new game embeds nothing")
     index.add_argument("--story", default=None, help="only this story")
     index.add_argument("--list", action="store_true", help="list the index's collections and their models")
@@ -99,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
     index.add_argument("--chroma-url", default=None, help="index on a Chroma server instead of the local index")
     index.add_argument("--config", type=Path, default=None, help="TOML settings file")
+
+
+def _add_content(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     content = sub.add_parser("content", help="content pack tools")
     content_sub = content.add_subparsers(dest="content_command", required=True)
     validate = content_sub.add_parser("validate", help="validate content packs")
@@ -121,7 +141,6 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fight-seeds", type=int, default=None, help=f"dice each fight is played with (default {DEFAULT_FIGHT_SEEDS})"
     )
-    return parser
 
 
 def settings_for(args: argparse.Namespace) -> Settings:

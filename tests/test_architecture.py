@@ -15,6 +15,7 @@ CORE = [
     "game.saves",
     "game.checker",
     "game.cli",
+    "game.wiring",
     "game.args",
     "game.config",
 ]

@@ -54,8 +54,8 @@ def chroma_server(tmp_path):
 def test_memory_over_a_chroma_server(chroma_server, tmp_path):
     import chromadb
 
-    from game.cli import make_memory
     from game.memory.chroma import chroma_settings
+    from game.wiring import make_memory
 
     pack = load_pack(content_root() / "fantasy_001")
     settings = load_settings(data_dir=tmp_path / "data", memory={"chroma_url": chroma_server})

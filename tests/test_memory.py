@@ -141,7 +141,7 @@ def test_knowledge_hits_are_story_filtered_and_trimmed(fantasy, embedder, chroma
 
 
 def test_chroma_unavailable_falls_back_to_in_process_index(fantasy, tmp_path):
-    from game.cli import make_memory
+    from game.wiring import make_memory
 
     settings = load_settings(
         data_dir=tmp_path, memory={"chroma_url": "http://127.0.0.1:9"}
@@ -156,7 +156,7 @@ def test_chroma_unavailable_falls_back_to_in_process_index(fantasy, tmp_path):
 
 def test_embeddings_unavailable_fall_back_to_keywords(fantasy, tmp_path, monkeypatch):
     import game.memory.embedders as embedders
-    from game.cli import make_memory
+    from game.wiring import make_memory
 
     monkeypatch.setattr(embedders, "default_model_path", lambda: str(tmp_path / "no-such-model"))
     memory = make_memory(load_settings(data_dir=tmp_path), fantasy, ScriptedNarrator(fantasy))

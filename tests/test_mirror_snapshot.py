@@ -498,9 +498,9 @@ def test_remembered_vectors_are_the_models_own_and_survive_a_restart(index, capl
 
 
 def test_a_new_game_does_not_embed_its_seeded_story_bible_again(tmp_path):
-    from game.cli import make_memory
     from game.config import load_settings
     from game.llm.scripted import ScriptedNarrator
+    from game.wiring import make_memory
     from game.world.loader import content_root, load_pack
 
     pack = load_pack(content_root() / "fantasy_001")

@@ -24,7 +24,7 @@ def turn(narration: str, **effects) -> str:
 def test_auto_without_an_endpoint_or_a_model_plays_scripted_and_says_why(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("STORYECHO_LLM", raising=False)  # the default: auto
-    monkeypatch.setattr("game.cli._available", lambda name, settings: name == "scripted")
+    monkeypatch.setattr("game.wiring._available", lambda name, settings: name == "scripted")
     actions = tmp_path / "a.txt"
     actions.write_text("look\n")
     code = main(
@@ -95,9 +95,9 @@ def test_a_planted_key_appears_in_no_save_log_or_json_line(tmp_path, capsys, mon
 
 def test_auto_never_picks_the_bundled_small_model_but_takes_a_configured_one(monkeypatch, tmp_path):
     """bench/narrators.py: the bundled models play worse than (full) or no better than (prose) scripted."""
-    from game.cli import local_available, make_narrator
     from game.config import load_settings
     from game.llm.local_model import find_bundled_model
+    from game.wiring import local_available, make_narrator
     from game.world.loader import content_root, load_pack
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -194,13 +194,13 @@ def test_cuda_is_chosen_when_listed(cache_root, monkeypatch):
 
 
 def test_make_embedder_follows_the_setting(cache_root, tmp_path, monkeypatch):
-    from game.cli import make_embedder
+    from game.wiring import make_embedder
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_root))
     chosen = make_embedder(load_settings(data_dir=tmp_path, memory={"embedder": "onnx"}))
     assert isinstance(chosen, OnnxEmbedder) and not chosen.built
     assert isinstance(make_embedder(load_settings(data_dir=tmp_path)), OnnxEmbedder)  # auto: the packages are here
-    monkeypatch.setattr("game.cli.onnx_available", lambda: False)
+    monkeypatch.setattr("game.wiring.onnx_available", lambda: False)
     assert isinstance(make_embedder(load_settings(data_dir=tmp_path)), SentenceTransformerEmbedder)
 
 

@@ -574,8 +574,8 @@ def test_a_stream_of_keep_alive_comments_ends_at_the_wall_clock_deadline(server)
 def test_a_base_url_shows_no_user_info_and_no_query_anywhere():
     """Was: `--base-url http://bob:PASSWORD@host/v1?api-key=KEY` showed the password and the key in the error, the
     trace, `--json`, stderr and the TUI's narrator line."""
-    from game.cli import _label
     from game.config import load_settings
+    from game.wiring import _label
 
     url = f"http://bob:PASSWORD@127.0.0.1:{closed_port()}/v1?api-key=KEY-123-SECRET"
     narrator = OpenAINarrator(

@@ -6,7 +6,7 @@ benchmark's own process and the ``storyecho`` processes it starts all run
 without them. Each switch patches one module right after it is first imported
 (never importing it early, so start-up times are not moved):
 
-- ``mirror``: ``cli.make_store`` never mirrors: reads and writes go straight to
+- ``mirror``: ``wiring.make_store`` never mirrors: reads and writes go straight to
   Chroma (no in-process copy, write-behind, snapshot, row maps or embed cache);
 - ``embed_cache``: the mirror does not remember vectors by text between runs;
 - ``foreground``: background work never yields to the turn (``memory/foreground.py``);
@@ -66,7 +66,7 @@ def _no_onnx(module: ModuleType) -> None:
 
 
 PATCHES: dict[str, tuple[str, Callable[[ModuleType], None]]] = {
-    "mirror": ("game.cli", _no_mirror),
+    "mirror": ("game.wiring", _no_mirror),
     "embed_cache": ("game.memory.mirror", _no_embed_cache),
     "foreground": ("game.memory.foreground", _no_foreground),
     "onnx": ("game.memory.onnx_embedder", _no_onnx),

@@ -309,13 +309,26 @@ def compose(
     kept = {id(c) for c in required}
     bare = _select(blocks, window, memory, kept, candidates + required)  # what every prompt carries
     base = _assemble(action, command, state, pack, bare)
-    room = budget_tokens - base.tokens
-    opened = {b.name for b in bare.blocks if b.items}
+    _spend(budget_tokens - base.tokens, candidates, kept, bare)
+    while True:
+        context = _select(blocks, window, memory, kept, candidates + required)
+        bundle = _assemble(action, command, state, pack, context)
+        chosen = [c for c in candidates if id(c) in kept]
+        if bundle.tokens <= budget_tokens or not chosen:
+            break
+        kept.discard(id(min(chosen, key=lambda c: (c.density, c.value))))  # the estimate of the cost was short
+    cut = _cuts(blocks, window, candidates, kept, context)
+    return _finish(bundle, cut, budget_tokens)
+
+
+def _spend(room: int, candidates: list[_Candidate], kept: set[int], bare: MemoryContext) -> None:
+    """Keep candidates (ids into ``kept``) while they fit in ``room``: the relevant memories first, within
+    ``RECALL_SHARE`` of it, then all by value per token (:func:`_rank`). ``bare``: what every prompt carries."""
+    opened = {b.name for b in bare.blocks if b.items}  # bare holds every block, the emptied ones too (_select)
     header = any(b.items and b.name not in SYSTEM_BLOCKS for b in bare.blocks)
     spent = 0
-
-    titles = {b.name: estimate_tokens(f"## {b.title}") + 2 for b in blocks}  # a title and the blank line after
-    header_tokens = estimate_tokens(f"## {memory.header}") + 2 if memory.header else 0
+    titles = {b.name: estimate_tokens(f"## {b.title}") + 2 for b in bare.blocks}  # a title, the blank line after
+    header_tokens = estimate_tokens(f"## {bare.header}") + 2 if bare.header else 0
 
     def cost(candidate: _Candidate) -> int:
         extra = 0
@@ -349,15 +362,6 @@ def compose(
     for candidate in sorted(candidates, key=_rank(candidates)):
         if id(candidate) not in kept:
             take(candidate, room)
-    while True:
-        context = _select(blocks, window, memory, kept, candidates + required)
-        bundle = _assemble(action, command, state, pack, context)
-        chosen = [c for c in candidates if id(c) in kept]
-        if bundle.tokens <= budget_tokens or not chosen:
-            break
-        kept.discard(id(min(chosen, key=lambda c: (c.density, c.value))))  # the estimate of the cost was short
-    cut = _cuts(blocks, window, candidates, kept, context)
-    return _finish(bundle, cut, budget_tokens)
 
 
 def _rank(candidates: list[_Candidate]) -> Callable[[_Candidate], tuple[float, float]]:

@@ -180,14 +180,14 @@ class StoryEchoApp(App[None]):
         """
         steps = 2 if self.settings.memory.embeddings else 1
         self.progress("Loading the story engine", 0, steps)
-        from game import cli  # the narrators, memory stores and their libraries
+        from game import wiring  # the narrators, memory stores and their libraries
 
         if self.settings.memory.embeddings:
             self.progress("Loading the memory model", 1, steps)
-            self.embedder = cli.make_embedder(self.settings)
-        if self.embedder is not None and cli.lasting_store(self.settings):
+            self.embedder = wiring.make_embedder(self.settings)
+        if self.embedder is not None and wiring.lasting_store(self.settings):
             try:
-                cli.index_knowledge(
+                wiring.index_knowledge(
                     self.settings,
                     self.embedder,
                     content_dir=self.content_dir,
@@ -264,7 +264,7 @@ class StoryEchoApp(App[None]):
 
     @work(thread=True, exclusive=True, group="game")
     def _build(self, story: str | None, slot: str | None) -> None:
-        from game import cli
+        from game import wiring
         from game.engine.session import start_fresh
         from game.saves.format import SaveError
 
@@ -273,7 +273,7 @@ class StoryEchoApp(App[None]):
             self.ready.wait()
             notices: list[str] = []
             try:
-                session, more = cli.make_session(
+                session, more = wiring.make_session(
                     story,
                     self.settings,
                     slot,

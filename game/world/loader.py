@@ -193,20 +193,39 @@ def _check_condition(pack: ContentPack, where: str, cond: Condition) -> list[str
 
 def check_references(pack: ContentPack) -> list[str]:
     """Cross-file checks: every id named exists and the map is connected."""
+    return [
+        *_check_story(pack),
+        *_check_map(pack),
+        *_check_npcs(pack),
+        *_check_items(pack),
+        *_check_enemies(pack),
+        *_check_quests(pack),
+        *_check_growth(pack),
+        *_check_connected(pack),
+    ]
+
+
+def _check_story(pack: ContentPack) -> list[str]:
+    """story.json: the start, the player's inventory, the main quests' order, the choices' conditions."""
     p: list[str] = []
     story = pack.story
-    region_ids = {r.id for r in story.regions}
     if story.start_node not in pack.nodes:
         p.append(f"story.json: start_node: unknown node {story.start_node!r}")
     for item in story.player.inventory:
         if item not in pack.items:
             p.append(f"story.json: player.inventory: unknown item {item!r}")
-    quest_ids = {q.id for q in pack.all_quests()}
     main_ids = [q.id for q in pack.quests.main]
     if sorted(story.main_quest_order) != sorted(main_ids):
         p.append("story.json: main_quest_order: must list every main quest exactly once")
     for i, choice in enumerate(story.choices):
         p += _check_condition(pack, f"story.json: choices[{i}].condition", choice.condition)
+    return p
+
+
+def _check_map(pack: ContentPack) -> list[str]:
+    """map.json: each place's region, exits, NPCs, enemies, items, locks and variants."""
+    p: list[str] = []
+    region_ids = {r.id for r in pack.story.regions}
     for node in pack.nodes.values():
         where = f"map.json: nodes[{node.id}]"
         if node.region not in region_ids:
@@ -226,6 +245,12 @@ def check_references(pack: ContentPack) -> list[str]:
                 for item in variant.items_here
                 if item not in pack.items
             ]
+    return p
+
+
+def _check_npcs(pack: ContentPack) -> list[str]:
+    """npcs.json: every NPC's place (which must list it), then their moods' conditions."""
+    p: list[str] = []
     for npc in pack.npcs.values():
         if npc.location not in pack.nodes:
             p.append(f"npcs.json: [{npc.id}].location: unknown node {npc.location!r}")
@@ -234,6 +259,12 @@ def check_references(pack: ContentPack) -> list[str]:
     for npc in pack.npcs.values():
         for i, mood in enumerate(npc.moods):
             p += _check_condition(pack, f"npcs.json: [{npc.id}].moods[{i}].condition", mood.condition)
+    return p
+
+
+def _check_items(pack: ContentPack) -> list[str]:
+    """items.json: the places an item's use names, and the NPCs its gift texts name."""
+    p: list[str] = []
     for item_model in pack.items.values():
         if item_model.use:
             p += [
@@ -246,6 +277,12 @@ def check_references(pack: ContentPack) -> list[str]:
             for n in item_model.gift_texts
             if n not in pack.npcs
         ]
+    return p
+
+
+def _check_enemies(pack: ContentPack) -> list[str]:
+    """enemies.json: where each enemy roams and what it drops."""
+    p: list[str] = []
     for enemy in pack.enemies.values():
         p += [f"enemies.json: [{enemy.id}].nodes: unknown node {n!r}" for n in enemy.nodes if n not in pack.nodes]
         p += [
@@ -253,6 +290,12 @@ def check_references(pack: ContentPack) -> list[str]:
             for lt in enemy.loot
             if lt.item not in pack.items
         ]
+    return p
+
+
+def _check_quests(pack: ContentPack) -> list[str]:
+    """quests.json: givers, rewards, triggers and objectives; and no two quests with one id."""
+    p: list[str] = []
     for quest in pack.all_quests():
         where = f"quests.json: [{quest.id}]"
         if quest.giver and quest.giver not in pack.npcs:
@@ -266,15 +309,21 @@ def check_references(pack: ContentPack) -> list[str]:
             p += _check_condition(pack, f"{where}.trigger.condition", quest.trigger.condition)
         for obj in quest.objectives:
             p += _check_objective(pack, f"{where}.objectives[{obj.id}]", obj)
+    quest_ids = {q.id for q in pack.all_quests()}
     if len(quest_ids) != len(pack.all_quests()):
         p.append("quests.json: quest ids must be unique")
+    return p
+
+
+def _check_growth(pack: ContentPack) -> list[str]:
+    """endings.json, talents.json, achievements.json: their conditions."""
+    p: list[str] = []
     for i, ending in enumerate(pack.endings):
         p += _check_condition(pack, f"endings.json: [{i}].condition", ending.condition)
     for i, talent in enumerate(pack.talents):
         p += _check_condition(pack, f"talents.json: [{i}].condition", talent.condition)
     for i, ach in enumerate(pack.achievements):
         p += _check_condition(pack, f"achievements.json: [{i}].condition", ach.condition)
-    p += _check_connected(pack)
     return p
 
 

@@ -177,7 +177,7 @@ async def test_reaching_an_ending_shows_its_screen_and_offers_a_new_game(tmp_pat
     walkthrough = Path(__file__).parents[1] / "walkthroughs" / "fantasy_001__eternal_night.txt"
     actions = [line.strip() for line in walkthrough.read_text().splitlines() if line.strip() and line[0] != "#"]
     # play all but the last action headless and save it, then finish in the app
-    from game.cli import make_engine
+    from game.wiring import make_engine
 
     engine = make_engine("fantasy_001", settings, embedder=None, say=lambda _: None)
     session = GameSession(engine, SlotStore(settings.data_dir))
@@ -283,7 +283,7 @@ import game.tui.app
 class Probe(game.tui.app.StoryEchoApp):
     def _after_first_frame(self):  # called once the title has been drawn
         self.title_drawn = type(self.screen).__name__ == "TitleScreen"
-        late = ("game.cli", "game.config", "pydantic")  # the CLI's commands; the settings, read after this frame
+        late = ("game.cli", "game.wiring", "game.config", "pydantic")  # what builds a game; the settings, read later
         self.at_first_frame = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY or m in late)
         return super()._after_first_frame()
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import orjson
 
-from game.cli import make_engine
 from game.engine.session import GameSession
 from game.saves.slots import SlotStore
 from game.tui.app import StoryEchoApp
 from game.tui.title import TitleScreen
+from game.wiring import make_engine
 from tests.tui.test_app import play, settings_for, until
 
 SIZE = (100, 32)
