@@ -56,6 +56,16 @@ def test_go_north_moves_the_player_but_keeps_the_knife(fantasy):
     assert [(r.effect, r.value) for r in result.rejected] == [("items_lost", "hunting_knife")]
 
 
+@pytest.mark.parametrize(("action", "moves"), [("look at Hunter's Letter", False), ("s", True), ("walk s", True)])
+def test_a_possessive_s_is_not_south(fantasy, action, moves):
+    """Was: "look at Hunter's Letter" grounded a move south (hypothesis found it: "'s" read as the direction s)."""
+    state = new_game(fantasy, seed=2)
+    state.node = "misty_path"  # south of it: the trailhead
+    out = Rules(fantasy).resolve_turn(state, Effects(move_to="forest_edge"), Intent.of(action))
+    assert (state.node == "forest_edge") is moves
+    assert [r.reason for r in out.rejected] == ([] if moves else [NOT_ASKED])
+
+
 def test_attacking_the_shadow_lord_does_not_join_him(fantasy):
     """Was: `attack the shadow lord` with {"choice": "join_shadow"} gave the ending Eternal Night."""
     game = engine(fantasy, [answer("You kneel.", choice="join_shadow")] * 2, node="shadow_throne")

@@ -171,7 +171,7 @@ def _moves_to(intent: Intent, node_id: str, state: GameState, pack: ContentPack,
     if going and intent.words & _place_words(pack, state.node, node_id):
         return True  # "head for the gate": a word of its name, with a word of going
     ways = [d for d, target in here.exits.items() if target == node_id]
-    said = set(re.findall(r"[a-z]+", intent.text))
+    said = set(re.findall(r"[a-z]+(?:['’][a-z]+)*", intent.text))  # "hunter's" is one word, not "hunter" + "s"
     if any(d in said or d in (DIRECTIONS.get(w) for w in said) for d in ways):
         return True
     if intent.command.verb == "go" and DIRECTIONS.get(intent.command.target) in ways:
