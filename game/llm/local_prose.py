@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from game.world.conditions import enemies_at, items_at, npcs_at
-from game.world.content import ContentPack
+from game.world.content import ContentPack, Enemy, ExitLock, Item, Node, Npc, StoryChoice, UseEffect
 from game.world.state import GameState
+from game.world.texts import TextField, texts_of
 
 REWRITE_SENTENCES = 2
 """A rewrite keeps at most this many sentences of the model's answer (small models ramble on)."""
@@ -42,6 +43,21 @@ class _Name:
     mid_sentence_only: bool
 
 
+PROSE: frozenset[TextField] = frozenset(
+    {
+        (ContentPack, "worldview"),
+        (Node, "description"),
+        (Item, "description"),
+        (Enemy, "encounter"),
+        (Npc, "role"),
+        (Npc, "trait"),
+        (Npc, "greeting"),
+        (Npc, "topics"),
+    }
+)
+"""The story's prose whose words are common words, not names (:class:`NameIndex`)."""
+
+
 class NameIndex:
     """Which places, people, items and enemies of a pack a text names (keys like ``npc:garrick``).
 
@@ -55,15 +71,7 @@ class NameIndex:
     """
 
     def __init__(self, pack: ContentPack) -> None:
-        corpus = " ".join(
-            [
-                pack.worldview,
-                *(n.description for n in pack.nodes.values()),
-                *(i.description for i in pack.items.values()),
-                *(e.encounter for e in pack.enemies.values()),
-                *(f"{n.role} {n.trait} {n.greeting} {' '.join(n.topics.values())}" for n in pack.npcs.values()),
-            ]
-        )
+        corpus = " ".join(t.text for t in texts_of(pack, PROSE))
         common = set(re.findall(r"\b[a-z][a-z'\-]*\b", corpus))
         entries: list[tuple[str, str, list[str]]] = []
         entries += [(f"node:{i}", n.name, []) for i, n in pack.nodes.items()]
@@ -149,16 +157,23 @@ def rewrite_facts(pack: ContentPack, state: GameState, effects: dict[str, Any]) 
     return facts
 
 
+AUTHORED: frozenset[TextField] = frozenset(
+    {
+        (Node, "description"),
+        (ExitLock, "message"),
+        (Item, "description"),
+        (UseEffect, "text"),
+        (UseEffect, "node_texts"),
+        (Enemy, "encounter"),
+        (StoryChoice, "description"),
+    }
+)
+"""The texts the narration quotes as the authors wrote them (``split_prose`` keeps them word for word)."""
+
+
 def authored_sentences(pack: ContentPack) -> frozenset[str]:
     """Every sentence the story's authors wrote for the narration: descriptions, encounters, messages."""
-    texts: list[str] = [n.description for n in pack.nodes.values()]
-    texts += [lock.message for n in pack.nodes.values() for lock in n.locked_exits.values()]
-    for item in pack.items.values():
-        texts.append(item.description)
-        if item.use is not None:
-            texts += [item.use.text, *item.use.node_texts.values()]
-    texts += [e.encounter for e in pack.enemies.values()]
-    texts += [c.description for c in pack.story.choices]
+    texts = [t.text for t in texts_of(pack, AUTHORED)]
     return frozenset(_normal(s) for text in texts for s in _SENTENCE_END.split(text) if s.strip())
 
 
