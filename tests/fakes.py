@@ -127,12 +127,19 @@ class BreakableStore:
         self.backend = real.backend
         self.broken = False
 
-    def query(self, *args, **kwargs):
+    def _reach(self):
         if self.broken:
             from game.memory.stores import StoreUnavailable
 
             raise StoreUnavailable("connection reset by the vector server")
+
+    def query(self, *args, **kwargs):
+        self._reach()
         return self.real.query(*args, **kwargs)
+
+    def query_arrays(self, *args, **kwargs):
+        self._reach()
+        return self.real.query_arrays(*args, **kwargs)
 
     def __getattr__(self, name):
         return getattr(self.real, name)

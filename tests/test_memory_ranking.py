@@ -579,8 +579,8 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend)
     """The features follow the index's journal: searches between additions, replacements, removals and a
     compaction of the index's table rank as the reference does, and the history block is the one it was.
 
-    ``mirror``: the game's own store, whose dense answers are rows of its copy that the index maps to its
-    table with an array kept up to date (``store_rows.StoreRows``); the reference asks it for vector ids."""
+    ``mirror``: the game's own store, whose dense answers (``query_arrays``) come from its in-process copy; the
+    reference asks it for hits (``query``)."""
     monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
     if backend == "mirror":
@@ -642,8 +642,6 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend)
         memory.record_turn(TurnRecord(turn, f"light the lantern {turn}", "It flares.", "forest_edge", [], []), state)
         memory.flush()
         check()
-    if backend == "inprocess":  # no store rows to map: nothing kept for a mapping that never comes
-        assert not memory.memories._store_rows._changed
     memory.close()
 
 

@@ -135,6 +135,12 @@ class ChromaVectorStore:
         distances = result["distances"][0] if result.get("distances") else [1.0] * len(ids)
         return [VectorHit(i, 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
 
+    def query_arrays(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> tuple[list[str], np.ndarray]:
+        hits = self.query(collection, vector, k, where, space)
+        return [h.id for h in hits], np.array([h.similarity for h in hits], dtype=np.float64)
+
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         col = self._collection(collection)
         if col is None:

@@ -54,11 +54,6 @@ class CachedEmbedder:
     def model_version(self) -> str:
         return self.inner.model_version
 
-    def __getattr__(self, name: str) -> object:  # load, device, precision, ...: the embedder's own
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
     def _loaded(self) -> OrderedDict[bytes, np.ndarray]:
         """The table, read from disk on first use. Call under the lock."""
         if self._table is None:

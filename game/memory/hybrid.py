@@ -30,10 +30,10 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +41,6 @@ from game.memory.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace,
 from game.memory.fusion import Fused, Hit, fuse_arrays
 from game.memory.keyword import BM25Index
 from game.memory.metadata_table import MetadataTable, Where, where_clauses
-from game.memory.store_rows import StoreRows
 from game.memory.stores import StoreUnavailable, VectorStore, space_collection
 
 log = logging.getLogger("storyecho.memory")
@@ -147,8 +146,6 @@ class HybridIndex:
         self._by_vector: dict[str, str] = {}
         self._vector_row: dict[str, int] = {}
         """The same as ``_by_vector``, to the item's row in ``_table``."""
-        self._store_rows = StoreRows()
-        """``_vector_row`` as an array over the rows of the in-process store's copy (see ``store_rows.py``)."""
         self._stored = 0
         """Vectors this index has put in or found in the store, older versions included."""
         self._in_store = 0
@@ -276,11 +273,9 @@ class HybridIndex:
         if previous is not None:
             self._by_vector.pop(previous, None)
             self._vector_row.pop(previous, None)
-            self._store_rows.changed(previous)
         self._vector_id[doc_id] = vector_id
         self._by_vector[vector_id] = doc_id
         self._vector_row[vector_id] = self._table.rows[doc_id]
-        self._store_rows.changed(vector_id)
         self.pending.discard(doc_id)
 
     def embed_pending(self, ids: Iterable[str] | None = None) -> int:
@@ -344,7 +339,6 @@ class HybridIndex:
                 if vector_id is not None:
                     self._by_vector.pop(vector_id, None)
                     self._vector_row.pop(vector_id, None)
-                    self._store_rows.changed(vector_id)
                 self._note(doc_id)
             if self._table.needs_compaction():
                 keep = self._table.compact()
@@ -523,27 +517,13 @@ class HybridIndex:
     def _query(self, vector: Vectors, k: int, where: Where | None) -> _Answer:
         """The store's top ``k`` vectors matching ``where``, best first."""
         assert self.store is not None
-        store_type = type(self.store)
-        # a store of its own with the array forms (the in-process stores), not a wrapper passing them through
-        if getattr(store_type, "query_rows", None) is not None:
-            copy_rows, similarity, copy_ids = self.store.query_rows(  # type: ignore[attr-defined]
-                self.collection, vector, k, where, space=self.space
-            )
-            return _Answer(similarity, copy_ids, copy_rows)
-        if getattr(store_type, "query_arrays", None) is not None:
-            ids, similarity = self.store.query_arrays(  # type: ignore[attr-defined]
-                self.collection, vector, k, where, space=self.space
-            )
-            return _Answer(similarity, ids)
-        hits = self.store.query(self.collection, vector, k, where, space=self.space)
-        return _Answer(np.array([h.similarity for h in hits], dtype=np.float64), [h.id for h in hits])
+        ids, similarity = self.store.query_arrays(self.collection, vector, k, where, space=self.space)
+        return _Answer(similarity, ids)
 
     def _hit_rows(self, answer: _Answer) -> np.ndarray:
         """The table row of each hit's item (-1: not a current vector of this index). Call under the lock."""
-        if answer.copy_rows is not None:
-            return self._store_rows.table_rows(answer.ids, answer.copy_rows, self._vector_row, self._table.epoch)
-        ids = cast("list[str]", answer.ids)  # a store's own answer: every hit has an id
-        return np.fromiter(map(self._vector_row.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
+        rows = self._vector_row
+        return np.fromiter(map(rows.get, answer.ids, repeat(-1)), dtype=np.int64, count=len(answer.ids))
 
     def _filtered(
         self, answer: _Answer, pool: int, where: Where | None, matching: np.ndarray, epoch: int
@@ -580,16 +560,14 @@ class HybridIndex:
 
 @dataclass
 class _Answer:
-    """A store's answer to a dense query, best first: ``similarity`` of each hit, and either the hits' vector
-    ids (``copy_rows`` None) or the rows of an in-process collection copy and that copy's ids by row."""
+    """A store's answer to a dense query, best first: the hits' vector ids and their similarities."""
 
     similarity: np.ndarray
-    ids: Sequence[str | None]
-    copy_rows: np.ndarray | None = None
+    ids: list[str]
 
-    def vector_id(self, n: int) -> str | None:
+    def vector_id(self, n: int) -> str:
         """The vector id of hit ``n``."""
-        return self.ids[int(self.copy_rows[n])] if self.copy_rows is not None else self.ids[n]
+        return self.ids[n]
 
 
 def matches(meta: dict[str, Any], where: Where | None) -> bool:

@@ -59,23 +59,21 @@ def _condition(cond: Condition) -> str:
 
 def build_documents(pack: ContentPack) -> list[KnowledgeDoc]:
     """Every document of the story's knowledge base."""
-    sid = pack.id
-    docs: list[KnowledgeDoc] = [
-        KnowledgeDoc(f"{sid}:worldview:intro", "worldview", pack.story.title, f"{pack.story.title}: {pack.story.intro}")
-    ]
+    return [*_story_documents(pack), *_world_documents(pack)]
+
+
+def _story_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
+    """The worldview, the people, the quests and the endings."""
+    sid, story = pack.id, pack.story
+    yield KnowledgeDoc(f"{sid}:worldview:intro", "worldview", story.title, f"{story.title}: {story.intro}")
     for title, body in _sections(pack.worldview):
-        docs.append(KnowledgeDoc(f"{sid}:worldview:{_slug(title)}", "worldview", title, f"{title}. {body}"))
+        yield KnowledgeDoc(f"{sid}:worldview:{_slug(title)}", "worldview", title, f"{title}. {body}")
     for npc in pack.npcs.values():
-        docs.append(
-            KnowledgeDoc(
-                f"{sid}:npc:{npc.id}",
-                "npc",
-                npc.name,
-                f"{npc.name} ({npc.role}) at {pack.nodes[npc.location].name}. {npc.trait} "
-                f"Likes: {', '.join(npc.likes) or 'nothing in particular'}. "
-                f"Dislikes: {', '.join(npc.dislikes) or 'nothing in particular'}. Speaks: {npc.dialogue_style}",
-            )
-        )
+        likes = ", ".join(npc.likes) or "nothing in particular"
+        dislikes = ", ".join(npc.dislikes) or "nothing in particular"
+        text = f"{npc.name} ({npc.role}) at {pack.nodes[npc.location].name}. {npc.trait} "
+        text += f"Likes: {likes}. Dislikes: {dislikes}. Speaks: {npc.dialogue_style}"
+        yield KnowledgeDoc(f"{sid}:npc:{npc.id}", "npc", npc.name, text)
     for kind, quests in (("main_quest", pack.quests.main), ("side_quest", pack.quests.side)):
         for quest in quests:
             steps = "; ".join(
@@ -84,61 +82,36 @@ def build_documents(pack: ContentPack) -> list[KnowledgeDoc]:
             trigger = ""
             if quest.trigger:
                 trigger = f" Offered by {pack.npcs[quest.trigger.npc].name} when {_condition(quest.trigger.condition)}."
-            docs.append(
-                KnowledgeDoc(
-                    f"{sid}:{kind}:{quest.id}",
-                    kind,
-                    quest.title,
-                    f"{quest.title}: {quest.description}{trigger} Steps: {steps}.",
-                )
-            )
+            text = f"{quest.title}: {quest.description}{trigger} Steps: {steps}."
+            yield KnowledgeDoc(f"{sid}:{kind}:{quest.id}", kind, quest.title, text)
     for ending in pack.endings:
         # a hidden ending's conditions are the player's to discover, not the narrator's to hint at
         requires = "Its conditions are secret." if ending.hidden else f"Requires: {_condition(ending.condition)}."
-        docs.append(
-            KnowledgeDoc(
-                f"{sid}:ending:{ending.id}",
-                "ending",
-                ending.title,
-                f"{ending.title}{' (hidden ending)' if ending.hidden else ''}: {ending.description} {requires}",
-            )
-        )
+        hidden = " (hidden ending)" if ending.hidden else ""
+        text = f"{ending.title}{hidden}: {ending.description} {requires}"
+        yield KnowledgeDoc(f"{sid}:ending:{ending.id}", "ending", ending.title, text)
+
+
+def _world_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
+    """The enemies, the items, the talents and achievements, and the story's own knowledge entries."""
+    sid = pack.id
     for enemy in pack.enemies.values():
         loot = ", ".join(f"{pack.items[lt.item].name} ({round(lt.chance * 100)}%)" for lt in enemy.loot) or "nothing"
         where = ", ".join(pack.nodes[n].name for n in enemy.nodes)
-        docs.append(
-            KnowledgeDoc(
-                f"{sid}:enemy:{enemy.id}",
-                "enemy",
-                enemy.name,
-                f"{enemy.name}, a tier {enemy.tier} {enemy.category} (HP {enemy.hp}, attack {enemy.attack}) "
-                f"found at {where}. {enemy.encounter} Loot: {loot}.",
-            )
-        )
+        text = f"{enemy.name}, a tier {enemy.tier} {enemy.category} (HP {enemy.hp}, attack {enemy.attack}) "
+        text += f"found at {where}. {enemy.encounter} Loot: {loot}."
+        yield KnowledgeDoc(f"{sid}:enemy:{enemy.id}", "enemy", enemy.name, text)
     for item in pack.items.values():
-        docs.append(
-            KnowledgeDoc(f"{sid}:item:{item.id}", "item", item.name, f"{item.name} ({item.kind}): {item.description}")
-        )
+        yield KnowledgeDoc(f"{sid}:item:{item.id}", "item", item.name, f"{item.name} ({item.kind}): {item.description}")
     for talent in pack.talents:
-        docs.append(
-            KnowledgeDoc(
-                f"{sid}:talent:{talent.id}",
-                "talent",
-                talent.name,
-                f"Talent {talent.name}: {talent.description} Unlocks when {_condition(talent.condition)}.",
-            )
-        )
+        text = f"Talent {talent.name}: {talent.description} Unlocks when {_condition(talent.condition)}."
+        yield KnowledgeDoc(f"{sid}:talent:{talent.id}", "talent", talent.name, text)
     for ach in pack.achievements:
-        docs.append(
-            KnowledgeDoc(
-                f"{sid}:achievement:{ach.id}", "achievement", ach.name, f"Achievement {ach.name}: {ach.description}"
-            )
-        )
+        text = f"Achievement {ach.name}: {ach.description}"
+        yield KnowledgeDoc(f"{sid}:achievement:{ach.id}", "achievement", ach.name, text)
     for entry in pack.knowledge:
-        docs.append(
-            KnowledgeDoc(f"{sid}:knowledge:{entry.id}", entry.category, entry.title, f"{entry.title}: {entry.content}")
-        )
-    return docs
+        text = f"{entry.title}: {entry.content}"
+        yield KnowledgeDoc(f"{sid}:knowledge:{entry.id}", entry.category, entry.title, text)
 
 
 def _sections(markdown: str) -> list[tuple[str, str]]:

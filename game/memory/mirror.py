@@ -104,19 +104,6 @@ def index_fingerprint(index_dir: Path) -> list[list[Any]] | None:
     return sorted(found)
 
 
-class _Backing:
-    """:attr:`MirroredStore.inner`: the space check of a query, answered from the copy (Chroma stays closed).
-
-    Nothing else is delegated: a probe such as ``getattr(store, "name", None)`` must never open Chroma.
-    """
-
-    def __init__(self, mirror: MirroredStore) -> None:
-        self._mirror = mirror
-
-    def _checked(self, name: str, space: EmbeddingSpace | None, dimension: int, *, create: bool) -> None:
-        self._mirror._check(name, space, dimension, create=create)
-
-
 class MirroredStore:
     """A local Chroma store (locked to this process) with an in-memory copy that answers reads; writes go behind.
 
@@ -141,9 +128,8 @@ class MirroredStore:
         assert inner is not None or (index_dir is not None and lock is not None), "a store, or an index and its lock"
         self.backend = inner.backend if inner is not None else "chroma"
         self.index_dir = index_dir
-        self.lock = lock if lock is not None else getattr(inner, "lock", None)
+        self.lock = lock if lock is not None else (inner.lock if inner is not None else None)
         """The cross-process lock of the local index, held until :meth:`close`."""
-        self.inner: Any = _Backing(self)
         self.rebuilt_from = ""
         """Why the local index was found damaged and rebuilt when it opened ("" when it opened fine)."""
         self._chroma: ChromaVectorStore | None = inner
@@ -417,28 +403,16 @@ class MirroredStore:
     def query(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
     ) -> list[VectorHit]:
-        checked = getattr(self.inner, "_checked", None)
-        if checked is not None:  # the store's own check that the collection holds vectors of this model
-            checked(collection, space, int(np.asarray(vector).size), create=False)
+        self._check(collection, space, int(np.asarray(vector).size), create=False)  # vectors of this model
         with self._lock:
             return self._get(collection).query(vector, k, where)
 
-    def query_rows(
+    def query_arrays(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
-        """:meth:`query` as rows of the collection's copy, best first: (rows, similarities, the copy's ids by row).
-
-        The ids list is the copy's own, append-only: a row keeps its id for good (None once deleted, and a
-        deleted id written again takes a new row), and a rebuilt collection is a new list. So a caller can
-        keep what each row maps to and look up only rows added since (``hybrid.StoreRows``), instead of an
-        id per hit: for the 1,000 hits of a memory search that lookup was 0.5 ms of cache misses."""
-        checked = getattr(self.inner, "_checked", None)
-        if checked is not None:
-            checked(collection, space, int(np.asarray(vector).size), create=False)
+    ) -> tuple[list[str], np.ndarray]:
+        self._check(collection, space, int(np.asarray(vector).size), create=False)
         with self._lock:
-            copy = self._get(collection)
-            rows, sims = copy.top_rows(vector, k, where)
-            return rows, sims, copy.ids
+            return self._get(collection).top(vector, k, where)
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:

@@ -142,20 +142,7 @@ class MemoryRecall:
         strategies: dict[str, str] = {}
         fallbacks: dict[str, str] = {}
         if memory.knowledge is not None:
-            found = memory.knowledge.search(action, config.knowledge_k, query_vector=query_vector)
-            strategies["knowledge"] = found.strategy
-            if found.fallback:
-                fallbacks["knowledge"] = found.fallback
-            items = [
-                MemoryItem(
-                    snippet(doc.text),
-                    round(hit.score, 3),
-                    f"kb:{doc.category}:{doc.name}",
-                    {"semantic": round(hit.score, 3)},
-                )
-                for doc, hit in found
-            ]
-            blocks.append(make_block("knowledge", items))
+            blocks.append(self._knowledge_block(action, query_vector, strategies, fallbacks))
         blocks.append(_copy(view.threads))
         shown |= view.thread_ids
         history = self._history_items(action, state, query_vector, strategies, fallbacks)
@@ -173,15 +160,11 @@ class MemoryRecall:
             places=places,
             embedded=rewrite,
         )
-        claims = view.claims
+        claims = view.claims  # said in play: recalled, they read as quoted claims
+        texts = [claims[m.id].shown() if m.id in claims else m.text for m in relevant]
         items = [
-            MemoryItem(
-                snippet(claims[m.id].shown() if m.id in claims else m.text, MEMORY_CHARS),
-                round(m.score, 3),
-                m.id,
-                rounded(m.parts),
-            )
-            for m in relevant
+            MemoryItem(snippet(text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts))
+            for text, m in zip(texts, relevant, strict=True)
         ]
         blocks.append(make_block("relevant_memories", items))
         blocks.append(make_block("history_recall", history))
@@ -204,6 +187,22 @@ class MemoryRecall:
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
         }
         return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
+
+    def _knowledge_block(
+        self, action: str, query_vector: Any, strategies: dict[str, str], fallbacks: dict[str, str]
+    ) -> MemoryBlock:
+        """The knowledge base's hits for ``action`` (call only when memory has a knowledge base)."""
+        memory = self.memory
+        assert memory.knowledge is not None
+        found = memory.knowledge.search(action, memory.config.knowledge_k, query_vector=query_vector)
+        strategies["knowledge"] = found.strategy
+        if found.fallback:
+            fallbacks["knowledge"] = found.fallback
+        items = []
+        for doc, hit in found:
+            score = round(hit.score, 3)
+            items.append(MemoryItem(snippet(doc.text), score, f"kb:{doc.category}:{doc.name}", {"semantic": score}))
+        return make_block("knowledge", items)
 
     def warm(self, turn: int) -> None:
         """Prepare what the next recall at ``turn`` reads whatever the action: the Story Bible view, the

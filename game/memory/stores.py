@@ -136,6 +136,12 @@ class VectorStore(Protocol):
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
     ) -> list[VectorHit]: ...
 
+    def query_arrays(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> tuple[list[str], np.ndarray]:
+        """:meth:`query` as (ids, similarities as float64), best first: what a search over a thousand hits reads."""
+        ...
+
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]: ...
 
     def existing(self, collection: str, ids: list[str]) -> set[str]:
