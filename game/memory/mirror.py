@@ -1,50 +1,10 @@
 """A local Chroma index whose vectors are also held in process: reads from numpy, writes behind, a snapshot on disk.
 
-The local index (Chroma ``PersistentClient`` under ``saves/.index``) belongs to
-one process at a time (``stores.IndexLock``): while the game runs nothing else
-writes to it, so a copy of each collection kept in memory stays exactly what
-Chroma holds once the writes queued to it have landed. :class:`MirroredStore`
-answers ``query``, ``existing``, ``metadata`` and ``count`` from the copy;
-Chroma stays the lasting store (and, with the saves, the one truth on disk).
-
-Why a copy: a memory search asks for the top 1,000 vectors of the session up to the
-current turn (``hybrid.DENSE_POOL``, for the z-statistics of the fused score).
-Over the 11,000 memories of a 10,000-turn game Chroma's filtered HNSW query took
-20-115 ms (more under load), several times the query embedding; an exact inner
-product over every vector of the collection and a walk down the best ones until
-``k`` pass the filter takes a few milliseconds (``bench/turn_overhead.py``).
-The answer is the exact top ``k`` (Chroma's HNSW is approximate). A Chroma
-server (``chroma_url``) is shared between processes and is queried directly.
-
-Chroma off the first turn's path (issue 11, target 1): importing ``chromadb``
-and opening the client cost ~0.5 s of a ~1.5 s start, so
-
-- **snapshot**: on a clean :meth:`MirroredStore.close`, once every write has
-  reached Chroma, each collection's copy (ids, float32 vectors, metadata and the
-  collection's recorded embedding model) is written beside the index
-  (``<data>/.index.mirror/``) with a ``clean`` marker naming the files, their
-  CRCs and a fingerprint of the index folder (every file's size and mtime). On
-  start, a valid marker lets the collections load from the snapshot without
-  importing ``chromadb``. Every open of the local Chroma deletes the marker
-  first (``stores.open_locked``, so also ``storyecho index``): a crash
-  mid-game leaves none and the next start reads Chroma. An index changed
-  behind the marker's back (deleted, truncated, replaced) no longer matches
-  its fingerprint; an unreadable snapshot falls back to Chroma, with a log line.
-- **lazy open, write-behind**: the index lock is still taken at start (a second
-  game gets ``IndexBusy`` at once), but Chroma is opened only when needed: a
-  collection the snapshot lacks (then at once), or the first queued write. A
-  write changes the copy at once and is queued, in order, to a writer thread,
-  which waits for the game to be idle (:data:`IDLE_S` after a query, at most
-  :data:`MAX_DELAY_S`) or for :meth:`flush`/:meth:`close` before it imports
-  Chroma, so the import never competes with a turn. A failed write is logged
-  and leaves no marker: the next start reads Chroma, misses those vectors and
-  embeds them again from the saves' text (``HybridIndex.adopt_stored``). A
-  damaged index found at that open is moved aside as ever and refilled from
-  the copy.
-- **texts embedded before**: :meth:`MirroredStore.remember_embeddings` wraps the
-  game's embedder in ``embed_cache.CachedEmbedder``, saved beside the index at
-  close, so a new game's seeded Story Bible (the same texts every game of a
-  story, ~0.2 s to embed, which the first recall waits for) is not embedded again.
+:class:`MirroredStore` answers reads from an in-memory copy of each collection (the index is this process's
+alone, ``chroma.IndexLock``), queues writes to Chroma on a writer thread that waits for the game to be idle, and
+leaves a snapshot of the copy at a clean exit so the next start reads the vectors without importing Chroma. Why
+each of these, with their figures: ``docs/memory.md`` ("The local index in memory"); what switching each off
+costs: ``bench/ablation.py``.
 """
 
 from __future__ import annotations
