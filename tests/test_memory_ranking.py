@@ -404,7 +404,6 @@ QUERIES = [
 def test_search_memories_ranks_as_the_item_by_item_code(big_memory, monkeypatch, pool, query, focus, exclude):
     memory, state = big_memory
     monkeypatch.setattr(hybrid, "DENSE_POOL", pool)  # a pool smaller than the session: items outside it take the floor
-    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)  # every search tries the equality-filter query first
     vector = memory.embedder.embed([query])[0]
     for turn in (state.turn, 300):
         at = state.model_copy(update={"turn": turn})
@@ -416,7 +415,6 @@ def test_search_memories_ranks_as_the_item_by_item_code(big_memory, monkeypatch,
 
 def test_hybrid_search_matches_the_one_query_search(big_memory, monkeypatch):
     memory, state = big_memory
-    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     for query in ("fog lantern", "ask garrick about hal"):
         vector = memory.embedder.embed([query])[0]
         for turn in (state.turn, 200):
@@ -581,7 +579,6 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend)
 
     ``mirror``: the game's own store, whose dense answers (``query_arrays``) come from its in-process copy; the
     reference asks it for hits (``query``)."""
-    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
     if backend == "mirror":
         from game.memory.chroma import open_chroma
@@ -802,7 +799,6 @@ def test_near_copies_crowding_the_top_rank_as_the_item_by_item_code(monkeypatch)
     """A game that repeats itself: the same room description forty times and the same fact noted again and again.
     The fast ranking counts near-copies once when it picks the memories it scores exactly, and scores only the
     best of each; what it returns is still the reference's ranking."""
-    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
     memory = GameMemory(
         pack, ScriptedNarrator(pack), store=InProcessVectorStore(), embedder=HashEmbedder(), background=False

@@ -46,8 +46,6 @@ from game.memory.stores import StoreUnavailable, VectorStore, space_collection
 log = logging.getLogger("storyecho.memory")
 
 DENSE_POOL = 1000
-NARROW_BACKOFF = 20
-"""Searches an index makes with its full filter after an equality-filter query could not be used."""
 CONTEXT_SEPARATOR = " | context: "
 
 
@@ -150,10 +148,6 @@ class HybridIndex:
         """Vectors this index has put in or found in the store, older versions included."""
         self._in_store = 0
         """Vectors the collection held when this index adopted them (other versions and branches included)."""
-        self._vector_meta: dict[str, dict[str, Any]] = {}
-        """The metadata of every vector this index put in or found in the store (older versions included)."""
-        self._narrow_after = 0
-        """Searches to go before the next equality-filter store query is tried (see :meth:`_dense`)."""
         self._keyword_row = np.zeros(0, dtype=np.int64)
         """The BM25 row of each row of ``_table``."""
         self._journal: list[str] = []
@@ -266,7 +260,6 @@ class HybridIndex:
 
     def _set_vector(self, doc_id: str, vector_id: str) -> None:
         """Record that ``doc_id``'s current version has ``vector_id``."""
-        self._vector_meta[vector_id] = self.items[doc_id].metadata
         previous = self._vector_id.get(doc_id)
         if previous != vector_id:
             self._stored += 1
@@ -408,7 +401,6 @@ class HybridIndex:
         with self._lock:
             table = self._table
             mask = table.mask(where)
-            matching = mask.copy()
             if keep is not None:
                 ids_of = table.ids
                 for n in np.flatnonzero(mask).tolist():
@@ -450,7 +442,7 @@ class HybridIndex:
         dense = None
         if vector is not None and self.store is not None:
             try:
-                dense = self._dense(vector, pool, where, matching, position, epoch, ids)
+                dense = self._dense(vector, pool, where, position, epoch, ids)
             except Exception as exc:  # noqa: BLE001 - fall back to keywords for this query
                 log.warning("vector query failed, keyword search only: %s", exc)
                 fallback = f"vector query failed: {exc}"
@@ -462,7 +454,6 @@ class HybridIndex:
         vector: Vectors,
         pool: int,
         where: Where | None,
-        matching: np.ndarray,
         position: np.ndarray,
         epoch: int,
         ids: np.ndarray,
@@ -470,49 +461,24 @@ class HybridIndex:
         """Similarity of the allowed items among the store's top ``pool`` vectors matching ``where``: (their
         positions among the allowed items, similarities), None when none of them is there.
 
-        ``matching`` (which rows of the table match ``where``) and ``position`` (each row's position among
-        the allowed items, -1 for none) were read under the lock in table ``epoch``; ``ids`` are the allowed ids.
-
-        A range clause (``turn <= N``) makes a Chroma query several times slower than an equality one
-        (measured over 11,000 vectors, top 1,000: 28 ms against 20 ms, and more under load), so the store
-        is first asked with the equality clauses alone. The vectors matching the whole ``where`` are a
-        subset of those, so in that answer's order the first ``pool`` that match it are exactly the full
-        filter's top ``pool``. Whether a returned vector matches is known for the vectors this index put
-        in or found (current and older versions: their metadata); an unknown one (another branch's
-        vector) means the store is asked again with the full filter, and the equality filter is not
-        tried again for the next ``NARROW_BACKOFF`` searches. So is a too short answer (fewer than
-        ``pool`` matching vectors among a full ``pool``).
+        ``position`` (each row's position among the allowed items, -1 for none) was read under the lock in table
+        ``epoch``; ``ids`` are the allowed ids.
         """
-        assert self.store is not None
-        narrow = _equalities(where) if self._narrow_after <= 0 else None
-        self._narrow_after -= 1
-        found = None
-        if narrow is not None:
-            first = self._query(vector, pool, narrow)
-            with self._lock:
-                found = self._filtered(first, pool, where, matching, epoch)
-            if found is None:
-                self._narrow_after = NARROW_BACKOFF
-        if found is None:
-            answer = self._query(vector, pool, where)
-            with self._lock:
-                found = (answer, np.arange(len(answer.similarity)), self._hit_rows(answer))
-        answer, taken, rows = found
-        similarity = answer.similarity[taken]
-        if epoch != self._table.epoch:  # the table was compacted meanwhile: its rows are not those of position
-            at = {doc_id: n for n, doc_id in enumerate(ids.tolist())}
-            with self._lock:
+        answer = self._query(vector, pool, where)
+        with self._lock:
+            rows = self._hit_rows(answer)
+            if epoch != self._table.epoch:  # the table was compacted meanwhile: its rows are not those of position
+                at = {doc_id: n for n, doc_id in enumerate(ids.tolist())}
                 by_vector = self._by_vector
-                where_at = [at.get(by_vector.get(answer.vector_id(n) or "", ""), -1) for n in taken.tolist()]
-            places = np.array(where_at, dtype=np.int64)
-        else:
-            known = (rows >= 0) & (rows < len(position))
-            places = np.full(len(rows), -1, dtype=np.int64)
-            places[known] = position[rows[known]]
+                places = np.array([at.get(by_vector.get(v, ""), -1) for v in answer.ids], dtype=np.int64)
+            else:
+                known = (rows >= 0) & (rows < len(position))
+                places = np.full(len(rows), -1, dtype=np.int64)
+                places[known] = position[rows[known]]
         chosen = np.flatnonzero(places >= 0)
         if not len(chosen):
             return None
-        return places[chosen], similarity[chosen]
+        return places[chosen], answer.similarity[chosen]
 
     def _query(self, vector: Vectors, k: int, where: Where | None) -> _Answer:
         """The store's top ``k`` vectors matching ``where``, best first."""
@@ -524,38 +490,6 @@ class HybridIndex:
         """The table row of each hit's item (-1: not a current vector of this index). Call under the lock."""
         rows = self._vector_row
         return np.fromiter(map(rows.get, answer.ids, repeat(-1)), dtype=np.int64, count=len(answer.ids))
-
-    def _filtered(
-        self, answer: _Answer, pool: int, where: Where | None, matching: np.ndarray, epoch: int
-    ) -> tuple[_Answer, np.ndarray, np.ndarray] | None:
-        """The first ``pool`` hits of ``answer`` that match ``where``: (``answer``, their positions in it, their
-        rows), or None when that cannot be told.
-
-        Call under the lock. ``matching`` says which rows of the table (as of ``epoch``) match ``where``.
-        """
-        if epoch != self._table.epoch:
-            return None  # rows renumbered since: the full query answers
-        rows = self._hit_rows(answer)
-        ok = np.zeros(len(rows), dtype=bool)
-        known = (rows >= 0) & (rows < len(matching))
-        ok[known] = matching[rows[known]]
-        for n in np.flatnonzero(rows < 0).tolist():  # a vector that is not current: an older version, or unknown
-            meta = self._vector_meta.get(answer.vector_id(n) or "")
-            if meta is None:
-                rows[n] = -2
-            else:
-                ok[n] = matches(meta, where)
-        counted = np.cumsum(ok)
-        full = int(np.searchsorted(counted, pool))  # the hit where the count reaches pool (len(hits): never)
-        if bool((rows[: full + 1] == -2).any()):
-            return None
-        if full < len(rows):
-            taken = np.flatnonzero(ok[: full + 1])
-        elif len(rows) < pool:
-            taken = np.flatnonzero(ok)
-        else:
-            return None
-        return answer, taken, rows[taken]
 
 
 @dataclass
@@ -580,12 +514,3 @@ def matches(meta: dict[str, Any], where: Where | None) -> bool:
         elif not (isinstance(actual, int | float) and not isinstance(actual, bool) and actual <= value):
             return False
     return True
-
-
-def _equalities(where: Where | None) -> Where | None:
-    """``where`` without its range clauses, when it has both kinds (else None: nothing to narrow)."""
-    clauses = where_clauses(where)
-    equal = {key: value for key, op, value in clauses if op == "$eq"}
-    if not equal or len(equal) == len(clauses) or len(equal) != sum(1 for _, op, _ in clauses if op == "$eq"):
-        return None
-    return equal
