@@ -26,9 +26,10 @@ from game.llm.local_model import find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
 from game.memory.chroma import IndexBusy, open_chroma
+from game.memory.consolidation import Summarizer
 from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
 from game.memory.knowledge import KnowledgeBase, index_stories
-from game.memory.manager import GameMemory, Summarizer
+from game.memory.manager import GameMemory
 from game.memory.mirror import MirroredStore
 from game.memory.onnx_embedder import OnnxEmbedder, onnx_available
 from game.memory.settings import MemoryConfig

@@ -49,15 +49,16 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any
 
 import orjson
 
 from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import Outcome, ReviewAction, StoryBible
+from game.memory.consolidation import FactExtractor, Summarizer, ask, gather, make_summary
 from game.memory.embedders import Embedder, Vectors
 from game.memory.foreground import FOREGROUND
-from game.memory.guard import strip_instructions, system_words
+from game.memory.guard import system_words
 from game.memory.hybrid import HybridIndex
 from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_item, latest_episode_items, summary_item
 from game.memory.knowledge import KnowledgeBase
@@ -77,7 +78,6 @@ log = logging.getLogger("storyecho.memory")
 MESSAGE_CHARS = 200
 QUIET_EFFECTS = frozenset({"move_to", "rest", "achievement"})
 """Effects that do not make a turn worth remembering by themselves."""
-T = TypeVar("T")
 Progress = Callable[[str, int, int], None]
 """A loading-progress callback: ``progress(label, done, total)``."""
 RESTORE_LABEL = "Restoring memories"
@@ -87,17 +87,6 @@ FREEZE_FROM = 2000
 """A restored log this long has its objects frozen for the garbage collector (``gc.freeze``): the ~180,000
 objects of a 10,000-turn game made a full collection take ~0.5 s in the middle of a turn, once in ~25 turns
 (``bench/turn_overhead.py``); frozen, a collection scans only what was made since."""
-
-
-class Summarizer(Protocol):
-    def summarize(self, text: str, max_words: int = 60) -> str: ...
-
-
-@runtime_checkable
-class FactExtractor(Protocol):
-    """A summarizer that can also extract Story Bible facts (a model narrator, see ``OpenAINarrator``)."""
-
-    def extract_facts(self, text: str, known_keys: Iterable[str] = ()) -> list[dict[str, Any]]: ...
 
 
 class GameMemory:
@@ -614,55 +603,34 @@ class GameMemory:
 
     # ---------------------------------------------------------- consolidate
     def consolidate(self, upto_turn: int) -> Summary | None:
-        """Summarise the turns since the last consolidation (runs in the worker)."""
-        # no sentence that orders the narrator about or quotes its system prompt is summarised or kept (guard.py)
+        """Summarise the turns since the last consolidation (runs in the worker; ``consolidation.py``)."""
         persona = system_words(self.pack.story.persona) if self.pack else ""
+        extractor = self.summarizer if isinstance(self.summarizer, FactExtractor) else None
         with self._lock:
-            generation = self.generation
-            first = self.state.last_consolidated_turn + 1
-            episodes = [e for e in self.state.log if first <= e.turn <= upto_turn and e.action]
-            if not episodes:
-                return None
-            text = "\n".join(strip_instructions(e.text(), persona) for e in episodes)  # Turn N at PLACE: ...
-            previous = self.state.synopsis
-            extractor = self.summarizer if isinstance(self.summarizer, FactExtractor) else None
-            facts_first = min(self.state.facts_from or first, first)
-            facts_text = "\n".join(
-                strip_instructions(f"Turn {e.turn}: {e.action}. {e.narration}", persona)
-                for e in self.state.log
-                if facts_first <= e.turn <= upto_turn and e.action
-            )[-self.config.facts_chars :]
             known = [e.canonical_key for e in self.bible.active()] if self.bible is not None else []
-        answer = self._retry(lambda: self.summarizer.summarize(text, self.config.summary_words))
-        summary_text = clip(strip_instructions(answer or "", persona), self.config.summary_chars)
-        if not summary_text:
-            self.failures.append(f"summary of turns {first}-{upto_turn}")
-            log.warning("summary of turns %d-%d failed; they stay queued for the next consolidation", first, upto_turn)
+            batch = gather(self.state, known, self.config, persona, self.generation, upto_turn)
+        if batch is None:
             return None
-        synopsis = self._retry(
-            lambda: self.summarizer.summarize(f"{previous} {summary_text}".strip(), self.config.synopsis_words)
-        )
-        facts = self._retry(lambda: extractor.extract_facts(facts_text, known)) if extractor is not None else None
-        npcs = sorted({n for e in episodes for n in e.npcs})
-        summary = Summary(
-            first_turn=first,
-            turn=upto_turn,
-            text=summary_text,
-            node=episodes[-1].node,
-            npcs=npcs,
-            synopsis=clip(strip_instructions(synopsis or "", persona), self.config.synopsis_chars) or previous,
-        )
+        answers = ask(self.summarizer, extractor, batch, self.config, persona)
+        if answers is None:
+            self.failures.append(f"summary of turns {batch.first}-{upto_turn}")
+            log.warning(
+                "summary of turns %d-%d failed; they stay queued for the next consolidation", batch.first, upto_turn
+            )
+            return None
+        summary = make_summary(batch, answers, self.config, persona)
         with self._lock:
-            if generation != self.generation:  # a save was loaded meanwhile: this summary is another timeline's
-                log.info("summary of turns %d-%d discarded: another memory state was loaded", first, upto_turn)
+            if batch.generation != self.generation:  # a save was loaded meanwhile: another timeline's summary
+                log.info("summary of turns %d-%d discarded: another memory state was loaded", batch.first, upto_turn)
                 return None
             self.state.summaries.append(summary)
             self.state.last_consolidated_turn = upto_turn
             self.history.add([summary_item(summary, self.session_id)], embed=False)
             if self.bible is not None:
-                results = self.bible.from_summary(summary_text, first, upto_turn, self._companions(episodes))
+                companions = self._companions(batch.episodes)
+                results = self.bible.from_summary(summary.text, batch.first, upto_turn, companions)
                 if extractor is not None:
-                    results += self._extracted(facts, facts_first, upto_turn, npcs)
+                    results += self._extracted(answers.facts, batch.facts_first, upto_turn, summary.npcs)
                 self.bible.age_threads(upto_turn)
                 self.bible_version += 1
                 self._index_bible_changes([entry for entry, _ in results])
@@ -682,16 +650,6 @@ class GameMemory:
             return []
         self.state.facts_from = None
         return list(self.bible.from_extraction(facts, upto_turn, npcs))
-
-    def _retry(self, call: Callable[[], T]) -> T | None:
-        for attempt in range(1, self.config.max_attempts + 1):
-            try:
-                return call()
-            except Exception as exc:  # noqa: BLE001 - any failure of the narrator call is retried
-                log.warning("memory call failed (attempt %d/%d): %s", attempt, self.config.max_attempts, exc)
-                if attempt < self.config.max_attempts:
-                    time.sleep(self.config.retry_delay_s * attempt)
-        return None
 
     def _await_consolidation(self, playing_turn: int) -> float:
         """Wait for every consolidation the turn about to be played must see; returns the ms waited.
