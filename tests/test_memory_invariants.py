@@ -14,7 +14,8 @@ from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.bible import THREAD_MAX_AGE_TURNS
-from game.memory.hybrid import CONTEXT_SEPARATOR, HybridIndex, IndexItem
+from game.memory.hybrid import HybridIndex
+from game.memory.indexing import CONTEXT_SEPARATOR, IndexItem
 from game.memory.manager import GameMemory
 from game.memory.records import unquoted
 from game.memory.stores import InProcessVectorStore

@@ -31,7 +31,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -39,6 +39,7 @@ import numpy as np
 
 from game.memory.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
 from game.memory.fusion import Fused, Hit, fuse_arrays
+from game.memory.indexing import CONTEXT_SEPARATOR, IndexItem
 from game.memory.keyword import BM25Index
 from game.memory.metadata_table import MetadataTable, Where, where_clauses
 from game.memory.stores import StoreUnavailable, VectorStore, space_collection
@@ -46,24 +47,6 @@ from game.memory.stores import StoreUnavailable, VectorStore, space_collection
 log = logging.getLogger("storyecho.memory")
 
 DENSE_POOL = 1000
-CONTEXT_SEPARATOR = " | context: "
-
-
-@dataclass
-class IndexItem:
-    """What is indexed for one id.
-
-    Attributes:
-        text: the item itself (what recall shows).
-        context: neighbouring text that helps find it ("" for none).
-        keyword_text: what BM25 indexes (defaults to text + context).
-    """
-
-    id: str
-    text: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-    context: str = ""
-    keyword_text: str | None = None
 
 
 @dataclass

@@ -8,10 +8,31 @@ carries the session and the turn every query filters on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from game.memory.hybrid import IndexItem
 from game.memory.records import BibleEntry, Episode, Summary
+
+CONTEXT_SEPARATOR = " | context: "
+"""Between an item and its context in the text embedded for it (``hybrid.HybridIndex``)."""
+
+
+@dataclass
+class IndexItem:
+    """What is indexed for one id.
+
+    Attributes:
+        text: the item itself (what recall shows).
+        context: neighbouring text that helps find it ("" for none).
+        keyword_text: what BM25 indexes (defaults to text + context).
+    """
+
+    id: str
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    context: str = ""
+    keyword_text: str | None = None
+
 
 CONTEXT_TURNS = 2
 """Turns on each side that give a turn its context (for embedding and keywords)."""

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from game.memory.embedders import Embedder, Vectors
 from game.memory.fusion import Hit
-from game.memory.hybrid import HybridIndex, IndexItem
+from game.memory.hybrid import HybridIndex
+from game.memory.indexing import IndexItem
 from game.memory.stores import VectorStore
 from game.world.content import Condition, ContentPack, Stat
 
