@@ -404,6 +404,7 @@ QUERIES = [
 def test_search_memories_ranks_as_the_item_by_item_code(big_memory, monkeypatch, pool, query, focus, exclude):
     memory, state = big_memory
     monkeypatch.setattr(hybrid, "DENSE_POOL", pool)  # a pool smaller than the session: items outside it take the floor
+    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)  # every search tries the equality-filter query first
     vector = memory.embedder.embed([query])[0]
     for turn in (state.turn, 300):
         at = state.model_copy(update={"turn": turn})
@@ -415,6 +416,7 @@ def test_search_memories_ranks_as_the_item_by_item_code(big_memory, monkeypatch,
 
 def test_hybrid_search_matches_the_one_query_search(big_memory, monkeypatch):
     memory, state = big_memory
+    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     for query in ("fog lantern", "ask garrick about hal"):
         vector = memory.embedder.embed([query])[0]
         for turn in (state.turn, 200):
@@ -577,8 +579,9 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend)
     """The features follow the index's journal: searches between additions, replacements, removals and a
     compaction of the index's table rank as the reference does, and the history block is the one it was.
 
-    ``mirror``: the game's own store, whose dense answers (``query_arrays``) come from its in-process copy; the
-    reference asks it for hits (``query``)."""
+    ``mirror``: the game's own store, whose dense answers are rows of its copy that the index maps to its
+    table with an array kept up to date (``store_rows.StoreRows``); the reference asks it for vector ids."""
+    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
     if backend == "mirror":
         from game.memory.chroma import open_chroma
@@ -639,6 +642,8 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend)
         memory.record_turn(TurnRecord(turn, f"light the lantern {turn}", "It flares.", "forest_edge", [], []), state)
         memory.flush()
         check()
+    if backend == "inprocess":  # no store rows to map: nothing kept for a mapping that never comes
+        assert not memory.memories._store_rows._changed
     memory.close()
 
 
@@ -799,6 +804,7 @@ def test_near_copies_crowding_the_top_rank_as_the_item_by_item_code(monkeypatch)
     """A game that repeats itself: the same room description forty times and the same fact noted again and again.
     The fast ranking counts near-copies once when it picks the memories it scores exactly, and scores only the
     best of each; what it returns is still the reference's ranking."""
+    monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
     memory = GameMemory(
         pack, ScriptedNarrator(pack), store=InProcessVectorStore(), embedder=HashEmbedder(), background=False

@@ -25,6 +25,7 @@ from game.memory.metadata_table import Where
 from game.memory.stores import (
     COLLECTION_PREFIX,
     LEGACY_COLLECTIONS,
+    DenseAnswer,
     StoreUnavailable,
     VectorHit,
     check_space,
@@ -137,9 +138,9 @@ class ChromaVectorStore:
 
     def query_arrays(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> tuple[list[str], np.ndarray]:
+    ) -> DenseAnswer:
         hits = self.query(collection, vector, k, where, space)
-        return [h.id for h in hits], np.array([h.similarity for h in hits], dtype=np.float64)
+        return DenseAnswer(np.array([h.similarity for h in hits], dtype=np.float64), [h.id for h in hits])
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         col = self._collection(collection)

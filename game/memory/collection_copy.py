@@ -9,7 +9,7 @@ calls it under its lock.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -134,15 +134,21 @@ class CollectionCopy:
 
     def top(self, vector: Vectors, k: int, where: Where | None) -> tuple[list[str], np.ndarray]:
         """:meth:`query` as (ids, similarities as float64), no :class:`VectorHit` made."""
+        rows, sims = self.top_rows(vector, k, where)
+        ids = self.ids
+        return [ids[row] for row in rows.tolist()], sims
+
+    def top_rows(self, vector: Vectors, k: int, where: Where | None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`top` as rows of this copy (``ids[row]`` is the vector's id), no id looked up: a caller that
+        maps rows to its own (``hybrid.StoreRows``) needs none."""
         rows = np.flatnonzero(self.mask(where))
         if not len(rows) or k <= 0:
-            return [], np.zeros(0)
+            return rows[:0], np.zeros(0)
         sims = self._products(np.asarray(vector, dtype=np.float32).reshape(-1))[rows]
         count = min(k, len(rows))
         top = np.argpartition(-sims, count - 1)[:count] if count < len(rows) else np.arange(len(rows))
         top = top[np.argsort(-sims[top], kind="stable")]
-        ids = self.ids
-        return [cast(str, ids[row]) for row in rows[top].tolist()], sims[top].astype(np.float64)
+        return rows[top], sims[top].astype(np.float64)
 
     def _products(self, vector: np.ndarray) -> np.ndarray:
         """The inner product of ``vector`` with every row (dead ones too: the mask drops them), reused while

@@ -6,6 +6,7 @@ as asked. Moved out of ``hybrid.py`` as it is (same operations in the same order
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,3 +131,25 @@ def fuse_arrays(
         score = score + _z(dense_values)
     score = score + (boost if boost is not None else np.zeros(len(ids)))
     return Fused(ids, score, dense_values, kw, boost, strategy, fallback, dense_ok=dense is not None, rows=rows)
+
+
+@dataclass
+class Ranked:
+    """A search's hits and how they were found.
+
+    Attributes:
+        strategy: ``hybrid:<store>`` when dense scores took part, ``bm25``
+            when only keywords did.
+        fallback: why dense search did not run this time although it is
+            configured (the embedder or the store failed), else None.
+    """
+
+    hits: list[Hit]
+    strategy: str
+    fallback: str | None = None
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)

@@ -1,27 +1,14 @@
 """One searchable collection: BM25 in process, vectors in a store, fused.
 
-Ranking (measured on LoCoMo, see ``bench/locomo_recall.py`` and ``docs/benchmarks.md``):
+Ranking (measured on LoCoMo: ``bench/locomo_recall.py``, ``docs/memory.md``): ``score = z(dense) + 0.5 * z(bm25)
++ prior``. ``dense`` is the inner product with the item's vector (an item with context, a turn and its neighbours,
+is stored as the mean of two unit vectors: the item alone and the item with its context); ``bm25`` runs over the
+item's keyword text; ``z`` standardises each score over the items the query may see (over the store's filtered top
+``DENSE_POOL`` for dense scores: items outside it take the pool's lowest), and ``prior`` is a caller's boost.
 
-    score = z(dense) + 0.5 * z(bm25) + prior
-
-- ``dense`` is the inner product of the query vector with the item's vector.
-  An item with context (a turn and its neighbouring turns) is stored as the
-  mean of two unit vectors, the item alone and the item followed by its
-  context, so its dense score is the mean of both cosines.
-- ``bm25`` runs over the item's keyword text (for a turn: its window of
-  neighbouring turns).
-- ``z`` standardises each score over the items the query may see, so the two
-  scales can be added; ``prior`` is a caller's boost (e.g. memories of the
-  character the question names).
-
-Each text is indexed for keywords at once (synchronous, cheap) and embedded
-when an embedder is available. A failed embedding leaves the item searchable by
-keyword and pending; ``embed_pending`` fills the vector in later. With no
-embedder or store the search is keyword-only, and ``strategy`` says so.
-
-Dense scores come from the vector store's filtered top-``DENSE_POOL`` query; a
-session with more items than that gets z-statistics over the pool (items
-outside it take the pool's lowest score).
+Each text is indexed for keywords at once and embedded when an embedder is available; a failed embedding leaves it
+searchable by keyword and pending (``embed_pending`` fills the vector in later). With no embedder or store the
+search is keyword-only, and ``strategy`` says so.
 """
 
 from __future__ import annotations
@@ -30,45 +17,25 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable
 from itertools import repeat
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from game.memory.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
-from game.memory.fusion import Fused, Hit, fuse_arrays
+from game.memory.fusion import Fused, Ranked, fuse_arrays
 from game.memory.indexing import CONTEXT_SEPARATOR, IndexItem
 from game.memory.keyword import BM25Index
-from game.memory.metadata_table import MetadataTable, Where, where_clauses
-from game.memory.stores import StoreUnavailable, VectorStore, space_collection
+from game.memory.metadata_table import MetadataTable, Where, equalities, matches
+from game.memory.store_rows import StoreRows
+from game.memory.stores import DenseAnswer, StoreUnavailable, VectorStore, space_collection
 
 log = logging.getLogger("storyecho.memory")
 
 DENSE_POOL = 1000
-
-
-@dataclass
-class Ranked:
-    """A search's hits and how they were found.
-
-    Attributes:
-        strategy: ``hybrid:<store>`` when dense scores took part, ``bm25``
-            when only keywords did.
-        fallback: why dense search did not run this time although it is
-            configured (the embedder or the store failed), else None.
-    """
-
-    hits: list[Hit]
-    strategy: str
-    fallback: str | None = None
-
-    def __iter__(self) -> Iterator[Hit]:
-        return iter(self.hits)
-
-    def __len__(self) -> int:
-        return len(self.hits)
+NARROW_BACKOFF = 20
+"""Searches an index makes with its full filter after an equality-filter query could not be used."""
 
 
 def _digest(item: IndexItem) -> str:
@@ -79,23 +46,13 @@ def _digest(item: IndexItem) -> str:
 class HybridIndex:
     """A collection searchable by meaning and by keywords.
 
-    The vectors live in the collection of the embedder's model,
-    ``<collection>__<slug of its EmbeddingSpace>`` (see ``stores.py``): another
-    embedder has collections of its own, so its vectors are never ranked
-    against these, and the store refuses a write or a query of another space.
-
-    Vector ids in the store are ``<namespace>:<id>#<digest of what was embedded>``:
-    two sessions sharing a store (or two branches of one session) never
-    overwrite each other's vectors, identical items share one, and an index
-    rebuilt from a save finds which vectors the store already holds instead of
-    embedding everything again (:meth:`adopt_stored`). Dense hits are mapped
-    back through this index's own items, so a vector that is not one of its
-    current items (another session's, an older version's) is never returned.
-    Vectors are therefore never deleted when an item is replaced or removed:
-    an older save of the session (which still holds that version) restores
-    without embedding it again, and another process playing a branch of the
-    same session keeps its vectors. Pruning what no save refers to is the
-    save store's job.
+    The vectors live in the collection of the embedder's model (``<collection>__<slug of its EmbeddingSpace>``,
+    ``stores.py``), so another embedder's vectors are never ranked against these. Vector ids are
+    ``<namespace>:<id>#<digest of what was embedded>``: two sessions (or branches) sharing a store never overwrite
+    each other's vectors, identical items share one, and an index rebuilt from a save finds the vectors the store
+    holds instead of embedding again (:meth:`adopt_stored`). Dense hits are mapped back through this index's own
+    items, so another session's or an older version's vector is never returned; vectors are never deleted (an
+    older save restores without embedding again), and pruning what no save refers to is the save store's job.
 
     All reads and writes of the index's own data happen under one lock;
     embedding and store calls happen outside it, so a search never waits for
@@ -127,10 +84,16 @@ class HybridIndex:
         self._by_vector: dict[str, str] = {}
         self._vector_row: dict[str, int] = {}
         """The same as ``_by_vector``, to the item's row in ``_table``."""
+        self._store_rows = StoreRows()
+        """``_vector_row`` as an array over the rows of the in-process store's copy (see ``store_rows.py``)."""
         self._stored = 0
         """Vectors this index has put in or found in the store, older versions included."""
         self._in_store = 0
         """Vectors the collection held when this index adopted them (other versions and branches included)."""
+        self._vector_meta: dict[str, dict[str, Any]] = {}
+        """The metadata of every vector this index put in or found in the store (older versions included)."""
+        self._narrow_after = 0
+        """Searches to go before the next equality-filter store query is tried (see :meth:`_dense`)."""
         self._keyword_row = np.zeros(0, dtype=np.int64)
         """The BM25 row of each row of ``_table``."""
         self._journal: list[str] = []
@@ -243,15 +206,18 @@ class HybridIndex:
 
     def _set_vector(self, doc_id: str, vector_id: str) -> None:
         """Record that ``doc_id``'s current version has ``vector_id``."""
+        self._vector_meta[vector_id] = self.items[doc_id].metadata
         previous = self._vector_id.get(doc_id)
         if previous != vector_id:
             self._stored += 1
         if previous is not None:
             self._by_vector.pop(previous, None)
             self._vector_row.pop(previous, None)
+            self._store_rows.changed(previous)
         self._vector_id[doc_id] = vector_id
         self._by_vector[vector_id] = doc_id
         self._vector_row[vector_id] = self._table.rows[doc_id]
+        self._store_rows.changed(vector_id)
         self.pending.discard(doc_id)
 
     def embed_pending(self, ids: Iterable[str] | None = None) -> int:
@@ -315,6 +281,7 @@ class HybridIndex:
                 if vector_id is not None:
                     self._by_vector.pop(vector_id, None)
                     self._vector_row.pop(vector_id, None)
+                    self._store_rows.changed(vector_id)
                 self._note(doc_id)
             if self._table.needs_compaction():
                 keep = self._table.compact()
@@ -384,6 +351,7 @@ class HybridIndex:
         with self._lock:
             table = self._table
             mask = table.mask(where)
+            matching = mask.copy()
             if keep is not None:
                 ids_of = table.ids
                 for n in np.flatnonzero(mask).tolist():
@@ -425,7 +393,7 @@ class HybridIndex:
         dense = None
         if vector is not None and self.store is not None:
             try:
-                dense = self._dense(vector, pool, where, position, epoch, ids)
+                dense = self._dense(vector, pool, where, matching, position, epoch, ids)
             except Exception as exc:  # noqa: BLE001 - fall back to keywords for this query
                 log.warning("vector query failed, keyword search only: %s", exc)
                 fallback = f"vector query failed: {exc}"
@@ -437,6 +405,7 @@ class HybridIndex:
         vector: Vectors,
         pool: int,
         where: Where | None,
+        matching: np.ndarray,
         position: np.ndarray,
         epoch: int,
         ids: np.ndarray,
@@ -444,56 +413,86 @@ class HybridIndex:
         """Similarity of the allowed items among the store's top ``pool`` vectors matching ``where``: (their
         positions among the allowed items, similarities), None when none of them is there.
 
-        ``position`` (each row's position among the allowed items, -1 for none) was read under the lock in table
-        ``epoch``; ``ids`` are the allowed ids.
+        ``matching`` (which rows of the table match ``where``) and ``position`` (each row's position among
+        the allowed items, -1 for none) were read under the lock in table ``epoch``; ``ids`` are the allowed ids.
+
+        The store is first asked with the equality clauses alone (a range clause made a Chroma query 28 ms
+        against 20 ms; in the mirror's copy an equality mask is kept between queries: ~2 ms of a turn's recall,
+        ``docs/benchmarks.md``), and its first ``pool`` hits matching the whole ``where`` are the full filter's
+        top ``pool``. A hit this index cannot tell about (another branch's vector), or a short answer, means the
+        full filter is asked, and the equality filter is not tried for the next ``NARROW_BACKOFF`` searches.
         """
-        answer = self._query(vector, pool, where)
-        with self._lock:
-            rows = self._hit_rows(answer)
-            if epoch != self._table.epoch:  # the table was compacted meanwhile: its rows are not those of position
-                at = {doc_id: n for n, doc_id in enumerate(ids.tolist())}
+        assert self.store is not None
+        narrow = equalities(where) if self._narrow_after <= 0 else None
+        self._narrow_after -= 1
+        found = None
+        if narrow is not None:
+            first = self._query(vector, pool, narrow)
+            with self._lock:
+                found = self._filtered(first, pool, where, matching, epoch)
+            if found is None:
+                self._narrow_after = NARROW_BACKOFF
+        if found is None:
+            answer = self._query(vector, pool, where)
+            with self._lock:
+                found = (answer, np.arange(len(answer.similarity)), self._hit_rows(answer))
+        answer, taken, rows = found
+        similarity = answer.similarity[taken]
+        if epoch != self._table.epoch:  # the table was compacted meanwhile: its rows are not those of position
+            at = {doc_id: n for n, doc_id in enumerate(ids.tolist())}
+            with self._lock:
                 by_vector = self._by_vector
-                places = np.array([at.get(by_vector.get(v, ""), -1) for v in answer.ids], dtype=np.int64)
-            else:
-                known = (rows >= 0) & (rows < len(position))
-                places = np.full(len(rows), -1, dtype=np.int64)
-                places[known] = position[rows[known]]
+                where_at = [at.get(by_vector.get(answer.vector_id(n) or "", ""), -1) for n in taken.tolist()]
+            places = np.array(where_at, dtype=np.int64)
+        else:
+            known = (rows >= 0) & (rows < len(position))
+            places = np.full(len(rows), -1, dtype=np.int64)
+            places[known] = position[rows[known]]
         chosen = np.flatnonzero(places >= 0)
         if not len(chosen):
             return None
-        return places[chosen], answer.similarity[chosen]
+        return places[chosen], similarity[chosen]
 
-    def _query(self, vector: Vectors, k: int, where: Where | None) -> _Answer:
+    def _query(self, vector: Vectors, k: int, where: Where | None) -> DenseAnswer:
         """The store's top ``k`` vectors matching ``where``, best first."""
         assert self.store is not None
-        ids, similarity = self.store.query_arrays(self.collection, vector, k, where, space=self.space)
-        return _Answer(similarity, ids)
+        return self.store.query_arrays(self.collection, vector, k, where, space=self.space)
 
-    def _hit_rows(self, answer: _Answer) -> np.ndarray:
+    def _hit_rows(self, answer: DenseAnswer) -> np.ndarray:
         """The table row of each hit's item (-1: not a current vector of this index). Call under the lock."""
-        rows = self._vector_row
-        return np.fromiter(map(rows.get, answer.ids, repeat(-1)), dtype=np.int64, count=len(answer.ids))
+        if answer.rows is not None:
+            return self._store_rows.table_rows(answer.ids, answer.rows, self._vector_row, self._table.epoch)
+        ids = cast("list[str]", answer.ids)  # a store's own answer: every hit has an id
+        return np.fromiter(map(self._vector_row.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
 
+    def _filtered(
+        self, answer: DenseAnswer, pool: int, where: Where | None, matching: np.ndarray, epoch: int
+    ) -> tuple[DenseAnswer, np.ndarray, np.ndarray] | None:
+        """The first ``pool`` hits of ``answer`` that match ``where``: (``answer``, their positions in it, their
+        rows), or None when that cannot be told.
 
-@dataclass
-class _Answer:
-    """A store's answer to a dense query, best first: the hits' vector ids and their similarities."""
-
-    similarity: np.ndarray
-    ids: list[str]
-
-    def vector_id(self, n: int) -> str:
-        """The vector id of hit ``n``."""
-        return self.ids[n]
-
-
-def matches(meta: dict[str, Any], where: Where | None) -> bool:
-    """Whether metadata ``meta`` matches ``where`` (as :class:`MetadataTable` and Chroma evaluate it)."""
-    for key, op, value in where_clauses(where):
-        actual = meta.get(key)
-        if op == "$eq":
-            if actual != value:
-                return False
-        elif not (isinstance(actual, int | float) and not isinstance(actual, bool) and actual <= value):
-            return False
-    return True
+        Call under the lock. ``matching`` says which rows of the table (as of ``epoch``) match ``where``.
+        """
+        if epoch != self._table.epoch:
+            return None  # rows renumbered since: the full query answers
+        rows = self._hit_rows(answer)
+        ok = np.zeros(len(rows), dtype=bool)
+        known = (rows >= 0) & (rows < len(matching))
+        ok[known] = matching[rows[known]]
+        for n in np.flatnonzero(rows < 0).tolist():  # a vector that is not current: an older version, or unknown
+            meta = self._vector_meta.get(answer.vector_id(n) or "")
+            if meta is None:
+                rows[n] = -2
+            else:
+                ok[n] = matches(meta, where)
+        counted = np.cumsum(ok)
+        full = int(np.searchsorted(counted, pool))  # the hit where the count reaches pool (len(hits): never)
+        if bool((rows[: full + 1] == -2).any()):
+            return None
+        if full < len(rows):
+            taken = np.flatnonzero(ok[: full + 1])
+        elif len(rows) < pool:
+            taken = np.flatnonzero(ok)
+        else:
+            return None
+        return answer, taken, rows[taken]

@@ -214,3 +214,24 @@ def _code(codes: dict[Any, int], value: Any) -> int | None:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def matches(meta: dict[str, Any], where: Where | None) -> bool:
+    """Whether metadata ``meta`` matches ``where`` (as :class:`MetadataTable` and Chroma evaluate it)."""
+    for key, op, value in where_clauses(where):
+        actual = meta.get(key)
+        if op == "$eq":
+            if actual != value:
+                return False
+        elif not (isinstance(actual, int | float) and not isinstance(actual, bool) and actual <= value):
+            return False
+    return True
+
+
+def equalities(where: Where | None) -> Where | None:
+    """``where`` without its range clauses, when it has both kinds (else None: nothing to narrow)."""
+    clauses = where_clauses(where)
+    equal = {key: value for key, op, value in clauses if op == "$eq"}
+    if not equal or len(equal) == len(clauses) or len(equal) != sum(1 for _, op, _ in clauses if op == "$eq"):
+        return None
+    return equal

@@ -36,7 +36,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -109,6 +109,21 @@ class VectorHit:
     similarity: float
 
 
+@dataclass(frozen=True)
+class DenseAnswer:
+    """A dense query's hits as arrays, best first: ``similarity`` of each, and their vector ids, either one per
+    hit (``rows`` None) or, from a store holding its vectors in rows (the mirror's copy), the store's ids by row
+    with ``rows`` the hits' rows, so a caller can map rows to its own without an id lookup per hit."""
+
+    similarity: np.ndarray
+    ids: Sequence[str | None]
+    rows: np.ndarray | None = None
+
+    def vector_id(self, n: int) -> str | None:
+        """The vector id of hit ``n``."""
+        return self.ids[int(self.rows[n])] if self.rows is not None else self.ids[n]
+
+
 class StoreUnavailable(RuntimeError):
     """The vector store cannot be started or reached."""
 
@@ -138,8 +153,8 @@ class VectorStore(Protocol):
 
     def query_arrays(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> tuple[list[str], np.ndarray]:
-        """:meth:`query` as (ids, similarities as float64), best first: what a search over a thousand hits reads."""
+    ) -> DenseAnswer:
+        """:meth:`query` as arrays (:class:`DenseAnswer`): what a search over a thousand hits reads."""
         ...
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]: ...
@@ -258,10 +273,9 @@ class InProcessVectorStore:
 
     def query_arrays(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> tuple[list[str], np.ndarray]:
-        """:meth:`query` as (ids, similarities), best first."""
+    ) -> DenseAnswer:
         hits = self.query(collection, vector, k, where, space)
-        return [h.id for h in hits], np.array([h.similarity for h in hits], dtype=np.float64)
+        return DenseAnswer(np.array([h.similarity for h in hits], dtype=np.float64), [h.id for h in hits])
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
