@@ -66,6 +66,23 @@ def test_a_possessive_s_is_not_south(fantasy, action, moves):
     assert [r.reason for r in out.rejected] == ([] if moves else [NOT_ASKED])
 
 
+@pytest.mark.parametrize(
+    ("node", "action", "npc", "talks"),
+    [
+        ("hunter_cabin", "think about Hunter's Letter", "old_hunter", False),  # "hunter" is the letter's word
+        ("hunter_cabin", "think about the old hunter", "old_hunter", True),  # a mention of him grounds it
+        ("shadow_altar", "think about The Shadow Lord", "silas", False),  # the enemy's whole name, not Silas's
+    ],
+)
+def test_a_word_of_a_things_name_does_not_name_a_person(fantasy, node, action, npc, talks):
+    """Was: "think about Hunter's Letter" at Garrick's lodge grounded talking to him (his alias "hunter")."""
+    state = new_game(fantasy, seed=2)
+    state.node = node
+    out = Rules(fantasy).resolve_turn(state, Effects(talk_to=npc), Intent.of(action))
+    assert ("talk_to" in {a.effect for a in out.applied}) is talks
+    assert [r.reason for r in out.rejected] == ([] if talks else [NOT_ASKED])
+
+
 def test_attacking_the_shadow_lord_does_not_join_him(fantasy):
     """Was: `attack the shadow lord` with {"choice": "join_shadow"} gave the ending Eternal Night."""
     game = engine(fantasy, [answer("You kneel.", choice="join_shadow")] * 2, node="shadow_throne")

@@ -153,11 +153,27 @@ def _talks_to(intent: Intent, npc_id: str, state: GameState, pack: ContentPack, 
     npc = pack.npcs.get(npc_id)
     if npc is None:
         return True  # the rules refuse it as no such character
-    if npc_id in steps or intent.names(npc.names):
+    if npc_id in steps or _names_person(intent, npc.names, pack):
         return True
     here = npc_id in npcs_at(pack, state.node)
     spoken = intent.command.verb in ("talk", "ask", "say", "give") or _SPEAK.search(intent.text) is not None
     return here and (spoken or intent.pronoun())
+
+
+def _names_person(intent: Intent, names: Iterable[str], pack: ContentPack) -> bool:
+    """Whether the action names a person by one of ``names``, not counting the words of the full name of an
+    item, enemy or place it names: "think about Hunter's Letter" does not name Old Garrick ("hunter")."""
+    claimed: set[str] = set()
+    things = [*(i.name for i in pack.items.values()), *(e.name for e in pack.enemies.values())]
+    for thing in [*things, *(n.name for n in pack.nodes.values())]:
+        words = frozenset(keywords(thing))
+        if len(words) > 1 and words <= intent.words:
+            claimed |= words
+    for name in names:
+        wanted = frozenset(keywords(name.replace("_", " ")))
+        if wanted and wanted <= intent.words and not wanted <= claimed:
+            return True
+    return False
 
 
 def _moves_to(intent: Intent, node_id: str, state: GameState, pack: ContentPack, steps: set[str]) -> bool:
