@@ -139,8 +139,7 @@ class ChromaVectorStore:
     def query_arrays(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
     ) -> DenseAnswer:
-        hits = self.query(collection, vector, k, where, space)
-        return DenseAnswer(np.array([h.similarity for h in hits], dtype=np.float64), [h.id for h in hits])
+        return DenseAnswer.of(self.query(collection, vector, k, where, space))
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         col = self._collection(collection)

@@ -119,6 +119,11 @@ class DenseAnswer:
     ids: Sequence[str | None]
     rows: np.ndarray | None = None
 
+    @classmethod
+    def of(cls, hits: list[VectorHit]) -> DenseAnswer:
+        """The answer of a store that answers with :class:`VectorHit` objects."""
+        return cls(np.array([h.similarity for h in hits], dtype=np.float64), [h.id for h in hits])
+
     def vector_id(self, n: int) -> str | None:
         """The vector id of hit ``n``."""
         return self.ids[int(self.rows[n])] if self.rows is not None else self.ids[n]
@@ -274,8 +279,7 @@ class InProcessVectorStore:
     def query_arrays(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
     ) -> DenseAnswer:
-        hits = self.query(collection, vector, k, where, space)
-        return DenseAnswer(np.array([h.similarity for h in hits], dtype=np.float64), [h.id for h in hits])
+        return DenseAnswer.of(self.query(collection, vector, k, where, space))
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:

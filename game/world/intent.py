@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from game.text import keywords, whole_words
 from game.world.conditions import enemies_at, items_at, npcs_at
@@ -80,18 +81,25 @@ class Intent:
         text = " ".join(action.lower().split())
         return cls(text, frozenset(keywords(text)), parse(action))
 
-    def names(self, names: Iterable[str]) -> bool:
+    def names(self, names: Iterable[str], claimed: frozenset[str] = frozenset()) -> bool:
         """Whether the action names something by one of ``names`` (the content's names and short aliases: "herb"
-        for the Healing Herb): every word of one of them is a word of the action."""
+        for the Healing Herb): every word of one of them is a word of the action, not all of them ``claimed``
+        (words of another thing's full name)."""
         for name in names:
-            wanted = frozenset(keywords(name.replace("_", " ")))
-            if wanted and wanted <= self.words:
+            wanted = _name_words(name)
+            if wanted and wanted <= self.words and not wanted <= claimed:
                 return True
         return False
 
     def pronoun(self) -> bool:
         """Whether the action points at someone or something without naming it ("take it", "give her this")."""
         return bool(set(self.text.replace("'", " ").split()) & (PRONOUNS | {"this", "that", "these", "those"}))
+
+
+@cache
+def _name_words(name: str) -> frozenset[str]:
+    """The keywords of a content name (names repeat every turn: worked out once)."""
+    return frozenset(keywords(name.replace("_", " ")))
 
 
 def _place_words(pack: ContentPack, here: str, node_id: str) -> frozenset[str]:
@@ -164,16 +172,12 @@ def _names_person(intent: Intent, names: Iterable[str], pack: ContentPack) -> bo
     """Whether the action names a person by one of ``names``, not counting the words of the full name of an
     item, enemy or place it names: "think about Hunter's Letter" does not name Old Garrick ("hunter")."""
     claimed: set[str] = set()
-    things = [*(i.name for i in pack.items.values()), *(e.name for e in pack.enemies.values())]
-    for thing in [*things, *(n.name for n in pack.nodes.values())]:
-        words = frozenset(keywords(thing))
-        if len(words) > 1 and words <= intent.words:
-            claimed |= words
-    for name in names:
-        wanted = frozenset(keywords(name.replace("_", " ")))
-        if wanted and wanted <= intent.words and not wanted <= claimed:
-            return True
-    return False
+    for things in (pack.items, pack.enemies, pack.nodes):
+        for thing in things.values():
+            words = _name_words(thing.name)
+            if len(words) > 1 and words <= intent.words:
+                claimed |= words
+    return intent.names(names, frozenset(claimed))
 
 
 def _moves_to(intent: Intent, node_id: str, state: GameState, pack: ContentPack, steps: set[str]) -> bool:
