@@ -375,10 +375,10 @@ def test_hidden_endings_keep_their_conditions_out_of_the_knowledge_base(fantasy)
 
 def test_prepare_reports_indexing_progress_with_real_embeddings(mini_pack, embedder, chroma_store, monkeypatch):
     from game.memory import knowledge as knowledge_module
-    from game.memory import manager as manager_module
+    from game.memory import embedding as embedding_module
 
     monkeypatch.setattr(knowledge_module, "EMBED_BATCH", 4)  # several batches even for the small test story
-    monkeypatch.setattr(manager_module, "EMBED_BATCH", 2)
+    monkeypatch.setattr(embedding_module, "EMBED_BATCH", 2)
     calls: list[tuple[str, int, int]] = []
     memory = GameMemory(mini_pack, ScriptedNarrator(mini_pack), store=chroma_store, embedder=embedder)
     memory.prepare(progress=lambda label, done, total: calls.append((label, done, total)))

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from game.memory.bible import Outcome, StoryBible
 from game.memory.guard import strip_instructions
-from game.memory.records import Episode, MemoryState, Summary
+from game.memory.records import BibleEntry, Episode, MemoryState, Summary
 from game.memory.settings import MemoryConfig
 from game.text import clip
 
@@ -105,6 +106,26 @@ def make_summary(batch: Batch, answers: Answers, config: MemoryConfig, persona: 
         npcs=sorted({n for e in batch.episodes for n in e.npcs}),
         synopsis=synopsis or batch.previous,
     )
+
+
+def extracted(
+    bible: StoryBible,
+    state: MemoryState,
+    failures: list[str],
+    facts: list[dict[str, Any]] | None,
+    batch: Batch,
+    npcs: list[str],
+) -> list[tuple[BibleEntry, Outcome]]:
+    """Apply an extraction answer to the Bible (under memory's lock); a failed one (None) leaves its turns queued
+    for the next consolidation (``state.facts_from``) and is noted in ``failures``."""
+    first, upto = batch.facts_first, batch.upto
+    if facts is None:
+        state.facts_from = first
+        failures.append(f"story bible extraction of turns {first}-{upto}")
+        log.warning("fact extraction of turns %d-%d failed; retried at the next consolidation", first, upto)
+        return []
+    state.facts_from = None
+    return list(bible.from_extraction(facts, upto, npcs))
 
 
 def retry(call: Callable[[], T], config: MemoryConfig) -> T | None:
