@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from game.llm.scripted import ScriptedNarrator
 from game.world.parser import clauses, parse, verb_key
+from game.world.verbs import SIMPLE, VERBS
 
 
 @pytest.mark.parametrize(
@@ -54,6 +56,20 @@ def test_meta_commands():
         assert parse(text).is_meta, text
     assert parse("save slot2").target == "slot2"
     assert not parse("go north").is_meta
+
+
+def test_every_verb_is_read_as_itself_and_narrated(mini_pack):
+    """The registry is the one place a verb lives: its help samples and one-line forms parse as it, and the
+    scripted narrator has a handler for every verb a turn can carry (meta verbs never reach a narrator)."""
+    handlers = ScriptedNarrator(mini_pack).verbs
+    for verb in VERBS:
+        for line in verb.help:
+            assert parse(line.sample).verb == verb.name, line.sample
+        for line in verb.simple:
+            assert parse(line).verb == verb.name, line
+        assert verb.meta or verb.name in handlers, f"no scripted handler for the verb {verb.name!r}"
+    assert len(SIMPLE) == sum(len(verb.simple) for verb in VERBS), "a one-line form belongs to two verbs"
+    assert [v.name for v in VERBS].count("talk") == 1 and len({v.name for v in VERBS}) == len(VERBS)
 
 
 def test_unknown_and_empty_text():

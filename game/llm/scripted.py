@@ -81,13 +81,14 @@ class ScriptedNarrator(Conversation, NarratorBase):
             "give": self._do_give,
             "attack": self._do_attack,
             "flee": self._do_flee,
+            "defend": self._do_defend,
             "rest": self._do_rest,
             "inventory": self._do_inventory,
             "quests": self._do_quests,
             "status": self._do_status,
             "other": self._do_other,
         }
-        """Each verb's handler; a verb without one (``defend`` out of combat) is :meth:`_do_other`."""
+        """Each verb's handler (a test checks every verb of ``game.world.verbs`` but the meta ones has one)."""
 
     # ---------------------------------------------------------------- entry
     def narrate(self, bundle: PromptBundle) -> str:
@@ -257,6 +258,9 @@ class ScriptedNarrator(Conversation, NarratorBase):
 
     def _do_flee(self, command: Command, state: GameState, *_: Any) -> str:
         return "There is nothing to flee from."
+
+    def _do_defend(self, command: Command, state: GameState, *_: Any) -> str:
+        return "You raise your guard, but nothing here threatens you."
 
     def _do_rest(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         if not self.pack.nodes[state.node].safe:

@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from game.world.content import ContentPack, Npc
+from game.world.verbs import VERBS as PARSER_VERBS
 
 HOW_TO_PLAY = (
     "Type what you want to do in plain words and press Enter: the rules decide what happens, the narrator "
@@ -25,28 +26,9 @@ HOW_TO_PLAY = (
 )
 
 VERBS: list[tuple[str, str, str, str]] = [
-    # (the parser's verb, the form, other words for it, a sample line the parser reads as that verb)
-    ("go", "go DIRECTION / go to PLACE", "n s e w ne nw se sw up down in out; walk, head, enter", "go north"),
-    ("look", "look", "l, look around: describe where you are", "look"),
-    ("examine", "examine THING", "look at, inspect, x, check", "examine the door"),
-    ("take", "take THING", "get, grab, pick up", "take the map"),
-    ("drop", "drop THING", "discard, leave", "drop the map"),
-    ("use", "use THING [on TARGET]", "drink, eat, read, wear, equip, insert, activate", "use the key on the door"),
-    ("give", "give THING to SOMEONE", "offer, hand", "give the map to the guard"),
-    ("talk", "talk to SOMEONE [about TOPIC]", "speak with, greet, approach", "talk to the guard"),
-    ("talk", "ask SOMEONE about TOPIC", "question; or just ask: 'where is the exit?'", "ask the guard about the exit"),
-    ("say", "say TEXT", "shout, whisper; tell SOMEONE TEXT; 'my name is ...'", "say hello"),
-    ("attack", "attack [ENEMY]", "fight, hit, strike, shoot", "attack"),
-    ("flee", "flee", "run away, escape, retreat", "flee"),
-    ("rest", "rest", "sleep, camp, wait", "rest"),
-    ("inventory", "inventory", "i, inv, bag: what you carry", "i"),
-    ("quests", "quests", "q, journal", "quests"),
-    ("status", "status", "stats", "status"),
-    ("help", "help", "?", "help"),
-    ("save", "save [NAME]", "no name: the quick slot", "save"),
-    ("load", "load [NAME]", "no name: the quick slot; 'saves' lists the slots", "load"),
-    ("quit", "quit", "exit", "quit"),
+    (verb.name, line.form, line.also, line.sample) for verb in PARSER_VERBS for line in verb.help
 ]
+"""(the parser's verb, the form, other words for it, a sample line the parser reads as that verb)"""
 
 KEYS: list[tuple[str, str]] = [
     ("F1", "this help"),

@@ -14,11 +14,7 @@ from game.tui.text import bar, plain
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.state import GameState
-
-VERB_WORDS = (
-    "look", "examine", "go", "take", "drop", "use", "give", "talk to", "ask", "say", "tell", "attack", "defend",
-    "flee", "rest", "inventory", "quests", "status", "help", "save", "load", "saves", "quit",
-)  # fmt: skip
+from game.world.verbs import TYPED
 
 
 def header_text(state: GameState, pack: ContentPack) -> Text:
@@ -176,11 +172,11 @@ class WorldSuggester(Suggester):
 
     def __init__(self) -> None:
         super().__init__(use_cache=False, case_sensitive=False)
-        self.words: list[str] = list(VERB_WORDS)
+        self.words: list[str] = list(TYPED)
 
     def update(self, state: GameState, pack: ContentPack) -> None:
         node = pack.nodes[state.node]
-        words = [*VERB_WORDS, *node.exits]
+        words = [*TYPED, *node.exits]
         words += [pack.npcs[n].name for n in npcs_at(pack, state.node)]
         words += [pack.items[i].name for i in items_at(state, pack, state.node) + state.inventory if i in pack.items]
         words += [pack.enemies[e].name for e in enemies_at(state, pack, state.node)]

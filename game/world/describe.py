@@ -5,6 +5,7 @@ from __future__ import annotations
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
 from game.world.content import ContentPack, Npc, Quest
 from game.world.state import GameState
+from game.world.verbs import VERBS
 
 
 def the(name: str, *, capital: bool = False) -> str:
@@ -98,20 +99,7 @@ def status_text(state: GameState, pack: ContentPack) -> str:
     )
 
 
-GENERIC_HELP_EXAMPLES = (
-    "go north",
-    "look",
-    "examine the door",
-    "talk to the guard",
-    "ask the guard about the road",
-    "take the map",
-    "use the key",
-    "give the map to the guard",
-    "attack",
-    "flee",
-    "rest",
-    "say my name is Ren",
-)
+GENERIC_HELP_EXAMPLES = tuple(line.sample for verb in VERBS if not verb.meta for line in verb.help)
 """Help examples for a story that names none of its own (``story.help_examples``)."""
 
 

@@ -30,6 +30,7 @@ from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.parser import DIRECTIONS, PRONOUNS, Command, clauses, parse, verb_key
 from game.world.state import GameState
+from game.world.verbs import SENSING
 
 NOT_ASKED = "not what you asked"
 """The reason an act for the player is refused when the action does not ask for it."""
@@ -47,8 +48,6 @@ ACTS = (
 )
 """Effects that act for the player (the others are what the world does, or claims the rules check)."""
 
-LOOKING = frozenset({"look", "examine"})
-"""Verbs that ask for nothing but to see (their words name what is seen, not what is acted on)."""
 _ATTACK = re.compile(
     r"\b(?:attack|fight|hit|strike|kill|slay|stab|slash|smash|punch|kick|shoot|swing|charge|lunge|cut|hack|bash"
     r"|press\s+the\s+attack|go\s+for|take\s+down|finish)\b"
@@ -124,7 +123,7 @@ def refused(intent: Intent, effects: Effects, state: GameState, pack: ContentPac
     ``state`` is the state before the turn (where the player is, what they carry, whom they fight).
     """
     steps = _objective_targets(intent, state, pack)
-    if intent.command.verb in LOOKING:  # looking at a thing is not taking, using, fighting or going to it
+    if intent.command.verb in SENSING:  # looking at a thing is not taking, using, fighting or going to it
         intent = Intent(intent.text, frozenset(), intent.command)
     out: list[tuple[str, object]] = []
     if effects.talk_to and not _talks_to(intent, effects.talk_to, state, pack, steps):

@@ -21,16 +21,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from game.world.verbs import META_VERBS, PATTERNS, SIMPLE
 from game.world.vocabulary import (
     ARTICLE,
     DIRECTION_WORDS,
     DIRECTIONS,
-    META_VERBS,
-    PATTERNS,
     PRONOUNS,
     QUESTION_WORDS,
     SELF_STATEMENT,
-    SIMPLE,
     SIMPLE_GO,
     is_verb,
     verb_key,
@@ -45,9 +43,8 @@ class Command:
     """A parsed player action.
 
     Attributes:
-        verb: one of go, look, examine, talk, say, ask, take, drop, use, give,
-            attack, flee, rest, inventory, quests, status, help, save, load,
-            saves, quit, or ``other`` for free text the parser does not know.
+        verb: the name of one of :data:`~game.world.verbs.VERBS`, or ``other``
+            for free text the parser does not know.
         target: the direct object ("north", "old hunter", "moonlight harp");
             for ``say``, the words said, as typed ("my name is Kael").
         obj: the indirect object (whom to give to, whom to talk or say it to,

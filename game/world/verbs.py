@@ -1,0 +1,234 @@
+"""The verbs: each verb's words, the patterns that read it, its help lines and what completion offers, together.
+
+Adding a verb is one :class:`Verb` in :data:`VERBS` (its narration is a handler in ``game/llm/scripted.py``, which
+a test checks every verb has; CONTRIBUTING.md has the checklist). The parser (:mod:`game.world.parser`) reads a
+line as a verb with :data:`SIMPLE` (whole lines: "l", "run away") and :data:`PATTERNS`; the TUI's help and
+completion and the generic help examples are made from the same entries.
+
+Pattern order matters where verbs share words ("put down the lamp" is a drop, "put the lamp on the hook" a use):
+every verb's ``first`` patterns are tried before any verb's ``patterns``, each tier in the order of ``VERBS``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HelpLine:
+    form: str
+    """How the help shows it: "give THING to SOMEONE"."""
+    also: str
+    """Other words for it."""
+    sample: str
+    """A line the parser reads as this verb (a test checks it does)."""
+
+
+@dataclass(frozen=True)
+class Verb:
+    name: str
+    """What :class:`~game.world.parser.Command` calls it."""
+    help: tuple[HelpLine, ...] = ()
+    typed: tuple[str, ...] = ()
+    """What the action line's completion offers for it."""
+    simple: tuple[str, ...] = ()
+    """Whole lines that mean this verb and nothing more."""
+    first: tuple[str, ...] = ()
+    """Patterns tried before every verb's ``patterns`` (named groups: target, obj, topic, text, conveyance)."""
+    patterns: tuple[str, ...] = ()
+    meta: bool = False
+    """Answered by the engine without a turn (save, inventory, ...)."""
+    senses: bool = False
+    """Asks for nothing but to see (or hear): its words name what is sensed, not what is acted on
+    (:mod:`game.world.intent` refuses an act it would stand for)."""
+
+
+_GO = (
+    r"go|move|walk|head|travel|run|climb|clamber|scramble|enter|return|proceed|find|reach|visit|ascend|descend|cross"
+    r"|follow|wade|swim|hike|step|continue|sneak|slip|creep|jog|journey|hurry|rush|stand|ride|make\s+(?:my|your)\s+way"
+    r"|set\s+(?:off|out)|backtrack|retrace\s+(?:my|your)\s+steps|squeeze|crawl|march|wander|trek|navigate|push\s+on"
+)
+_CONVEYANCE = r"(?:freight\s+)?(?:elevator|lift|stairs?|staircase|stairway|ladder|escalator|ramp|tram|train)"
+_TAKE = (
+    r"take|get|grab|pick\s+up|collect|pocket|loot|gather|pluck|harvest|snatch|retrieve|fetch|acquire|obtain"
+    r"|wrench|pry|prise|steal|salvage|scavenge|claim|scoop|catch|unhook|unplug"
+)
+_USE = (
+    r"use|play|strum|drink|quaff|sip|eat|consume|chew|swallow|read|activate|apply|insert|install|wield|wear|equip"
+    r"|don|pour|put|place|plug|fit|seat|slot|load|attach|connect|hold\s+up|raise|light|ignite|burn|ring|blow|sprinkle"
+    r"|spill|empty|drip|dip|start|power\s+up|turn\s+on|switch\s+on|fire\s+up|inject|swap|replace|feed|mount|operate"
+    r"|brandish|wave|offer\s+up|lay|set|sound|tune|invoke|trigger|press|flip"
+)
+_ATTACK = (
+    r"attack|fight|hit|strike|kill|slay|battle|shoot|stab|face|defeat|destroy|smash|break|crush|slash|punch|kick"
+    r"|ambush|engage|wreck|murder|assault|bash|cut\s+down|take\s+down|take\s+out|finish\s+off|beat|vanquish"
+    r"|shatter|hack\s+at|cleave|spear|skewer|behead|dispatch|overpower|subdue|duel|challenge"
+)
+_EXAMINE = (
+    r"look\s+at|look\s+in(?:to|side)?|look\s+under|look\s+behind|look\s+over|examine|inspect|x|study|read\s+about"
+    r"|check|search|observe|view|watch|peer\s+at|peer\s+into|investigate|scan|analy[sz]e|probe|regard|admire"
+)
+_TALK_TO = (
+    r"greet|hail|approach|address|call\s+(?:out\s+)?(?:to|for)|wave\s+(?:to|at)|say\s+(?:hello|hi|hey)\s+to|comfort"
+    r"|console|consult|meet|help|rescue|free|question|interrogate|thank|calm|reassure"
+)
+_ON = r"on|in|into|at|with|onto|inside|to|under|over|upon|against|beside|by|through|across"
+
+VERBS: tuple[Verb, ...] = (
+    Verb(
+        "go",
+        (HelpLine("go DIRECTION / go to PLACE", "n s e w ne nw se sw up down in out; walk, head, enter", "go north"),),
+        typed=("go",),
+        first=(
+            rf"^(?:{_GO}|take|use|board|get\s+(?:in|on|into|onto)|catch|call)\s+(?:the\s+|a\s+)?"
+            rf"(?P<conveyance>{_CONVEYANCE})(?:\s+(?P<target>.+))?$",
+        ),
+        patterns=(rf"^(?:{_GO})\s+(?P<target>.+)$",),
+    ),
+    Verb(
+        "look",
+        (HelpLine("look", "l, look around: describe where you are", "look"),),
+        typed=("look",),
+        simple=("look", "l", "look around", "survey", "look about"),
+        senses=True,
+    ),
+    Verb(
+        "examine",
+        (HelpLine("examine THING", "look at, inspect, x, check", "examine the door"),),
+        typed=("examine",),
+        patterns=(rf"^(?:{_EXAMINE})\s+(?P<target>.+)$",),
+        senses=True,
+    ),
+    Verb(
+        "attack",
+        (HelpLine("attack [ENEMY]", "fight, hit, strike, shoot", "attack"),),
+        typed=("attack",),
+        simple=("attack", "fight"),
+        patterns=(rf"^(?:{_ATTACK})(?:\s+(?P<target>.+))?$",),
+    ),
+    Verb(
+        "take",
+        (HelpLine("take THING", "get, grab, pick up", "take the map"),),
+        typed=("take",),
+        patterns=(
+            rf"^(?:{_TAKE})\s+(?P<target>.+)$",
+            r"^(?:pick|pull|lift)\s+(?P<target>.+?)\s+(?:up|out|free|loose)$",
+        ),
+    ),
+    Verb(
+        "drop",
+        (HelpLine("drop THING", "discard, leave", "drop the map"),),
+        typed=("drop",),
+        first=(
+            r"^(?:put|set|lay)\s+down\s+(?P<target>.+)$",
+            r"^(?:put|set|lay)\s+(?P<target>.+?)\s+down$",
+            r"^(?:drop|discard|leave|throw\s+away|toss|abandon|dump|ditch)\s+(?P<target>.+)$",
+        ),
+    ),
+    Verb(
+        "use",
+        (
+            HelpLine(
+                "use THING [on TARGET]", "drink, eat, read, wear, equip, insert, activate", "use the key on the door"
+            ),
+        ),
+        typed=("use",),
+        first=(
+            r"^(?:drink|sip|bathe|wash|scoop\s+water|fill\s+\S+(?:\s+\S+)?)\s+(?:from|in|at)\s+(?P<target>.+)$",
+            r"^(?:unlock|open)\s+(?P<obj>.+?)\s+with\s+(?P<target>.+)$",
+        ),
+        patterns=(rf"^(?:{_USE})\s+(?P<target>.+?)(?:\s+(?:{_ON})\s+(?P<obj>.+))?$",),
+    ),
+    Verb(
+        "give",
+        (HelpLine("give THING to SOMEONE", "offer, hand", "give the map to the guard"),),
+        typed=("give",),
+        first=(
+            r"^(?:give|offer|hand(?:\s+over)?|present|bring|deliver|return)\s+(?!back\b|home\b|to\b)(?P<target>.+?)"
+            r"\s+to\s+(?P<obj>.+)$",
+            r"^(?:give|offer|hand|bring)\s+(?P<obj>(?!the\b|a\b|an\b|my\b|some\b|this\b)\S+)\s+"
+            r"(?:the|a|an|my|this|some)\s+(?P<target>.+)$",
+        ),
+    ),
+    Verb(
+        "talk",
+        (
+            HelpLine("talk to SOMEONE [about TOPIC]", "speak with, greet, approach", "talk to the guard"),
+            HelpLine(
+                "ask SOMEONE about TOPIC", "question; or just ask: 'where is the exit?'", "ask the guard about the exit"
+            ),
+        ),
+        typed=("talk to", "ask"),
+        simple=("talk", "speak", "chat"),
+        first=(
+            r"^(?:ask|query|quiz|inquire|enquire)\s+(?:about|after|of|regarding)\s+(?P<topic>.+)$",
+            r"^(?:ask|question|query|quiz)\s+(?P<obj>.+?)\s+(?:about|after|regarding|concerning|of)\s+(?P<topic>.+)$",
+            r"^ask\s+(?P<obj>.+?)\s+(?P<topic>(?:where|what|who|whom|why|how|when|which|whether|if)\b.+)$",
+            r"^(?:ask|question)\s+(?P<obj>.+)$",
+            r"^tell\s+me\s+(?:more\s+|something\s+|everything\s+|all\s+)?(?:about|of)\s+(?P<topic>.+)$",
+            r"^(?:talk|speak|chat|converse)\s+(?:to|with)\s+(?P<obj>.+?)"
+            r"(?:\s+(?:about|regarding|concerning)\s+(?P<topic>.+))?$",
+            r"^(?:talk|speak|chat)\s+(?:about|of|regarding)\s+(?P<topic>.+)$",
+            rf"^(?:{_TALK_TO})\s+(?P<obj>.+)$",
+            r"^(?:hello|hi|hey|greetings|good\s+(?:morning|evening|day|afternoon)|well\s+met)"
+            r"(?:\s*,?\s+(?P<obj>.+))?$",
+        ),
+    ),
+    Verb(
+        "say",
+        (HelpLine("say TEXT", "shout, whisper; tell SOMEONE TEXT; 'my name is ...'", "say hello"),),
+        typed=("say", "tell"),
+        first=(r"^(?:say|shout|whisper|yell|mutter|murmur)\s+(?:to\s+(?P<obj>\S+)\s+)?[\"']?(?P<text>.+?)[\"']?$",),
+    ),
+    Verb(
+        "defend",
+        (HelpLine("defend", "block, parry, brace: take less harm from the next blow", "defend"),),
+        typed=("defend",),
+        simple=("defend", "defend myself", "block", "parry", "guard", "brace", "brace myself"),
+    ),
+    Verb(
+        "flee",
+        (HelpLine("flee", "run away, escape, retreat", "flee"),),
+        ("flee",),
+        ("flee", "run away", "escape", "retreat"),
+    ),
+    Verb("rest", (HelpLine("rest", "sleep, camp, wait", "rest"),), ("rest",), ("rest", "sleep", "camp", "wait")),
+    Verb("ask"),  # a question ("where is the exit?"), read by the parser before any pattern
+    Verb(
+        "inventory",
+        (HelpLine("inventory", "i, inv, bag: what you carry", "i"),),
+        ("inventory",),
+        ("inventory", "inv", "i", "bag"),
+        meta=True,
+    ),
+    Verb(
+        "quests",
+        (HelpLine("quests", "q, journal", "quests"),),
+        ("quests",),
+        ("quests", "quest", "journal", "q"),
+        meta=True,
+    ),
+    Verb("status", (HelpLine("status", "stats", "status"),), ("status",), ("status", "stats"), meta=True),
+    Verb("help", (HelpLine("help", "?", "help"),), ("help",), ("help", "?"), meta=True),
+    Verb("save", (HelpLine("save [NAME]", "no name: the quick slot", "save"),), ("save",), ("save",), meta=True),
+    Verb(
+        "load",
+        (HelpLine("load [NAME]", "no name: the quick slot; 'saves' lists the slots", "load"),),
+        ("load", "saves"),
+        ("load",),
+        meta=True,
+    ),
+    Verb("saves", simple=("saves", "slots"), meta=True),
+    Verb("quit", (HelpLine("quit", "exit", "quit"),), ("quit",), ("quit", "exit"), meta=True),
+)
+
+SIMPLE: dict[str, str] = {line: verb.name for verb in VERBS for line in verb.simple}
+PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    *((verb.name, re.compile(pattern)) for verb in VERBS for pattern in verb.first),
+    *((verb.name, re.compile(pattern)) for verb in VERBS for pattern in verb.patterns),
+]
+META_VERBS = frozenset(verb.name for verb in VERBS if verb.meta)
+TYPED: tuple[str, ...] = tuple(word for verb in VERBS for word in verb.typed)
+"""What the action line completes, in the order of :data:`VERBS`."""
+SENSING = frozenset(verb.name for verb in VERBS if verb.senses)
