@@ -50,7 +50,7 @@ from game.memory.guard import DATA_NOT_ORDERS
 from game.text import MESSAGE_TOKENS, estimate_messages, estimate_tokens
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
-from game.world.describe import node_description, npc_brief, objective_lines, status_text
+from game.world.describe import node_description, node_texts, npc_brief, objective_lines, status_text
 from game.world.parser import Command
 from game.world.state import GameState
 
@@ -199,6 +199,7 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
         blocks.append(_block("side_quests", "## Active side quests\n" + "\n".join(lines)))
     node_lines = [
         f"## Node info\n{node.name} ({node.id}): {node_description(state, pack)}",
+        *(f"{field.replace('_', ' ').capitalize()}: {text}" for field, text in node_texts(node) if text),
         _ids("Exits (move_to)", [(t, _exit_label(state, pack, d, t)) for d, t in node.exits.items()]),
         _ids("NPCs here (talk_to)", [(n, pack.npcs[n].name) for n in npcs_at(pack, state.node)]),
         *(f"- {npc_brief(pack.npcs[n], state)}" for n in npcs_at(pack, state.node)),

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
-from game.world.content import ContentPack, Npc, Quest
+from game.world.content import ContentPack, Node, Npc, Quest
 from game.world.state import GameState
+from game.world.texts import text_fields
 from game.world.verbs import VERBS
 
 
@@ -138,3 +139,12 @@ def npc_brief(npc: Npc, state: GameState) -> str:
         f'Toward you: {mood} (affinity {affinity}). Greets you now with: "{greeting}" '
         f"Knows about: {', '.join(sorted(topics)) or 'nothing in particular'}."
     )
+
+
+_NODE_TOLD = frozenset({"name", "description"})
+
+
+def node_texts(node: Node) -> list[tuple[str, str]]:
+    """A place's text fields besides its name and description, by field name: what a narrator is told of it
+    beyond the description (so a text field added to ``Node`` reaches the prompt without another edit)."""
+    return sorted(node.model_dump(include=set(text_fields(Node) - _NODE_TOLD)).items())

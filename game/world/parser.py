@@ -253,14 +253,14 @@ def _match(step: str, line: str, cased: str, raw: str) -> Command | None:
         target, obj, topic = groups.get("target", ""), groups.get("obj", ""), groups.get("topic", "")
         if verb == "go":
             target = place(target) if target else groups.get("conveyance", "")
-        elif verb in ("take", "drop", "examine", "attack"):
-            target = thing(target) if target else ""
         elif verb == "use":
             target, obj = thing(target), thing(obj) if obj else ""
         elif verb == "give":
             target, obj = thing(target), _person(obj)
         elif verb == "talk":
             obj = "" if obj in _ANYONE else _person(obj)
+        else:  # take, drop, examine, attack and any verb that names a thing
+            target = thing(target) if target else ""
         return Command(verb, target=target, obj=obj, topic=topic, text=raw)
     return None
 
