@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from game import __version__
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
+from game.llm.settings import preset_names
 
 if TYPE_CHECKING:
     from game.config import Settings
@@ -54,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_game_flags(p: argparse.ArgumentParser) -> None:
     """The flags of the commands that play a game (``play``, ``run``): the narrator, dice, saves and memory."""
     p.add_argument("--llm", choices=["auto", *NARRATOR_ORDER], default=None, help="narrator (default auto; see README)")
-    p.add_argument("--preset", default=None, help="OpenAI-compatible preset: openai, deepseek, doubao, ollama, ...")
+    p.add_argument("--preset", default=None, help=f"OpenAI-compatible preset: {preset_names()}")
     p.add_argument("--model", default=None, help="model name at the OpenAI-compatible endpoint")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--seed", type=int, default=None, help="seed for combat and loot dice")

@@ -58,6 +58,14 @@ MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
 
 
+def test_the_readme_names_every_preset_and_nothing_else():
+    from game.llm.settings import PRESETS
+
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `openai.preset`"))
+    named = re.findall(r"`([a-z]+)`", row.split("|")[4])
+    assert named == list(PRESETS), "README's openai.preset row lists the presets of game/llm/settings.py, in order"
+
+
 def test_no_file_or_function_in_game_is_over_the_house_limits():
     long_files, long_functions = {}, []
     for path in sorted((ROOT / "game").rglob("*.py")):

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from game.llm.base import NarratorError
-from game.llm.settings import PRESETS, OpenAISettings, WireMode
+from game.llm.settings import PRESETS, OpenAISettings, WireMode, preset_names
 from game.text import shown_url
 
 NO_KEY = "not-needed"
@@ -60,7 +60,7 @@ def resolve(settings: OpenAISettings, environ: Mapping[str, str] | None = None) 
     preset = PRESETS[settings.preset] if settings.preset else None
     base_url = settings.base_url or (preset.base_url if preset else None)
     if not base_url:
-        raise NarratorError("no endpoint: set a preset (openai, deepseek, doubao, ollama, ...) or a base_url")
+        raise NarratorError(f"no endpoint: set a preset ({preset_names()}) or a base_url")
     key_env = settings.api_key_env or (preset.api_key_env if preset else None)
     if settings.api_key is not None and settings.api_key.get_secret_value():
         key, source = settings.api_key.get_secret_value(), "config"

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-PresetName = Literal["openai", "deepseek", "doubao", "ollama", "llamacpp", "vllm", "lmstudio"]
 JsonMode = Literal["auto", "json_schema", "json_object", "prompt"]
 WireMode = Literal["json_schema", "json_object", "prompt"]
 
@@ -80,7 +79,7 @@ class OpenAISettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    preset: PresetName | None = None
+    preset: str | None = None
     base_url: str | None = Field(None, pattern=r"^https?://\S+$")
     api_key_env: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     api_key: SecretStr | None = None
@@ -90,6 +89,18 @@ class OpenAISettings(BaseModel):
     timeout_s: float = Field(60.0, gt=0, le=600)
     max_attempts: int = Field(3, ge=1, le=10)
     json_mode: JsonMode = "auto"
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str | None) -> str | None:
+        if value is not None and value not in PRESETS:
+            raise ValueError(f"unknown preset {value!r}: one of {preset_names()}")
+        return value
+
+
+def preset_names() -> str:
+    """The presets, named for a message or a help line (the one list is :data:`PRESETS`)."""
+    return ", ".join(PRESETS)
 
 
 def _cores() -> int:
