@@ -46,8 +46,8 @@ import numpy as np
 
 from bench.locomo_recall import baseline_rankings, load_conversation, ours_ranking, recall_at
 from game.memory.embedders import Embedder, SentenceTransformerEmbedder, Vectors
+from game.memory.inprocess import InProcessVectorStore
 from game.memory.onnx_embedder import OnnxEmbedder
-from game.memory.stores import InProcessVectorStore
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo"

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from game.memory.stores import InProcessVectorStore
+from game.memory.inprocess import InProcessVectorStore
 
 DIM = 384
 SESSIONS = 10

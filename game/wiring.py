@@ -28,12 +28,13 @@ from game.llm.scripted import ScriptedNarrator
 from game.memory.chroma import IndexBusy, open_chroma
 from game.memory.consolidation import Summarizer
 from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
+from game.memory.inprocess import InProcessVectorStore
 from game.memory.knowledge import KnowledgeBase, index_stories
 from game.memory.manager import GameMemory
 from game.memory.mirror import MirroredStore
 from game.memory.onnx_embedder import OnnxEmbedder, onnx_available
 from game.memory.settings import MemoryConfig
-from game.memory.stores import InProcessVectorStore, StoreUnavailable, VectorStore
+from game.memory.stores import StoreUnavailable, VectorStore
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.text import shown_url

@@ -21,8 +21,9 @@ import pytest
 
 from game.memory.chroma import open_chroma
 from game.memory.embedders import EmbeddingSpace, SentenceTransformerEmbedder, space_of
+from game.memory.inprocess import InProcessVectorStore
 from game.memory.knowledge import LORE_LABEL, KnowledgeBase, build_documents, index_stories
-from game.memory.stores import COLLECTION_PREFIX, InProcessVectorStore, SpaceMismatch, VectorStore, space_collection
+from game.memory.stores import COLLECTION_PREFIX, SpaceMismatch, VectorStore, space_collection
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from tests.fakes import CountingEmbedder

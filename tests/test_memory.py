@@ -15,11 +15,11 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import SYSTEM_BLOCKS
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
+from game.memory.inprocess import InProcessVectorStore
 from game.memory.knowledge import KnowledgeBase
 from game.memory.manager import GameMemory
 from game.memory.records import MemoryState
 from game.memory.settings import MemoryConfig
-from game.memory.stores import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import DATA
@@ -374,8 +374,8 @@ def test_hidden_endings_keep_their_conditions_out_of_the_knowledge_base(fantasy)
 
 
 def test_prepare_reports_indexing_progress_with_real_embeddings(mini_pack, embedder, chroma_store, monkeypatch):
-    from game.memory import knowledge as knowledge_module
     from game.memory import embedding as embedding_module
+    from game.memory import knowledge as knowledge_module
 
     monkeypatch.setattr(knowledge_module, "EMBED_BATCH", 4)  # several batches even for the small test story
     monkeypatch.setattr(embedding_module, "EMBED_BATCH", 2)

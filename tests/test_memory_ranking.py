@@ -35,12 +35,13 @@ from game.memory.base import TurnRecord
 from game.memory.bible_view import CANDIDATES, active_at
 from game.memory.fusion import KEYWORD_WEIGHT, Hit, fuse, fuse_arrays
 from game.memory.hybrid import HybridIndex
+from game.memory.inprocess import InProcessVectorStore
 from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
 from game.memory.metadata_table import MetadataTable, where_clauses
 from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts, unit_scale
 from game.memory.retrieval import PLACE_PRIOR
-from game.memory.stores import InProcessVectorStore
+from game.memory.stores import VectorHit
 from game.text import keywords
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
@@ -195,6 +196,54 @@ def reference_search_memories(memory: GameMemory, query, state, k, *, focus=None
         )
     scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
     return distinct(scored, k)
+
+
+class ReferenceStore:
+    """An exact vector store in plain Python (a dict per collection and a sort), the oracle the in-process index
+    (``inprocess.py``) and the mirror are checked against: it shares no code with ``game/memory``."""
+
+    def __init__(self):
+        self.collections = {}
+
+    def upsert(self, collection, ids, vectors, metadatas, space=None):
+        rows = self.collections.setdefault(collection, {})
+        for doc_id, vector, meta in zip(ids, np.asarray(vectors, dtype=np.float32), metadatas, strict=True):
+            rows[doc_id] = (vector, dict(meta))  # a repeated id keeps its place; a deleted one comes back last
+
+    def delete(self, collection, ids):
+        for doc_id in ids:
+            self.collections.get(collection, {}).pop(doc_id, None)
+
+    @staticmethod
+    def holds(meta, where):
+        clauses = (where or {}).get("$and", [where] if where else [])
+        for clause in clauses:
+            for key, wanted in clause.items():
+                value = meta.get(key)
+                ops = wanted if isinstance(wanted, dict) else {"$eq": wanted}
+                for op, bound in ops.items():
+                    number = isinstance(value, int | float) and not isinstance(value, bool)
+                    if (op == "$eq" and value != bound) or (op == "$lte" and not (number and value <= bound)):
+                        return False
+        return True
+
+    def query(self, collection, vector, k, where=None, space=None):
+        vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+        found = [
+            VectorHit(doc_id, float(row @ vector))
+            for doc_id, (row, meta) in self.collections.get(collection, {}).items()
+            if self.holds(meta, where)
+        ]
+        return sorted(found, key=lambda hit: -hit.similarity)[: max(k, 0)]
+
+    def metadata(self, collection, where=None):
+        return {i: dict(m) for i, (_, m) in self.collections.get(collection, {}).items() if self.holds(m, where)}
+
+    def existing(self, collection, ids):
+        return {i for i in ids if i in self.collections.get(collection, {})}
+
+    def count(self, collection):
+        return len(self.collections.get(collection, {}))
 
 
 class ReferenceTable:
@@ -427,7 +476,7 @@ def test_hybrid_search_matches_the_one_query_search(big_memory, monkeypatch):
             assert history.hits == reference_search(memory.history, query, 3, where, query_vector=vector)
 
 
-def test_mirrored_chroma_answers_as_the_inprocess_store(tmp_path):
+def test_mirrored_chroma_answers_as_an_exact_store(tmp_path):
     """The in-memory copy of a local Chroma index answers as an exact store would, and writes reach Chroma."""
     from game.memory.chroma import open_chroma
     from game.memory.mirror import MirroredStore
@@ -435,7 +484,7 @@ def test_mirrored_chroma_answers_as_the_inprocess_store(tmp_path):
     rng = np.random.default_rng(7)
     COLLECTION = "memories__mirror-test"  # a collection of a model (a bare name is a legacy one, dropped at open)
     chroma = open_chroma(tmp_path / "index")
-    mirrored, exact = MirroredStore(chroma), InProcessVectorStore()
+    mirrored, exact = MirroredStore(chroma), ReferenceStore()
     for batch in range(6):
         ids = [f"s{batch % 2}:m{n}" for n in rng.choice(400, 60, replace=False)]  # re-upserts replace
         vectors = rng.normal(size=(60, 16)).astype(np.float32)
@@ -671,10 +720,10 @@ def test_a_big_restored_game_is_frozen_for_the_garbage_collector(monkeypatch):
 def test_the_mirror_reuses_a_querys_products_only_while_its_rows_are_unchanged():
     """A turn's recall asks one collection with one vector under several filters, and the copy reuses that
     vector's products with every row; a row added or replaced in between is seen by the next query."""
-    from game.memory.collection_copy import CollectionCopy
+    from game.memory.inprocess import CollectionCopy
 
     rng = np.random.default_rng(3)
-    copy, exact = CollectionCopy(), InProcessVectorStore()
+    copy, exact = CollectionCopy(), ReferenceStore()
     ids = [f"m{n}" for n in range(50)]
     vectors = rng.normal(size=(50, 8)).astype(np.float32)
     metas = [{"turn": n} for n in range(50)]
@@ -706,10 +755,10 @@ def test_the_mirrors_kept_equality_masks_follow_every_write():
     """The copy keeps the rows matching each ``$eq`` clause between queries and updates them on every write
     (rows added, replaced with another value, deleted, a batch repeating an id): every query, interleaved
     with writes, answers as the exact in-process store."""
-    from game.memory.collection_copy import CollectionCopy
+    from game.memory.inprocess import CollectionCopy
 
     rng = np.random.default_rng(11)
-    copy, exact = CollectionCopy(), InProcessVectorStore()
+    copy, exact = CollectionCopy(), ReferenceStore()
     for step in range(40):
         count = int(rng.integers(1, 6))
         ids = [f"m{n}" for n in rng.integers(0, 60, count)]  # repeats: re-upserts, and ids twice in a batch

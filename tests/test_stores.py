@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from game.memory.chroma import open_chroma
-from game.memory.stores import InProcessVectorStore, StoreUnavailable
+from game.memory.inprocess import InProcessVectorStore
+from game.memory.stores import StoreUnavailable
 
 
 @pytest.fixture(params=["chroma", "inprocess"])

@@ -25,12 +25,11 @@ import orjson
 
 from game.files import replace_durably, write_synced
 from game.memory.chroma import SNAPSHOT_MARKER, ChromaVectorStore, IndexLock, lock_index, open_locked, snapshot_dir
-from game.memory.collection_copy import CollectionCopy
 from game.memory.embed_cache import CachedEmbedder
-from game.memory.embedders import Embedder, EmbeddingSpace, Vectors
+from game.memory.embedders import Embedder
 from game.memory.foreground import FOREGROUND, MAX_WAIT_S
-from game.memory.metadata_table import Where
-from game.memory.stores import DenseAnswer, StoreUnavailable, VectorHit, check_space, recorded_space, space_metadata
+from game.memory.inprocess import CollectionCopy, InProcessVectorStore
+from game.memory.stores import StoreUnavailable, recorded_space
 
 log = logging.getLogger("storyecho.memory")
 
@@ -64,7 +63,7 @@ def index_fingerprint(index_dir: Path) -> list[list[Any]] | None:
     return sorted(found)
 
 
-class MirroredStore:
+class MirroredStore(InProcessVectorStore):
     """A local Chroma store (locked to this process) with an in-memory copy that answers reads; writes go behind.
 
     Writes change the copy at once (after the same embedding-space check Chroma's
@@ -86,6 +85,7 @@ class MirroredStore:
         say: Callable[[str], None] | None = None,
     ) -> None:
         assert inner is not None or (index_dir is not None and lock is not None), "a store, or an index and its lock"
+        super().__init__()
         self.backend = inner.backend if inner is not None else "chroma"
         self.index_dir = index_dir
         self.lock = lock if lock is not None else (inner.lock if inner is not None else None)
@@ -94,14 +94,10 @@ class MirroredStore:
         """Why the local index was found damaged and rebuilt when it opened ("" when it opened fine)."""
         self._chroma: ChromaVectorStore | None = inner
         self._say = say
-        self._collections: dict[str, CollectionCopy] = {}
-        self._meta: dict[str, dict[str, Any] | None] = {}
-        """Each loaded collection's Chroma metadata (its recorded model); None: Chroma has no such collection."""
         self._dirty: set[str] = set()
         """Collections whose copy may differ from their snapshot files."""
         self._snapshot: dict[str, dict[str, Any]] | None = None
         """The valid marker's collections (their files), or None."""
-        self._lock = threading.RLock()
         self._open_lock = threading.Lock()
         self._open_error: str | None = None
         self._failed = False
@@ -209,6 +205,7 @@ class MirroredStore:
 
     # --------------------------------------------------------------- the copy
     def _get(self, collection: str) -> CollectionCopy:
+        """The collection's copy, read on first use from the snapshot or else from Chroma."""
         with self._lock:
             self._last_call = time.monotonic()
             found = self._collections.get(collection)
@@ -264,17 +261,12 @@ class MirroredStore:
         self._meta[collection] = dict(col.metadata or {}) if col is not None else None
         return found
 
-    def _check(self, collection: str, space: EmbeddingSpace | None, dimension: int, *, create: bool) -> None:
-        """Raise ``SpaceMismatch`` unless the collection holds vectors of ``space`` (``create``: a write records it)."""
-        with self._lock:
-            self._get(collection)
-            self._queried = self._queried or not create
-            meta = self._meta.get(collection)
-            if meta is None:
-                if create:
-                    self._meta[collection] = {"hnsw:space": "ip"} | space_metadata(space, dimension)
-                return
-        check_space(collection, *recorded_space(meta), space, dimension)
+    def _checked(self, collection: str, *, write: bool) -> None:
+        self._queried = self._queried or not write
+
+    def _written(self, op: tuple[Any, ...]) -> None:
+        self._enqueue(op)  # first: it refuses once closed
+        self._dirty.add(op[1])
 
     # ----------------------------------------------------------- writes
     def _enqueue(self, op: tuple[Any, ...]) -> None:
@@ -340,76 +332,6 @@ class MirroredStore:
                 for start in range(0, len(ids) if meta is not None else 0, 1000):
                     end = start + 1000
                     chroma.upsert(collection, ids[start:end], matrix[start:end], metadatas[start:end], space=space)
-
-    def upsert(
-        self,
-        collection: str,
-        ids: list[str],
-        vectors: Vectors,
-        metadatas: list[dict[str, Any]],
-        space: EmbeddingSpace | None = None,
-    ) -> None:
-        if not ids:
-            return
-        matrix = np.array(vectors, dtype=np.float32).reshape(len(ids), -1)  # a copy: it waits in the queue
-        rows = [dict(m) for m in metadatas]
-        with self._lock:
-            mirror = self._get(collection)
-            self._check(collection, space, matrix.shape[1], create=True)
-            self._enqueue(("upsert", collection, list(ids), matrix, rows, space))  # first: it refuses once closed
-            mirror.upsert(list(ids), matrix, rows)
-            self._dirty.add(collection)
-
-    def query(
-        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> list[VectorHit]:
-        self._check(collection, space, int(np.asarray(vector).size), create=False)  # vectors of this model
-        with self._lock:
-            return self._get(collection).query(vector, k, where)
-
-    def query_arrays(
-        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> DenseAnswer:
-        """As rows of the collection's copy, with the copy's ids by row. The ids list is the copy's own,
-        append-only: a row keeps its id for good (None once deleted, and a deleted id written again takes a
-        new row), and a rebuilt collection is a new list. So a caller can keep what each row maps to and look
-        up only rows added since (``store_rows.StoreRows``), instead of an id per hit: for the 1,000 hits of a
-        memory search that lookup was 0.5 ms of cache misses (``bench/ablation.py``: ~1 ms of a turn's recall)."""
-        self._check(collection, space, int(np.asarray(vector).size), create=False)
-        with self._lock:
-            copy = self._get(collection)
-            rows, sims = copy.top_rows(vector, k, where)
-            return DenseAnswer(sims, copy.ids, rows)
-
-    def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
-        with self._lock:
-            mirror = self._get(collection)
-            return {str(mirror.ids[row]): dict(mirror.metadatas[row]) for row in np.flatnonzero(mirror.mask(where))}
-
-    def existing(self, collection: str, ids: list[str]) -> set[str]:
-        with self._lock:
-            rows = self._get(collection).rows
-            return {i for i in ids if i in rows}
-
-    def delete(self, collection: str, ids: list[str]) -> None:
-        if not ids:
-            return
-        with self._lock:
-            mirror = self._get(collection)
-            self._enqueue(("delete", collection, list(ids)))
-            mirror.delete(ids)
-            self._dirty.add(collection)
-
-    def count(self, collection: str) -> int:
-        with self._lock:
-            return len(self._get(collection).rows)
-
-    def drop(self, collection: str) -> None:
-        with self._lock:
-            self._enqueue(("drop", collection))
-            self._collections[collection] = CollectionCopy()
-            self._meta[collection] = None
-            self._dirty.add(collection)
 
     def collections(self) -> dict[str, Any]:
         """Chroma's collections (see ``ChromaVectorStore.collections``): opens Chroma, after the queued writes."""

@@ -1,22 +1,13 @@
-"""Vector stores: what memory needs from one (:class:`VectorStore`), embedding spaces, and the in-process store.
+"""Vector stores: what memory needs from one (:class:`VectorStore`), and embedding spaces.
 
-The Chroma store is in ``chroma.py``.
+The in-process index is ``inprocess.py``; the local Chroma index behind it, ``mirror.py``; Chroma, ``chroma.py``.
 
 Similarity is the inner product (vectors arrive unit-length, or as the mean of
 two unit vectors). Vectors are an index, not the truth: every text they point at also lives in the
 memory state (and so in the save), so a store can be dropped and rebuilt.
 Filters use Chroma's ``where`` syntax restricted to what both backends support:
 equality (``{"session": "abc"}``) and ``{"turn": {"$lte": 12}}``, combined with
-AND. One evaluator (:class:`MetadataTable`) applies them in process, for the
-in-process store and for the hybrid index's own items alike.
-
-The in-process store is brute-force numpy (a vectorised metadata mask, then
-one matrix product over the allowed rows). FAISS (``faiss-cpu``) was measured
-beside it with the same filter (``bench/vector_index.py``): FAISS answered a
-filtered top-10 query 2.4-3x faster, but at game sizes both take under half a
-millisecond (numpy 0.13 ms at 1,000 vectors, 0.46 ms at 5,000), an order of
-magnitude less than embedding the query. numpy keeps the fallback free of an
-extra native dependency and makes deletes and upserts trivial.
+AND (``metadata_table.where_clauses`` reads them).
 
 Every collection belongs to one embedding model (:class:`EmbeddingSpace`):
 callers name it ``<base>__<slug of the model>`` (:func:`space_collection`), so
@@ -43,7 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.metadata_table import MetadataTable, Where
+from game.memory.metadata_table import Where
 
 log = logging.getLogger("storyecho.memory")
 
@@ -210,121 +201,3 @@ def one_blas_thread() -> Iterator[None]:
             return
         with controller.limit(limits=1, user_api="blas"):
             yield
-
-
-class InProcessVectorStore:
-    """Brute-force inner-product search over numpy arrays, one per collection.
-
-    Metadata lives in a :class:`MetadataTable` per collection, row-aligned
-    with a growable vector matrix, so a filtered query is a vectorised mask
-    followed by one matrix product over the allowed rows, and an upsert costs
-    no copy of the matrix (capacity doubles when full).
-    """
-
-    backend = "inprocess"
-
-    def __init__(self) -> None:
-        self._tables: dict[str, MetadataTable] = {}
-        self._vectors: dict[str, np.ndarray] = {}
-        self._spaces: dict[str, tuple[EmbeddingSpace | None, int]] = {}
-        """Each collection's space and dimension, recorded by its first write."""
-        self._lock = threading.Lock()
-
-    def upsert(
-        self,
-        collection: str,
-        ids: list[str],
-        vectors: Vectors,
-        metadatas: list[dict[str, Any]],
-        space: EmbeddingSpace | None = None,
-    ) -> None:
-        if not ids:
-            return
-        new = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
-        with self._lock:
-            recorded, dimension = self._spaces.setdefault(collection, (space, new.shape[1]))
-            check_space(collection, recorded, dimension, space, new.shape[1])
-            table = self._tables.setdefault(collection, MetadataTable())
-            table.upsert(ids, metadatas)
-            matrix = self._vectors.get(collection)
-            needed = len(table.ids)
-            if matrix is None or matrix.shape[0] < needed:
-                grown = np.zeros(
-                    (max(needed, 2 * (0 if matrix is None else matrix.shape[0]), 64), new.shape[1]), np.float32
-                )
-                if matrix is not None:
-                    grown[: matrix.shape[0]] = matrix
-                matrix = self._vectors[collection] = grown
-            matrix[[table.rows[i] for i in ids]] = new
-
-    def query(
-        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> list[VectorHit]:
-        with self._lock:
-            if collection in self._spaces:
-                check_space(collection, *self._spaces[collection], space, int(np.asarray(vector).size))
-            table = self._tables.get(collection)
-            if table is None or not len(table):
-                return []
-            rows = np.flatnonzero(table.mask(where))
-            if not len(rows) or k <= 0:
-                return []
-            with one_blas_thread():
-                sims = self._vectors[collection][rows] @ np.asarray(vector, dtype=np.float32).reshape(-1)
-            count = min(k, len(rows))
-            top = np.argpartition(-sims, count - 1)[:count] if count < len(rows) else np.arange(len(rows))
-            top = top[np.argsort(-sims[top], kind="stable")]
-            return [VectorHit(str(table.ids[rows[i]]), float(sims[i])) for i in top]
-
-    def query_arrays(
-        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
-    ) -> DenseAnswer:
-        return DenseAnswer.of(self.query(collection, vector, k, where, space))
-
-    def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
-        with self._lock:
-            table = self._tables.get(collection)
-            if table is None:
-                return {}
-            return {doc_id: table.metadata(doc_id) for doc_id in table.matching(where)}
-
-    def existing(self, collection: str, ids: list[str]) -> set[str]:
-        with self._lock:
-            table = self._tables.get(collection)
-            return {i for i in ids if table is not None and i in table.rows}
-
-    def delete(self, collection: str, ids: list[str]) -> None:
-        with self._lock:
-            table = self._tables.get(collection)
-            if table is None:
-                return
-            table.delete(ids)
-            if table.needs_compaction():
-                keep = table.compact()
-                self._vectors[collection] = self._vectors[collection][keep]
-
-    def flush(self) -> None:
-        """Nothing to wait for: every write lands before it returns."""
-
-    def close(self) -> None:
-        """Nothing held."""
-
-    def count(self, collection: str) -> int:
-        with self._lock:
-            table = self._tables.get(collection)
-            return len(table) if table is not None else 0
-
-    def collections(self) -> dict[str, dict[str, Any]]:
-        """Each collection's recorded space and vector count (see :meth:`ChromaVectorStore.collections`)."""
-        with self._lock:
-            return {
-                name: space_metadata(space, dimension) | {"count": len(self._tables.get(name) or ())}
-                for name, (space, dimension) in self._spaces.items()
-            }
-
-    def drop(self, collection: str) -> None:
-        """Delete a whole collection and its record."""
-        with self._lock:
-            self._tables.pop(collection, None)
-            self._vectors.pop(collection, None)
-            self._spaces.pop(collection, None)

@@ -1,25 +1,32 @@
-"""One vector collection held in process: row-aligned ids, a float32 matrix and metadata columns.
+"""The in-process vector index: each collection held as row-aligned ids, a float32 matrix and metadata columns.
 
-The copy :class:`mirror.MirroredStore` answers reads from (see its module
-docstring): exact inner-product top ``k`` under a Chroma-style ``where`` filter,
-with what a turn's recall asks again kept between queries (the last query's
-products, the rows matching each ``$eq`` clause). Not thread-safe: its owner
-calls it under its lock.
+:class:`InProcessVectorStore` is a whole :class:`~game.memory.stores.VectorStore` in memory (no Chroma: the
+fallback, tests, benches); the local Chroma index is the same store with Chroma behind it
+(:class:`~game.memory.mirror.MirroredStore`: it loads each collection on first use and writes behind). Reads
+are an exact inner-product top ``k`` under a Chroma-style ``where`` filter (a vectorised mask, then one matrix
+product over every row), with what a turn's recall asks again kept between queries (the last query's products,
+the rows matching each ``$eq`` clause): :class:`CollectionCopy`.
+
+Brute force is enough: FAISS (``faiss-cpu``) was measured beside it with the same filter
+(``bench/vector_index.py``): 2.4-3x faster on a filtered top-10, but at game sizes both take under half a
+millisecond, an order of magnitude less than embedding the query.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 
-from game.memory.embedders import Vectors
+from game.memory.embedders import EmbeddingSpace, Vectors
 from game.memory.metadata_table import Where, where_clauses
-from game.memory.stores import VectorHit, one_blas_thread
+from game.memory.stores import DenseAnswer, VectorHit, check_space, one_blas_thread, recorded_space, space_metadata
 
 
 class CollectionCopy:
-    """One collection's vectors and metadata, row-aligned; each metadata key is a column (objects and numbers)."""
+    """One collection's vectors and metadata, row-aligned; each metadata key is a column (objects and numbers).
+    Not thread-safe: its store calls it under its lock."""
 
     def __init__(self) -> None:
         self.ids: list[str | None] = []
@@ -165,3 +172,128 @@ class CollectionCopy:
             sims: np.ndarray = np.asarray(self.matrix[: len(self.ids)] @ vector)
         self._similarities = (key, sims)
         return sims
+
+
+class InProcessVectorStore:
+    """Every collection in memory (:class:`CollectionCopy`), each recording the embedding space of its first write.
+
+    A subclass puts a durable store behind it through three hooks: :meth:`_get` (a collection not held yet),
+    :meth:`_written` (each write, after the space check and before the copy changes) and :meth:`_checked`.
+    """
+
+    backend = "inprocess"
+
+    def __init__(self) -> None:
+        self._collections: dict[str, CollectionCopy] = {}
+        self._meta: dict[str, dict[str, Any] | None] = {}
+        """Each collection's recorded space (``stores.space_metadata``); None: none recorded yet."""
+        self._lock = threading.RLock()
+
+    def _get(self, collection: str) -> CollectionCopy:
+        """The collection's copy (call under the lock); a new one for a collection never written."""
+        found = self._collections.get(collection)
+        if found is None:
+            found = self._collections[collection] = CollectionCopy()
+        return found
+
+    def _written(self, op: tuple[Any, ...]) -> None:
+        """A write about to change the copy: ``("upsert", collection, ids, matrix, metadatas, space)``,
+        ``("delete", collection, ids)`` or ``("drop", collection)``."""
+
+    def _checked(self, collection: str, *, write: bool) -> None:
+        """The space of a read or write was checked (the mirror notes the first read)."""
+
+    def _check(self, collection: str, space: EmbeddingSpace | None, dimension: int, *, create: bool) -> None:
+        """Raise ``SpaceMismatch`` unless the collection holds vectors of ``space`` (``create``: a write records it)."""
+        with self._lock:
+            self._get(collection)
+            self._checked(collection, write=create)
+            meta = self._meta.get(collection)
+            if meta is None:
+                if create:
+                    self._meta[collection] = space_metadata(space, dimension)
+                return
+        check_space(collection, *recorded_space(meta), space, dimension)
+
+    def upsert(
+        self,
+        collection: str,
+        ids: list[str],
+        vectors: Vectors,
+        metadatas: list[dict[str, Any]],
+        space: EmbeddingSpace | None = None,
+    ) -> None:
+        if not ids:
+            return
+        matrix = np.array(vectors, dtype=np.float32).reshape(len(ids), -1)  # a copy: a write behind keeps it
+        rows = [dict(m) for m in metadatas]
+        with self._lock:
+            copy = self._get(collection)
+            self._check(collection, space, matrix.shape[1], create=True)
+            self._written(("upsert", collection, list(ids), matrix, rows, space))
+            copy.upsert(list(ids), matrix, rows)
+
+    def query(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> list[VectorHit]:
+        self._check(collection, space, int(np.asarray(vector).size), create=False)
+        with self._lock:
+            return self._get(collection).query(vector, k, where)
+
+    def query_arrays(
+        self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
+    ) -> DenseAnswer:
+        """As rows of the collection's copy, with the copy's ids by row. The ids list is the copy's own,
+        append-only: a row keeps its id for good (None once deleted, and a deleted id written again takes a
+        new row), and a rebuilt collection is a new list. So a caller can keep what each row maps to and look
+        up only rows added since (``store_rows.StoreRows``), instead of an id per hit: for the 1,000 hits of a
+        memory search that lookup was 0.5 ms of cache misses (``bench/ablation.py``: ~1 ms of a turn's recall)."""
+        self._check(collection, space, int(np.asarray(vector).size), create=False)
+        with self._lock:
+            copy = self._get(collection)
+            rows, sims = copy.top_rows(vector, k, where)
+            return DenseAnswer(sims, copy.ids, rows)
+
+    def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            copy = self._get(collection)
+            return {str(copy.ids[row]): dict(copy.metadatas[row]) for row in np.flatnonzero(copy.mask(where))}
+
+    def existing(self, collection: str, ids: list[str]) -> set[str]:
+        with self._lock:
+            rows = self._get(collection).rows
+            return {i for i in ids if i in rows}
+
+    def delete(self, collection: str, ids: list[str]) -> None:
+        if not ids:
+            return
+        with self._lock:
+            copy = self._get(collection)
+            self._written(("delete", collection, list(ids)))
+            copy.delete(ids)
+
+    def count(self, collection: str) -> int:
+        with self._lock:
+            return len(self._get(collection).rows)
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection and its record."""
+        with self._lock:
+            self._written(("drop", collection))
+            self._collections[collection] = CollectionCopy()
+            self._meta[collection] = None
+
+    def collections(self) -> dict[str, dict[str, Any]]:
+        """Each collection's recorded space and vector count (see :meth:`ChromaVectorStore.collections`)."""
+        with self._lock:
+            return {
+                name: meta | {"count": len(self._collections[name].rows)}
+                for name, meta in self._meta.items()
+                if meta is not None
+            }
+
+    def flush(self) -> None:
+        """Nothing to wait for here: every write has landed when it returns."""
+
+    def close(self) -> None:
+        """Nothing held here."""
