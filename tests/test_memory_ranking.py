@@ -2,7 +2,7 @@
 
 ``bench/turn_overhead.py`` made recall over a 10,000-turn game fast: BM25 scores
 vectorised per term (``keyword.py``), the fused ranking ordered by numpy
-(``fusion.fuse``), the vector store asked with the cheap equality filter when
+(``fusion.fuse_arrays``), the vector store asked with the cheap equality filter when
 that gives the same top pool (``HybridIndex._dense``), and the relevant-memory
 scores computed for every memory at once, then exactly for the few that can
 reach the top (``features.MemoryFeatures``). Then recall was made to scale
@@ -33,13 +33,13 @@ from game.llm.scripted import ScriptedNarrator
 from game.memory import hybrid
 from game.memory.base import TurnRecord
 from game.memory.bible_view import CANDIDATES, active_at
-from game.memory.fusion import KEYWORD_WEIGHT, Hit, fuse, fuse_arrays
+from game.memory.fusion import KEYWORD_WEIGHT, Hit, fuse_arrays
 from game.memory.hybrid import HybridIndex
 from game.memory.inprocess import InProcessVectorStore
 from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
 from game.memory.metadata_table import MetadataTable, where_clauses
-from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts, unit_scale
+from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts
 from game.memory.retrieval import PLACE_PRIOR
 from game.memory.stores import VectorHit
 from game.text import keywords
@@ -196,6 +196,28 @@ def reference_search_memories(memory: GameMemory, query, state, k, *, focus=None
         )
     scored.sort(key=lambda m: (-m.score, -m.turn, m.id))
     return distinct(scored, k)
+
+
+def fuse(ids, dense, keyword, prior):
+    """``fuse_arrays`` through dicts, as the references take them."""
+    id_array = np.empty(len(ids), dtype=object)
+    id_array[:] = ids
+    kw = np.array([keyword.get(i, 0.0) for i in ids], dtype=np.float64) if keyword else np.zeros(len(ids))
+    found = None
+    if dense:
+        at = [n for n, i in enumerate(ids) if i in dense]
+        found = (np.array(at, dtype=np.int64), np.array([dense[ids[n]] for n in at], dtype=np.float64))
+    boost = np.array([prior.get(i, 0.0) for i in ids]) if prior else None
+    return fuse_arrays(id_array, found, kw, boost, "", floor=min(dense.values()) if dense else None).hits()
+
+
+def unit_scale(scores):
+    """Min-max scale to [0, 1] (all 1.0 when they are all equal), as recall scales fused scores."""
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    return {i: (v - low) / span if span > 1e-9 else 1.0 for i, v in scores.items()}
 
 
 class ReferenceStore:

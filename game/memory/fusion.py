@@ -91,19 +91,6 @@ def _z(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / std if std > 1e-9 else np.zeros_like(values)
 
 
-def fuse(ids: list[str], dense: dict[str, float], keyword: dict[str, float], prior: dict[str, float]) -> list[Hit]:
-    """z(dense) + 0.5 z(bm25) + prior over ``ids``, best first (ties by id)."""
-    id_array = np.empty(len(ids), dtype=object)
-    id_array[:] = ids
-    kw = np.array([keyword.get(i, 0.0) for i in ids], dtype=np.float64) if keyword else np.zeros(len(ids))
-    found = None
-    if dense:
-        at = [n for n, i in enumerate(ids) if i in dense]
-        found = (np.array(at, dtype=np.int64), np.array([dense[ids[n]] for n in at], dtype=np.float64))
-    boost = np.array([prior.get(i, 0.0) for i in ids]) if prior else None
-    return fuse_arrays(id_array, found, kw, boost, "", floor=min(dense.values()) if dense else None).hits()
-
-
 def fuse_arrays(
     ids: np.ndarray,
     dense: tuple[np.ndarray, np.ndarray] | None,

@@ -126,15 +126,6 @@ class ScoredMemory:
     parts: dict[str, float] = field(default_factory=dict)
 
 
-def unit_scale(scores: dict[str, float]) -> dict[str, float]:
-    """Min-max scale fused scores to [0, 1] so they can be weighed against importance and recency."""
-    if not scores:
-        return {}
-    low, high = min(scores.values()), max(scores.values())
-    span = high - low
-    return {i: (v - low) / span if span > 1e-9 else 1.0 for i, v in scores.items()}
-
-
 _TURN_PREFIX = re.compile(r"^Turn \d+(?: at [^:]*)?: ")
 
 

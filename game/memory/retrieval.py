@@ -372,7 +372,8 @@ class MemoryRecall:
 
 
 def _unit_scale(scores: np.ndarray) -> np.ndarray:
-    """:func:`unit_scale` over an array (min-max to [0, 1]; all 1.0 when they are all equal)."""
+    """Min-max scale fused scores to [0, 1] (all 1.0 when they are all equal), to weigh them against importance
+    and recency."""
     if not len(scores):
         return scores
     low, high = float(scores.min()), float(scores.max())
