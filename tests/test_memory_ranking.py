@@ -773,10 +773,9 @@ def test_the_mirror_reuses_a_querys_products_only_while_its_rows_are_unchanged()
     same()
 
 
-def test_the_mirrors_kept_equality_masks_follow_every_write():
-    """The copy keeps the rows matching each ``$eq`` clause between queries and updates them on every write
-    (rows added, replaced with another value, deleted, a batch repeating an id): every query, interleaved
-    with writes, answers as the exact in-process store."""
+def test_the_copys_filters_follow_every_write():
+    """The copy's metadata table follows every write (rows added, replaced with another value, deleted, a batch
+    repeating an id, a row without the key): every query, interleaved with writes, answers as an exact store."""
     from game.memory.inprocess import CollectionCopy
 
     rng = np.random.default_rng(11)

@@ -20,72 +20,42 @@ from typing import Any
 import numpy as np
 
 from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.metadata_table import Where, where_clauses
+from game.memory.metadata_table import MetadataTable, Where
 from game.memory.stores import DenseAnswer, VectorHit, check_space, one_blas_thread, recorded_space, space_metadata
 
 
 class CollectionCopy:
-    """One collection's vectors and metadata, row-aligned; each metadata key is a column (objects and numbers).
-    Not thread-safe: its store calls it under its lock."""
+    """One collection's vectors, row-aligned with its metadata (:class:`MetadataTable`, the one ``where``
+    evaluator; never compacted here, so a row keeps its id for good). Not thread-safe: its store locks."""
 
     def __init__(self) -> None:
-        self.ids: list[str | None] = []
-        self.rows: dict[str, int] = {}
-        self.metadatas: list[dict[str, Any]] = []
-        self.matrix = np.zeros((0, 0), dtype=np.float32)
-        self.alive = np.zeros(0, dtype=bool)
-        self.objects: dict[str, np.ndarray] = {}
-        self.numbers: dict[str, np.ndarray] = {}
-        self._equal: dict[tuple[str, Any], np.ndarray] = {}
-        """Rows whose ``key`` equals ``value`` (an ``$eq`` clause: the session, in every query), until rows change."""
+        self.table = MetadataTable()
+        self.matrix = np.zeros((0, 0), dtype=np.float32, order="F")
         self._similarities: tuple[bytes, np.ndarray] | None = None
         """The last query vector's bytes and its inner product with every row: a turn's recall asks the same
         collection with one vector under several filters (3 times a turn), and the product is most of a query."""
 
-    def _grow(self, needed: int, dimension: int) -> None:
-        size = max(64, needed, 2 * len(self.alive))
-        matrix = np.zeros((size, dimension), dtype=np.float32, order="F")  # see _products
-        matrix[: len(self.matrix)] = self.matrix
-        self.matrix = matrix
-        self.alive = np.concatenate([self.alive, np.zeros(size - len(self.alive), dtype=bool)])
-        for key, column in self.objects.items():
-            self.objects[key] = np.concatenate([column, np.full(size - len(column), None, dtype=object)])
-            self.numbers[key] = np.concatenate([self.numbers[key], np.full(size - len(column), np.nan)])
+    @property
+    def ids(self) -> list[str | None]:
+        """The id of each row, None once deleted (append-only: a deleted id written again takes a new row)."""
+        return self.table.ids
+
+    @property
+    def rows(self) -> dict[str, int]:
+        return self.table.rows
 
     def upsert(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict[str, Any]]) -> None:
         if not ids:
             return
         self._similarities = None  # rows change: no product computed before holds
-        if self.matrix.shape[1] != vectors.shape[1]:
-            self.matrix = np.zeros((len(self.alive), vectors.shape[1]), dtype=np.float32, order="F")
-        if len(self.ids) + len(ids) > len(self.alive):
-            self._grow(len(self.ids) + len(ids), vectors.shape[1])
-        written = np.empty(len(ids), dtype=np.int64)
-        for n, (doc_id, meta) in enumerate(zip(ids, metadatas, strict=True)):
-            row = self.rows.get(doc_id)
-            if row is None:
-                row = self.rows[doc_id] = len(self.ids)
-                self.ids.append(doc_id)
-                self.metadatas.append({})
-            written[n] = row
-            old = self.metadatas[row]
-            self.metadatas[row] = dict(meta)
-            self.alive[row] = True
-            for key in set(old) | set(meta):
-                if key not in self.objects:
-                    self.objects[key] = np.full(len(self.alive), None, dtype=object)
-                    self.numbers[key] = np.full(len(self.alive), np.nan)
-                value = meta.get(key)
-                self.objects[key][row] = value
-                number = isinstance(value, int | float) and not isinstance(value, bool)
-                self.numbers[key][row] = value if number else np.nan
-        for (key, value), equal in list(self._equal.items()):  # the masks kept, brought up to date
-            if len(equal) < len(self.ids):
-                equal = self._equal[(key, value)] = np.concatenate(
-                    [equal, np.zeros(len(self.ids) - len(equal), dtype=bool)]
-                )
-            column = self.objects.get(key)
-            equal[written] = np.equal(column[written], value) if column is not None else False
+        self.table.upsert(ids, metadatas)
+        written = np.array([self.table.rows[doc_id] for doc_id in ids], dtype=np.int64)
+        size, dimension = len(self.table.ids), vectors.shape[1]
+        if self.matrix.shape[1] != dimension or size > len(self.matrix):
+            grown = np.zeros((max(64, size, 2 * len(self.matrix)), dimension), dtype=np.float32, order="F")
+            if self.matrix.shape[1] == dimension:
+                grown[: len(self.matrix)] = self.matrix
+            self.matrix = grown  # column-major: see _products
         # one assignment (rows of a column-major matrix are strided), in order: a repeated id keeps its last
         if len(set(written.tolist())) == len(written):
             self.matrix[written] = vectors
@@ -94,45 +64,18 @@ class CollectionCopy:
                 self.matrix[row] = vector
 
     def delete(self, ids: list[str]) -> None:
-        for doc_id in ids:
-            row = self.rows.pop(doc_id, None)
-            if row is not None:
-                self.ids[row] = None
-                self.alive[row] = False  # masks start from alive: the kept equality masks still hold
+        self.table.delete(ids)  # no product changes: the mask drops dead rows
+
+    def metadata(self, where: Where | None) -> dict[str, dict[str, Any]]:
+        return {doc_id: self.table.metadata(doc_id) for doc_id in self.table.matching(where)}
 
     def export(self) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
         """The live rows: ids, vectors (float32) and metadata, in row order."""
         rows = [row for row, doc_id in enumerate(self.ids) if doc_id is not None]
         dimension = self.matrix.shape[1] if self.matrix.ndim == 2 else 0
         matrix = self.matrix[rows] if rows else np.zeros((0, dimension), dtype=np.float32)
-        return [str(self.ids[row]) for row in rows], matrix, [dict(self.metadatas[row]) for row in rows]
-
-    def mask(self, where: Where | None) -> np.ndarray:
-        size = len(self.ids)
-        mask = self.alive[:size].copy()
-        for key, op, value in where_clauses(where):
-            if key not in self.objects:
-                mask[:] = False
-            elif op == "$eq":
-                mask &= self._equals(key, value, size)
-            elif isinstance(value, bool) or not isinstance(value, int | float):
-                mask[:] = False  # a range over something else than a number matches nothing
-            else:
-                with np.errstate(invalid="ignore"):
-                    mask &= self.numbers[key][:size] <= value
-        return mask
-
-    def _equals(self, key: str, value: Any, size: int) -> np.ndarray:
-        try:
-            found = self._equal.get((key, value))
-        except TypeError:  # an unhashable value: not remembered
-            equal: np.ndarray = np.equal(self.objects[key][:size], value).astype(bool)
-            return equal
-        if found is None or len(found) != size:
-            found = self._equal[(key, value)] = np.equal(self.objects[key][:size], value).astype(bool)
-            if len(self._equal) > 64:  # a filter on many values (not the game's): keep the newest
-                del self._equal[next(iter(self._equal))]
-        return found
+        ids = [str(self.ids[row]) for row in rows]
+        return ids, matrix, [self.table.metadata(doc_id) for doc_id in ids]
 
     def query(self, vector: Vectors, k: int, where: Where | None) -> list[VectorHit]:
         """The exact top ``k`` by inner product among the rows matching ``where``, best first."""
@@ -148,7 +91,7 @@ class CollectionCopy:
     def top_rows(self, vector: Vectors, k: int, where: Where | None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`top` as rows of this copy (``ids[row]`` is the vector's id), no id looked up: a caller that
         maps rows to its own (``hybrid.StoreRows``) needs none."""
-        rows = np.flatnonzero(self.mask(where))
+        rows = np.flatnonzero(self.table.mask(where))
         if not len(rows) or k <= 0:
             return rows[:0], np.zeros(0)
         sims = self._products(np.asarray(vector, dtype=np.float32).reshape(-1))[rows]
@@ -256,8 +199,7 @@ class InProcessVectorStore:
 
     def metadata(self, collection: str, where: Where | None = None) -> dict[str, dict[str, Any]]:
         with self._lock:
-            copy = self._get(collection)
-            return {str(copy.ids[row]): dict(copy.metadatas[row]) for row in np.flatnonzero(copy.mask(where))}
+            return self._get(collection).metadata(where)
 
     def existing(self, collection: str, ids: list[str]) -> set[str]:
         with self._lock:
