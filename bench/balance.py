@@ -21,9 +21,8 @@ fight rounds, heals and rests, which are the policy's to decide:
 - heedless: the careful player who does not read the announcements (attacks
   through every heavy blow): what the announcements are worth.
 
-``defend`` goes to the rules as the effect ``combat_action: "defend"`` (what a
-narrator proposes for it), as the parser has no ``defend`` verb yet; an item
-used in a fight goes through the narrator, which proposes the use and a defend.
+Every action is a line of text played through the scripted narrator and the rules, as a player's would be
+(an item used in a fight: the narrator proposes the use and a defend).
 
 A fight on the route counts as done when its enemy is defeated: after a flight
 or a knock-out (the rules send the player back to the story's start) the player
@@ -73,8 +72,6 @@ POLICIES = ["careless", "heedless", "careful"]
 MAX_TURNS = 500
 WANDER = 0.2
 """Share of the careless player's turns out of a fight spent on a random suggested choice instead of the route."""
-DEFEND = Effects(combat_action="defend")
-"""What the careful player does with an announced heavy attack and nothing better to use (see the report)."""
 
 TARGETS = {
     "careless_ko_rate_min": 0.25,
@@ -85,7 +82,7 @@ TARGETS = {
 """Fights matter: a careless player is knocked out in a meaningful share of runs, a careful one rarely, and even
 careful play goes below 60% HP in a typical run; careful play still reaches its route's ending."""
 
-Action = str | Effects
+Action = str
 
 
 # ------------------------------------------------------------------- routes
@@ -124,17 +121,13 @@ class Game:
         self.knocked_out_by: list[str] = []
 
     def act(self, action: Action) -> tuple[dict[str, Any], Outcome]:
-        """Play one turn: a text through the narrator, or effects straight to the rules."""
-        if isinstance(action, Effects):
-            effects, proposed = action, action.model_dump(exclude_defaults=True)
-        else:
-            command = parse(action)
-            bundle = PromptBundle(
-                system="", user="", messages=[], blocks=[], tokens=0, action=action, command=command,
-                state=self.state, memory=MemoryContext(),
-            )  # fmt: skip
-            proposed = self.narrator.turn(bundle)["effects"]
-            effects = Effects.model_validate(proposed)
+        """Play one turn: the text through the narrator, then its effects through the rules."""
+        bundle = PromptBundle(
+            system="", user="", messages=[], blocks=[], tokens=0, action=action, command=parse(action),
+            state=self.state, memory=MemoryContext(),
+        )  # fmt: skip
+        proposed = self.narrator.turn(bundle)["effects"]
+        effects = Effects.model_validate(proposed)
         fighting = self.state.combat.enemy_id if self.state.combat else effects.start_combat
         out = self.rules.resolve_turn(self.state, effects)
         if any(a.effect == "knocked_out" for a in out.applied):
@@ -211,7 +204,7 @@ class Careful:
                 return game.use(weak[0])
             if heals and game.share < 0.6:
                 return game.use(heals[-1])
-            return DEFEND
+            return "defend"  # an announced heavy attack and nothing better to use
         if game.share < 0.4:
             if heals:
                 return game.use(heals[-1])
