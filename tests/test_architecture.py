@@ -66,6 +66,14 @@ def test_the_readme_names_every_preset_and_nothing_else():
     assert named == list(PRESETS), "README's openai.preset row lists the presets of game/llm/settings.py, in order"
 
 
+def test_the_readmes_pictures_are_the_screens_the_snapshot_tests_check():
+    snapshots = ROOT / "tests" / "tui" / "__snapshots__" / "test_snapshots"
+    for picture, snapshot in (("play.svg", "test_play_misty_forest.svg"), ("debug.svg", "test_debug_panel.svg")):
+        assert (ROOT / "docs" / picture).read_bytes() == (snapshots / snapshot).read_bytes(), (
+            f"docs/{picture} is stale: copy {snapshot} over it"
+        )
+
+
 def test_no_file_or_function_in_game_is_over_the_house_limits():
     long_files, long_functions = {}, []
     for path in sorted((ROOT / "game").rglob("*.py")):
