@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from game import __version__
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
-from game.llm.settings import preset_names
+from game.llm.presets import preset_names
 
 if TYPE_CHECKING:
     from game.config import Settings

@@ -24,8 +24,9 @@ from game.engine.schema import parse_turn
 from game.llm.base import NarratorError
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.openai_endpoint import NO_KEY, redact, resolve
+from game.llm.presets import PRESETS
 from game.llm.schemas import FACT_TYPES, MAX_FACT_UPDATES, MAX_NEW_FACTS, SCHEMA_TEXT, TURN_SCHEMA
-from game.llm.settings import PRESETS, OpenAISettings
+from game.llm.settings import OpenAISettings
 from game.memory.records import ENTRY_TYPES
 from game.world.effects import Effects
 from game.world.state import new_game

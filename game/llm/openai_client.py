@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING, Any
 from game.llm.base import NarratorError
 from game.llm.openai_endpoint import NO_KEY, redact, resolve, url_secrets
 from game.llm.openai_stats import CallStats, read_usage
+from game.llm.presets import WireMode
 from game.llm.schemas import SCHEMA_TEXT
-from game.llm.settings import OpenAISettings, WireMode
+from game.llm.settings import OpenAISettings
 
 if TYPE_CHECKING:
     from openai import APIStatusError, OpenAI

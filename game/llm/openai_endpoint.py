@@ -15,7 +15,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from game.llm.base import NarratorError
-from game.llm.settings import PRESETS, OpenAISettings, WireMode, preset_names
+from game.llm.presets import PRESETS, WireMode, preset_names
+from game.llm.settings import OpenAISettings
 from game.text import shown_url
 
 NO_KEY = "not-needed"

@@ -34,7 +34,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from game.config import ConfigError, Settings, load_settings
 from game.files import write_synced
-from game.llm.settings import PRESETS
+from game.llm.presets import PRESETS
 
 NARRATORS = ("auto", "openai", "local", "scripted")
 EMBEDDERS = ("auto", "onnx", "torch")
