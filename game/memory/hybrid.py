@@ -417,8 +417,8 @@ class HybridIndex:
         the allowed items, -1 for none) were read under the lock in table ``epoch``; ``ids`` are the allowed ids.
 
         The store is first asked with the equality clauses alone (a range clause made a Chroma query 28 ms
-        against 20 ms; in the mirror's copy an equality mask is kept between queries: ~2 ms of a turn's recall,
-        ``docs/benchmarks.md``), and its first ``pool`` hits matching the whole ``where`` are the full filter's
+        against 20 ms; in the in-process copy it is kept at the edge of the p95 goal, ``docs/benchmarks.md``),
+        and its first ``pool`` hits matching the whole ``where`` are the full filter's
         top ``pool``. A hit this index cannot tell about (another branch's vector), or a short answer, means the
         full filter is asked, and the equality filter is not tried for the next ``NARROW_BACKOFF`` searches.
         """
