@@ -413,3 +413,11 @@ def test_prepare_reports_indexing_progress_with_real_embeddings(mini_pack, embed
         progress=lambda label, done, total: keyword.append((label, done, total))
     )
     assert keyword == [("Indexing lore", 0, documents), ("Indexing lore", documents, documents)]
+
+
+def test_a_quest_offered_at_any_time_reads_as_offered_not_offered_when_always(fantasy):
+    from game.memory.knowledge import build_documents
+
+    quests = [d.text for d in build_documents(fantasy) if "Offered by" in d.text]
+    assert quests and not any("when always" in text for text in quests)
+    assert any("Offered by Old Garrick." in text for text in quests)

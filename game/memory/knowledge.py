@@ -82,7 +82,9 @@ def _story_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
             )
             trigger = ""
             if quest.trigger:
-                trigger = f" Offered by {pack.npcs[quest.trigger.npc].name} when {_condition(quest.trigger.condition)}."
+                when = _condition(quest.trigger.condition)
+                offered = f" when {when}" if when != "always" else ""
+                trigger = f" Offered by {pack.npcs[quest.trigger.npc].name}{offered}."
             text = f"{quest.title}: {quest.description}{trigger} Steps: {steps}."
             yield KnowledgeDoc(f"{sid}:{kind}:{quest.id}", kind, quest.title, text)
     for ending in pack.endings:
