@@ -28,6 +28,7 @@ from game.llm.scripted import ScriptedNarrator
 from game.memory.chroma import IndexBusy, open_chroma
 from game.memory.consolidation import Summarizer
 from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
+from game.memory.embedding import Progress
 from game.memory.inprocess import InProcessVectorStore
 from game.memory.knowledge import KnowledgeBase, index_stories
 from game.memory.manager import GameMemory
@@ -43,9 +44,6 @@ from game.world.loader import available_stories, content_root, load_pack
 from game.world.state import new_game
 
 log = logging.getLogger("storyecho.wiring")
-
-Progress = Callable[[str, int, int], None]
-"""``progress(label, done, total)``: how far loading has come ("Indexing lore", 31, 58)."""
 
 
 def openai_configured(settings: Settings) -> bool:

@@ -9,7 +9,7 @@ from game.memory.hybrid import HybridIndex
 from game.memory.records import MemoryState
 
 Progress = Callable[[str, int, int], None]
-"""A loading-progress callback: ``progress(label, done, total)``."""
+"""A loading-progress callback: ``progress(label, done, total)`` ("Indexing lore", 31, 58)."""
 EMBED_BATCH = 32
 """Texts embedded per batch when progress is reported."""
 

@@ -171,10 +171,9 @@ class InProcessVectorStore:
         matrix = np.array(vectors, dtype=np.float32).reshape(len(ids), -1)  # a copy: a write behind keeps it
         rows = [dict(m) for m in metadatas]
         with self._lock:
-            copy = self._get(collection)
-            self._check(collection, space, matrix.shape[1], create=True)
+            self._check(collection, space, matrix.shape[1], create=True)  # gets the copy (a mirror loads it)
             self._written(("upsert", collection, list(ids), matrix, rows, space))
-            copy.upsert(list(ids), matrix, rows)
+            self._get(collection).upsert(list(ids), matrix, rows)
 
     def query(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None

@@ -19,10 +19,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from game.memory.embedders import Embedder, Vectors
+from game.memory.embedding import Progress
 from game.memory.fusion import Hit
 from game.memory.hybrid import HybridIndex
 from game.memory.indexing import IndexItem
@@ -82,8 +83,8 @@ def _story_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
             )
             trigger = ""
             if quest.trigger:
-                when = _condition(quest.trigger.condition)
-                offered = f" when {when}" if when != "always" else ""
+                condition = quest.trigger.condition
+                offered = f" when {_condition(condition)}" if condition != Condition() else ""
                 trigger = f" Offered by {pack.npcs[quest.trigger.npc].name}{offered}."
             text = f"{quest.title}: {quest.description}{trigger} Steps: {steps}."
             yield KnowledgeDoc(f"{sid}:{kind}:{quest.id}", kind, quest.title, text)
@@ -174,7 +175,7 @@ class KnowledgeBase:
         self.index = HybridIndex(COLLECTION, store, embedder, namespace="kb")
         self.stats: IndexStats | None = None
 
-    def build(self, progress: Callable[[str, int, int], None] | None = None) -> IndexStats:
+    def build(self, progress: Progress | None = None) -> IndexStats:
         """Index the documents; only new or changed ones are embedded, vanished ones deleted.
 
         Args:
@@ -230,7 +231,7 @@ class KnowledgeBase:
         return KnowledgeHits(out, ranked.strategy, ranked.fallback)
 
 
-def build_all(bases: list[KnowledgeBase], progress: Callable[[str, int, int], None] | None = None) -> list[IndexStats]:
+def build_all(bases: list[KnowledgeBase], progress: Progress | None = None) -> list[IndexStats]:
     """Index several knowledge bases in one pass; progress runs over all their documents.
 
     Each base is staged first (texts indexed, stored vectors taken, vanished
@@ -274,7 +275,7 @@ def index_stories(
     store: VectorStore | None,
     embedder: Embedder | None,
     packs: Iterable[ContentPack],
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[KnowledgeBase]:
     """The knowledge bases of ``packs``, indexed in one pass (see :func:`build_all`); each carries its ``stats``."""
     bases = [KnowledgeBase(pack, store, embedder) for pack in packs]
