@@ -86,7 +86,7 @@ def _add_play_and_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _add_slots(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    slots = sub.add_parser("slots", help="list, show, delete or export save slots")
+    slots = sub.add_parser("slots", help="list, show, delete, export or branch save slots")
     slots_sub = slots.add_subparsers(dest="slots_command", required=True)
     slots_sub.add_parser("list", help="every slot: story, turn, place, saved at")
     for name, text in (("show", "one slot in detail"), ("delete", "remove a slot and its backup")):
@@ -96,6 +96,10 @@ def _add_slots(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     export.add_argument("name")
     export.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
     export.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
+    branch = slots_sub.add_parser("branch", help="a new slot with the game of a slot as it was after a turn")
+    branch.add_argument("name", help="the slot to branch from (left as it is)")
+    branch.add_argument("--turn", type=int, required=True, help="the turn to branch after")
+    branch.add_argument("new", help="the new slot's name")
     for cmd in (slots, *slots_sub.choices.values()):
         cmd.add_argument("--data-dir", type=Path, default=None, help="saves folder")
         cmd.add_argument("--config", type=Path, default=None, help="TOML settings file")

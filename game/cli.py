@@ -3,7 +3,7 @@
 storyecho                       play interactively (headless until the TUI lands)
 storyecho play --story ID       same, for one story
 storyecho run --story ID ...    play actions from a file or stdin (scripts, tests)
-storyecho slots list|show|delete|export   the save slots
+storyecho slots list|show|delete|export|branch   the save slots
 storyecho content validate      check content packs
 storyecho content check         explore a story's states for soft-locks
 storyecho index [--list|--prune]  index every story's knowledge base now (the game then embeds nothing)
@@ -307,6 +307,10 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
     if args.slots_command == "delete":
         slots.delete(args.name)
         print(f"deleted {args.name!r}")
+        return 0
+    if args.slots_command == "branch":
+        branched = slots.branch(args.name, args.turn, args.new).save
+        print(visible(f"branched {args.name!r} at turn {branched.turn} ({branched.place}) to {args.new!r}"))
         return 0
     loaded = slots.read(args.name)
     for notice in loaded.notices:

@@ -113,8 +113,8 @@ class TurnPipeline:
         self.rules = Rules(pack)
         self.prompt_budget_tokens = prompt_budget_tokens
 
-    def play(self, action: str) -> TurnResult:
-        """Play one player action and return what happened.
+    def play(self, action: str, *, attempt: int = 0) -> TurnResult:
+        """Play one player action and return what happened (``attempt``: the how-many-th retry of it this is).
 
         Never raises: whatever the narrator answers and whatever fails inside
         the turn, the result is either a committed turn (game state and memory
@@ -134,7 +134,7 @@ class TurnPipeline:
         trace = DebugTrace()
         try:
             with FOREGROUND.busy():  # background work waits (the narrator's call excepted: _call)
-                return self._play(action, command, trace)
+                return self._play(action, command, trace, attempt)
         except Exception as exc:
             log.exception("turn %d failed", self.state.turn + 1)
             trace.validation_errors.append(f"internal error: {type(exc).__name__}: {exc}")
@@ -144,7 +144,7 @@ class TurnPipeline:
                 trace,
             )
 
-    def _play(self, action: str, command: Command, trace: DebugTrace) -> TurnResult:
+    def _play(self, action: str, command: Command, trace: DebugTrace, attempt: int = 0) -> TurnResult:
         timer = _Timer(trace.timings_ms)
         seen = self.state.snapshot()  # what the narrator is shown; the trace keeps it as it was
         timer.lap("snapshot")
@@ -155,7 +155,7 @@ class TurnPipeline:
         overhead = self.narrator.prompt_overhead_tokens
         budget = None if self.prompt_budget_tokens is None else max(0, self.prompt_budget_tokens - overhead)
         bundle = compose(action, command, seen, self.pack, recalled, budget)
-        bundle.overhead_tokens = overhead
+        bundle.overhead_tokens, bundle.attempt = overhead, attempt
         trace.prompt, trace.memory = bundle, bundle.memory  # what the prompt holds, after the budget
         timer.lap("compose")
         output = self._narrate(bundle, trace)

@@ -26,6 +26,13 @@ restores memory from the save (:meth:`Memory.restore`): recall then sees
 exactly what the save holds, so an older save never recalls its future.
 A save that cannot be written or read leaves the game as it was and says why.
 
+It also keeps this session's turns as moments to return to (``timeline.py``): ``undo`` takes the last turn
+back (world state, memory and the autosave as they were before it), ``redo`` plays an undone turn forward
+again without asking the narrator, ``retry`` asks the narrator again for the last action from the state and
+memory before it (another telling: ``PromptBundle.attempt``), and :meth:`GameSession.branch` saves the game
+as it was after any turn of the session to a new slot. A save also carries the game's history
+(``saves/history.py``), so ``storyecho slots branch`` can start a branch from any turn of a saved game.
+
 The session keeps the results of its last ``HISTORY_LIMIT`` engine turns in
 :attr:`GameSession.history` (for the debug panel: step back through the turns,
 chart prompt tokens per block with :meth:`GameSession.prompt_tokens_by_block`).
@@ -40,10 +47,16 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import orjson
 
 from game.engine.pipeline import TurnPipeline, TurnResult
+from game.engine.timeline import Moment, Timeline
 from game.memory.foreground import FOREGROUND
+from game.memory.records import model_fields
 from game.saves.format import SaveError, SlotKind, check_against, encode
+from game.saves.history import GameHistory
 from game.saves.slots import Loaded, SlotStore
 from game.world.parser import Command, parse
 from game.world.state import GameState
@@ -55,6 +68,12 @@ AUTOSAVE_SLOT = "autosave"
 QUICK_SLOT = "quick"
 HISTORY_LIMIT = 200
 """Engine turns :attr:`GameSession.history` keeps (the oldest go first)."""
+SLOT_VERBS = ("save", "load", "saves")
+REWIND_VERBS = ("undo", "redo", "retry")
+
+
+class RewindError(Exception):
+    """Nothing to undo, redo or retry; the message says why, in words."""
 
 
 class GameSession:
@@ -93,6 +112,10 @@ class GameSession:
         failed ones (refused input, narrator errors) and meta commands (``help``, ``inventory``: no prompt),
         but not the save commands the session answers itself. Kept across :meth:`load` (see the module
         docstring)."""
+        self.timeline = Timeline()
+        """This session's turns as moments to return to (undo, redo, retry, branches)."""
+        self.game_history: GameHistory | None = None
+        """The game state after each turn of the game, as saves keep it (made at the first turn or load)."""
 
     # ----------------------------------------------------------------- play
     def play(self, text: str) -> TurnResult:
@@ -105,21 +128,163 @@ class GameSession:
 
     def _play(self, text: str) -> TurnResult:
         command = parse(text)
-        if command.verb in ("save", "load", "saves"):
+        if command.verb in SLOT_VERBS:
             return self._slot_command(command)
-        before = self.engine.state.turn
+        if command.verb in REWIND_VERBS:
+            return self._rewind_command(command)
+        self._begin()
+        before = self.engine.state
         result = self.engine.play(text)
         self.history.append(result)
         del self.history[:-HISTORY_LIMIT]
-        turn = self.engine.state.turn
-        if (
-            result.ok
-            and turn != before
-            and self.autosave_every
-            and (turn % self.autosave_every == 0 or self.engine.state.ending)
-        ):
+        if result.ok and self.engine.state.turn != before.turn:
+            self._committed(before, result)
+            turn = self.engine.state.turn
+            if self.autosave_every and (turn % self.autosave_every == 0 or self.engine.state.ending):
+                self.autosave()
+        return result
+
+    # ------------------------------------------------------------- timeline
+    def _begin(self) -> None:
+        """Start the timeline and the history where the game stands, unless they are started."""
+        if not self.timeline.started:
+            self.timeline.start(Moment(self.engine.state, self.engine.memory.mark(), place=self._place()))
+        if self.game_history is None:
+            self.game_history = GameHistory(self.engine.state)
+
+    def _committed(self, before: GameState, result: TurnResult, attempt: int = 0) -> None:
+        """Keep the turn just committed: the history's change and a moment to return to."""
+        engine = self.engine
+        assert self.game_history is not None
+        self.game_history.record(before, engine.state)
+        moment = Moment(
+            result.state,  # the result's copy of the committed state: undo finds the result by it (never changed)
+            engine.memory.mark(),
+            result.action,
+            self._place(),
+            result.narration,
+            attempt,
+        )
+        self.timeline.record(moment)
+
+    def _place(self) -> str:
+        node = self.engine.pack.nodes.get(self.engine.state.node)
+        return node.name if node else self.engine.state.node
+
+    def _return_to(self, moment: Moment, *, autosave: bool = True) -> None:
+        """Put the game and memory back as they were at ``moment`` (and the autosave, with ``autosave``)."""
+        self.wait_for_autosave()
+        self.engine.memory.restore(moment.memory.thawed())
+        self.engine.state = moment.game.snapshot()
+        assert self.game_history is not None
+        self.game_history.cut(moment.turn)
+        if autosave and self.autosave_every and self.slots is not None:
+            self.autosave()  # the slot holds the game as it is now, never an undone turn
+
+    def _forget(self, moment: Moment) -> None:
+        """Drop the result of the turn that led to ``moment`` from :attr:`history` (it was undone or retold)."""
+        self.history = [r for r in self.history if r.state is not moment.game]
+
+    def undo(self) -> str:
+        """Take the last turn back; returns what to tell the player.
+
+        Raises:
+            RewindError: no turn of this session to take back.
+        """
+        self._begin()
+        if not self.timeline.can_undo:
+            raise RewindError(f"Nothing to undo: this session starts at turn {self.timeline.now.turn}.")
+        undone = self.timeline.now
+        now = self.timeline.back()
+        self._return_to(now)
+        self._forget(undone)
+        return (
+            f"Undone: turn {undone.turn} ({undone.action}). Back at turn {now.turn}{_at(now)}. 'redo' plays it again."
+        )
+
+    def redo(self) -> str:
+        """Play the last undone turn forward again, as it was told (no narrator call).
+
+        Raises:
+            RewindError: no undone turn to play again.
+        """
+        self._begin()
+        if not self.timeline.can_redo:
+            raise RewindError("Nothing to redo.")
+        before = self.timeline.now
+        now = self.timeline.forward()
+        self._return_to(now, autosave=False)
+        assert self.game_history is not None
+        self.game_history.record(before.game, now.game)
+        if self.autosave_every and self.slots is not None:
+            self.autosave()
+        return f"Redone: turn {now.turn} ({now.action}).\n{now.narration}"
+
+    def retry(self) -> TurnResult:
+        """Ask the narrator again for the last turn's action, from the state and memory before it.
+
+        The new telling replaces the last one everywhere (game, memory, autosave, :attr:`history`); when it
+        fails, the last telling stands.
+
+        Raises:
+            RewindError: no turn of this session to tell again.
+        """
+        self._begin()
+        if not self.timeline.can_undo:
+            raise RewindError("Nothing to retry: no turn played in this session yet.")
+        told = self.timeline.now
+        before = self.timeline.back()
+        self._return_to(before, autosave=False)
+        attempt = told.attempt + 1
+        result = self.engine.play(told.action, attempt=attempt)
+        if not (result.ok and self.engine.state.turn == before.turn + 1):
+            self.history.append(result)
+            self._return_to(self.timeline.forward(), autosave=False)
+            assert self.game_history is not None
+            self.game_history.record(before.game, told.game)
+            message = f"{result.error or 'The turn could not be told again.'} The last telling stands."
+            result.narration, result.error, result.ok = message, message, False
+            return result
+        self._forget(told)
+        self.history.append(result)
+        del self.history[:-HISTORY_LIMIT]
+        self._committed(before.game, result, attempt)
+        if self.autosave_every and self.slots is not None:
             self.autosave()
         return result
+
+    def _rewind_command(self, command: Command) -> TurnResult:
+        try:
+            if command.verb == "retry":
+                return self.retry()
+            message, ok = (self.undo() if command.verb == "undo" else self.redo()), True
+        except RewindError as exc:
+            message, ok = str(exc), False
+        return self._told(command, message, ok)
+
+    def branch(self, turn: int, name: str) -> str:
+        """Save the game as it was after ``turn`` (a turn of this session) to a new slot ``name``; the game goes on
+        as it is. Returns what to tell the player.
+
+        Raises:
+            SaveError: no such turn in this session, a bad or taken slot name, a failed write.
+        """
+        store = self._store()
+        store.path(name)
+        if store.exists(name):
+            raise SaveError(f"there is already a save named {name!r}; pick another name")
+        self._begin()
+        moment = next((m for m in self.timeline.played() if m.turn == turn), None)
+        if moment is None:
+            first, last = self.timeline.moments[0].turn, self.timeline.now.turn
+            raise SaveError(f"this session holds turns {first} to {last}, not turn {turn}")
+        assert self.game_history is not None
+        memory = orjson.dumps(moment.memory, default=model_fields)
+        history = self.game_history.saved(upto=turn)
+        data = encode(self.engine.pack, moment.game, memory, session_id=moment.memory.session_id, history=history)
+        self.wait_for_autosave()
+        store.write(name, data)
+        return f"Branched turn {turn} to {name!r}: load it to play on from there. This game goes on."
 
     def prompt_tokens_by_block(self) -> list[tuple[int, dict[str, int]]]:
         """Prompt tokens per block for each turn of :attr:`history` that composed a prompt, oldest first.
@@ -150,6 +315,10 @@ class GameSession:
             ok = True
         except SaveError as exc:
             message, ok = str(exc), False
+        return self._told(command, message, ok)
+
+    def _told(self, command: Command, message: str, ok: bool) -> TurnResult:
+        """The result of a command the session answers itself (no turn)."""
         state = self.engine.state
         return TurnResult(
             turn=state.turn,
@@ -172,7 +341,13 @@ class GameSession:
         """The bytes of a save of the game as it stands (see ``Memory.export_json`` for ``complete``)."""
         memory = self.engine.memory
         data = memory.export_json(complete=complete)
-        return encode(self.engine.pack, self.engine.state, data, kind=kind, session_id=memory.session_id)
+        return encode(
+            self.engine.pack, self.engine.state, data, kind=kind, session_id=memory.session_id, history=self._saved()
+        )
+
+    def _saved(self) -> dict[str, Any] | None:
+        """The game's history as a save keeps it (None before the first turn: the save is where it starts)."""
+        return self.game_history.saved() if self.game_history is not None else None
 
     def save(self, name: str, *, kind: SlotKind = "manual", complete: bool = True) -> str:
         """Save to slot ``name``; returns what to tell the player.
@@ -195,18 +370,24 @@ class GameSession:
             return
         self.wait_for_autosave()  # one at a time, in order
         state, memory = self.engine.state, self.engine.memory
-        job = (self.slot, self._kind(), state, memory.session_id, memory.export_later())
+        job = (self.slot, self._kind(), state, memory.session_id, memory.export_later(), self._saved())
         if self._saver is None:
             self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
         self._saving = self._saver.submit(self._write_autosave, *job)
 
     def _write_autosave(
-        self, slot: str, kind: SlotKind, state: GameState, session_id: str, export: Callable[[], bytes]
+        self,
+        slot: str,
+        kind: SlotKind,
+        state: GameState,
+        session_id: str,
+        export: Callable[[], bytes],
+        history: dict[str, Any] | None,
     ) -> None:
         FOREGROUND.wait_idle()  # after the turn's own work (foreground.py)
         notice = None
         try:
-            data = encode(self.engine.pack, state, export(), kind=kind, session_id=session_id)
+            data = encode(self.engine.pack, state, export(), kind=kind, session_id=session_id, history=history)
             path = self._store().write(slot, data)
             log.info("autosaved turn %d to %s", state.turn, path)
         except Exception as exc:  # noqa: BLE001 - told, never raised: the game goes on
@@ -244,9 +425,12 @@ class GameSession:
     def resume(self, loaded: Loaded) -> list[str]:
         """Continue from a save already read (checked against this story first)."""
         self.wait_for_autosave()
-        notices = [*loaded.notices, *check_against(loaded.save, self.engine.pack)]
-        self.engine.memory.restore(loaded.save.memory)
-        self.engine.state = loaded.save.game
+        save = loaded.save
+        notices = [*loaded.notices, *check_against(save, self.engine.pack)]
+        self.engine.memory.restore(save.memory)
+        self.engine.state = save.game
+        self.game_history = GameHistory.of(save.history, save.game)
+        self.timeline.start(Moment(save.game.snapshot(), self.engine.memory.mark(), place=save.place))
         return notices
 
     def _kind(self) -> SlotKind:
@@ -312,3 +496,7 @@ def start_fresh(session: GameSession, autosave: str, how_to_load: str) -> list[s
             f"and this game saves to {session.slot!r}."
         ]
     return [f"A new game. Your last one is kept in slot {kept!r} ({how_to_load})."]
+
+
+def _at(moment: Moment) -> str:
+    return f", {moment.place}" if moment.place else ""

@@ -169,7 +169,9 @@ class LocalNarrator(NarratorBase):
             if text and on_text is not None:
                 on_text(text)
 
-        raw, call = self._complete("turn", messages, self.settings.max_tokens, grammar=grammar, on_piece=deliver)
+        raw, call = self._complete(
+            "turn", messages, self.settings.max_tokens, grammar=grammar, on_piece=deliver, attempt=bundle.attempt
+        )
         call.valid = turn_is_valid(raw)
         if not call.valid:
             call.note = "cut off at max_tokens" if call.finish_reason == "length" else "not a valid turn"
@@ -194,7 +196,9 @@ class LocalNarrator(NarratorBase):
             )
             messages = [{"role": "system", "content": self.pack.story.persona}, {"role": "user", "content": prompt}]
             limit = min(REWRITE_MAX_TOKENS, self.settings.max_tokens)
-            text, call = self._complete("rewrite", self._fit(messages, limit), limit, stop=["\n\n"])
+            text, call = self._complete(
+                "rewrite", self._fit(messages, limit), limit, stop=["\n\n"], attempt=bundle.attempt
+            )
             cleaned, reason = check_rewrite(
                 text, prose, facts, self.names, truncated=call.finish_reason == "length", context=kept
             )
@@ -282,6 +286,7 @@ class LocalNarrator(NarratorBase):
         grammar: Any = None,
         on_piece: TextCallback | None = None,
         stop: list[str] | None = None,
+        attempt: int = 0,
     ) -> tuple[str, LocalCall]:
         """Stream one chat completion; return its text and its measurements."""
         call = LocalCall(kind, self.model_name)
@@ -296,7 +301,7 @@ class LocalNarrator(NarratorBase):
                 messages=messages,
                 max_tokens=max_tokens,
                 temperature=self.settings.temperature,
-                seed=self.settings.seed,
+                seed=self.settings.seed + attempt,  # a retried turn samples another telling
                 grammar=grammar,
                 stop=stop or [],
                 repeat_penalty=REPEAT_PENALTY,

@@ -69,6 +69,8 @@ class ChatRequest:
     stream_to: Callable[[str], None] | None = None
     schema_after: str | None = None
     """Text of the system prompt the schema follows when it travels in the prompt (the answer format)."""
+    seed: int | None = None
+    """Sampling seed (a retried turn's: another telling); None leaves it to the server."""
 
 
 def with_schema(messages: list[dict[str, str]], schema_after: str | None = None) -> list[dict[str, str]]:
@@ -297,6 +299,8 @@ class ChatClient:
             }
             if response_format is not None:
                 kwargs["response_format"] = response_format
+            if request.seed is not None:
+                kwargs["seed"] = request.seed
             if endpoint.extra_body:
                 kwargs["extra_body"] = dict(endpoint.extra_body)
             if not endpoint.stream_usage and request.stream_to is None:

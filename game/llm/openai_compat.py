@@ -94,6 +94,7 @@ class OpenAINarrator(ChatClient):
             self.settings.temperature,
             self.on_text,
             schema_after=next((b.text for b in bundle.blocks if b.name == "json_instruction"), None),
+            seed=bundle.attempt or None,
         )
         return self._call(request)
 

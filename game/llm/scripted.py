@@ -57,6 +57,14 @@ from game.world.state import GameState
 CHOICE_VERBS = frozenset({"other", "use", "say"})
 _HEAL_ME = re.compile(r"^(?:heal|cure|patch up|bandage|treat)\s+(?:me|myself|my wounds)$", re.I)
 
+RETELLINGS = (
+    "A moment passes. ",
+    "You take a breath and try it another way. ",
+    "The world seems to hold still for a heartbeat. ",
+    "Something shifts, as if the story had turned a page back. ",
+)
+"""How a retried turn begins (``PromptBundle.attempt``): the scripted narrator's one way to tell it again."""
+
 VerbHandler = Callable[[Command, GameState, dict[str, Any], list[str], PromptBundle], str]
 """A verb's turn: (command, state, effects to propose, memory notes, bundle) -> the narration."""
 
@@ -113,6 +121,8 @@ class ScriptedNarrator(Conversation, NarratorBase):
         if refused:  # asked again: its prose was written before the rules ran; now it tells the refusal
             effects = {k: v for k, v in effects.items() if k not in {r.effect for r in refused}}
             narration = " ".join(dict.fromkeys(r.told for r in refused if r.told)) or "Nothing comes of it."
+        if bundle.attempt:
+            narration = RETELLINGS[(bundle.attempt - 1) % len(RETELLINGS)] + narration
         return {
             "narration": narration,
             "choices": self._choices(state, effects),

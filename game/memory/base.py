@@ -127,6 +127,11 @@ class Memory(Protocol):
         """Continue from a saved memory state, rebuilding indexes without re-embedding what is unchanged."""
         ...
 
+    def mark(self) -> MemoryState:
+        """The memory state as it stands, frozen (``MemoryState.frozen``): ``restore(mark.thawed())`` returns to it
+        (undo, redo, retry; a branch saves it)."""
+        ...
+
     def export_json(self, *, complete: bool = True) -> bytes:
         """The memory state as JSON for a save (``complete``: consolidated and embedded first)."""
         ...

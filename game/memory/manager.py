@@ -89,9 +89,9 @@ class GameMemory:
         self._worker = Worker(background)
         self._consolidating: dict[int, Future[Any]] = {}
         self._restoring: Future[Any] | None = None
-        self._later: LaterExport | None = None
-        """The export :meth:`export_later` promised, until taken."""
+        self._later: LaterExport | None = None  # the export export_later() promised, until taken
         self._encoder = StateEncoder()
+        self._mark: MemoryState | None = None  # the last mark(): the next one shares its unchanged entries
         self._prepared = False
         self.bible_version = 0
         """Changes with every change to the Story Bible (recall keeps what it derives from it until then)."""
@@ -214,10 +214,16 @@ class GameMemory:
         with FOREGROUND.waiting():
             wait(running, timeout=timeout)
 
+    def mark(self) -> MemoryState:
+        """The state frozen for undo and branches (``MemoryState.frozen``); ``restore(mark.thawed())`` returns."""
+        with self._lock:
+            self._mark = self.state.frozen(self._mark)
+            return self._mark
+
     def export_state(self, *, complete: bool = True) -> dict[str, Any]:
-        """The memory state as JSON-ready data, for a save. ``complete`` first finishes consolidation and
-        embeds everything pending (loading it embeds nothing); without it (an autosave) a consolidation still
-        running is saved as not done, and loading queues it again."""
+        """The memory state as JSON-ready data, for a save. ``complete`` first finishes consolidation and embeds
+        everything pending (loading it embeds nothing); without it (an autosave) a consolidation still running
+        is saved as not done, and loading queues it again."""
         return orjson.loads(self.export_json(complete=complete))  # type: ignore[no-any-return]
 
     def export_json(self, *, complete: bool = True) -> bytes:
@@ -251,8 +257,7 @@ class GameMemory:
             self._embed(force=True)
             self._flush_store()
 
-    def _flush_store(self) -> None:
-        """Wait for the store's queued writes (a store writing behind, ``mirror.py``)."""
+    def _flush_store(self) -> None:  # wait for the store's queued writes (a store writing behind, mirror.py)
         if self.store is not None:
             self.store.flush()
 
@@ -406,7 +411,7 @@ class GameMemory:
             note_pending(self.state, self.memories, self.history, model)
 
     def embed_pending(self) -> int:
-        """Embed everything still pending now (e.g. after bulk ``remember``); returns what is left."""
+        """Embed everything pending now (after bulk ``remember``); returns what is left."""
         self._embed(force=True)
         return len(self.memories.pending_ids() | self.history.pending_ids()) if self.memories.dense_ok else 0
 

@@ -198,6 +198,66 @@ class MemoryState(BaseModel):
     next_entry: Count = 1
     pending_vectors: list[str] = Field(default=[], description="ids still waiting for their vector")
 
+    def frozen(self, previous: MemoryState | None = None) -> MemoryState:
+        """A copy of this state as it stands, for undo and branches, that shares what never changes: logged
+        episodes and summaries, and, with ``previous`` (an earlier frozen copy of this game), the Story Bible
+        entries unchanged since it. Never change a frozen copy; :meth:`thawed` gives one to play on.
+
+        A copy costs a pointer per episode and entry (the Bible list is append-only, so entry ``i`` of
+        ``previous`` is entry ``i`` here, changed or not)."""
+        old = previous.bible if previous is not None else []
+        bible = [
+            old[i] if i < len(old) and old[i].__dict__ == entry.__dict__ else entry.model_copy()
+            for i, entry in enumerate(self.bible)
+        ]
+        return self.model_copy(
+            update={
+                "log": list(self.log),
+                "summaries": list(self.summaries),
+                "bible": bible,
+                "pending_vectors": list(self.pending_vectors),
+            }
+        )
+
+    def thawed(self) -> MemoryState:
+        """A copy of a :meth:`frozen` state that memory may change (the entries it may change are copied)."""
+        return self.model_copy(
+            update={
+                "log": list(self.log),
+                "summaries": list(self.summaries),
+                "bible": [entry.model_copy() for entry in self.bible],
+                "pending_vectors": list(self.pending_vectors),
+            }
+        )
+
+    def as_of(self, turn: int) -> MemoryState:
+        """This state as it stood after ``turn``, read from when each thing was recorded (a branch of a saved game,
+        ``storyecho slots branch``): the episodes and summaries up to ``turn``, the Story Bible entries made by
+        then, each with the status it had (a fact superseded, archived or rejected later is active again).
+
+        What no turn dates is kept as it is: a player's pin, and the entry counter (ids stay unique)."""
+        bible = []
+        for entry in self.bible:
+            if entry.source_turn > turn:
+                continue
+            copy = entry.model_copy()
+            if copy.ended_turn is not None and copy.ended_turn > turn:
+                copy.status, copy.ended_turn, copy.reason = "active", None, ""
+            bible.append(copy)
+        summaries = [s for s in self.summaries if s.turn <= turn]
+        log = [e for e in self.log if e.turn <= turn]
+        ids = {e.id for e in log} | {s.id for s in summaries} | {e.id for e in bible}
+        return self.model_copy(
+            update={
+                "log": log,
+                "summaries": summaries,
+                "bible": bible,
+                "last_consolidated_turn": min(self.last_consolidated_turn, max((s.turn for s in summaries), default=0)),
+                "facts_from": self.facts_from if self.facts_from is not None and self.facts_from <= turn else None,
+                "pending_vectors": [i for i in self.pending_vectors if i in ids],
+            }
+        )
+
     def checkpoint(self) -> Checkpoint:
         return Checkpoint(
             len(self.log),

@@ -27,6 +27,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from game.memory.records import MemoryState, model_fields
+from game.saves.history import GameHistory, HistoryError, SavedHistory
 from game.world.content import ContentPack
 from game.world.state import MAX_TURN, GameState
 
@@ -58,6 +59,9 @@ class SaveFile(BaseModel):
     kind: SlotKind = "manual"
     game: GameState
     memory: MemoryState
+    history: SavedHistory | None = Field(
+        None, description="The game state after each turn (history.py), where a branch starts; older saves: none"
+    )
 
 
 def now_iso() -> str:
@@ -71,8 +75,9 @@ def encode(
     *,
     kind: SlotKind = "manual",
     session_id: str | None = None,
+    history: dict[str, Any] | None = None,
 ) -> bytes:
-    """The bytes of a save of ``game`` and ``memory``.
+    """The bytes of a save of ``game`` and ``memory`` (and the game's ``history``: ``GameHistory.saved``).
 
     ``memory`` is the memory state as JSON bytes (``GameMemory.export_json``,
     spliced in as is, with ``session_id`` given) or as a dict. ``schema_version``
@@ -100,6 +105,8 @@ def encode(
         "game": game,
         "memory": memory_part,
     }
+    if history is not None:
+        document["history"] = history
     try:
         return orjson.dumps(document, default=model_fields)
     except (TypeError, orjson.JSONEncodeError) as exc:  # a number out of JSON's range, say: the game goes on
@@ -147,6 +154,28 @@ def _explain(exc: ValidationError) -> str:
     where = ".".join(str(part) for part in first["loc"]) or "save"
     more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
     return f"damaged save: {where}: {first['msg']}{more}"
+
+
+def branch(save: SaveFile, turn: int) -> bytes:
+    """The bytes of a save of the game in ``save`` as it was after ``turn``: the game state from its history,
+    memory as of that turn (``MemoryState.as_of``: nothing recorded after it), the history up to it.
+
+    Raises:
+        SaveError: the save's history does not reach ``turn`` (an older save has none), or is damaged.
+    """
+    history = GameHistory.of(save.history, save.game)
+    try:
+        game = history.state_at(turn)
+    except HistoryError as exc:
+        raise SaveError(str(exc)) from None
+    memory = save.memory.as_of(turn)
+    place = next((e.node for e in reversed(memory.log) if e.action and e.turn == turn), save.place)
+    document = save.model_copy(update={"turn": turn, "place": place, "saved_at": now_iso(), "kind": "manual"})
+    fields = dict(document.__dict__, game=game, memory=memory, history=history.saved(upto=turn))
+    try:
+        return orjson.dumps(fields, default=model_fields)
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        raise SaveError(f"the branch could not be written ({exc})") from None
 
 
 # ------------------------------------------------------------------ migrations

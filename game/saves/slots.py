@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from game.files import sync_folder, write_synced
-from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, decode
+from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, branch, decode
 
 SLOT_SUFFIX = ".json"
 BACKUP_SUFFIX = ".bak"
@@ -181,6 +181,21 @@ class SlotStore:
         if not _valid(self.path(kept)):
             raise SaveError(f"the copy in slot {kept!r} does not read back")
         self.delete(name)
+
+    def branch(self, name: str, turn: int, new: str) -> Loaded:
+        """Save the game in slot ``name`` as it was after ``turn`` to a new slot ``new`` (``format.branch``);
+        returns the branch as it reads back. Slot ``name`` is left as it is.
+
+        Raises:
+            SaveError: ``new`` is taken or not a valid name, ``name`` cannot be read, its history does not reach
+                ``turn``, or the write failed.
+        """
+        self.path(new)
+        if self.exists(new):
+            raise SaveError(f"there is already a save named {new!r}; pick another name")
+        loaded = self.read(name)
+        self.write(new, branch(loaded.save, turn))
+        return self.read(new)
 
     # ----------------------------------------------------------------- read
     def read(self, name: str) -> Loaded:

@@ -220,6 +220,15 @@ VERBS: tuple[Verb, ...] = (
         meta=True,
     ),
     Verb("saves", simple=("saves", "slots"), meta=True),
+    Verb("undo", (HelpLine("undo", "take the last turn back (ctrl+z)", "undo"),), ("undo",), ("undo",), meta=True),
+    Verb("redo", (HelpLine("redo", "play an undone turn again (ctrl+y)", "redo"),), ("redo",), ("redo",), meta=True),
+    Verb(
+        "retry",
+        (HelpLine("retry", "another telling of the last turn (ctrl+r)", "retry"),),
+        ("retry",),
+        ("retry", "reroll"),
+        meta=True,
+    ),
     Verb("quit", (HelpLine("quit", "exit", "quit"),), ("quit",), ("quit", "exit"), meta=True),
 )
 
