@@ -104,6 +104,7 @@ def play(pack: ContentPack, turns: int) -> tuple[GameSession, GameMemory]:
     memory = GameMemory(pack, narrator, background=False)
     memory.prepare()
     engine = TurnPipeline(pack, new_game(pack), narrator, memory)
+    session = GameSession(engine, None)  # played through the session, which keeps the game's history for saves
     walk = walkthrough_actions()
     i = 0
     while engine.state.turn < turns:
@@ -113,10 +114,10 @@ def play(pack: ContentPack, turns: int) -> tuple[GameSession, GameMemory]:
         i += 1
         if engine.state.node == GATE and "north" in action:
             continue
-        engine.play(action)
+        session.play(action)
         if engine.state.ending or engine.state.node == THRONE:
             raise RuntimeError(f"the game reached {engine.state.node} ({engine.state.ending}) at turn {i}")
-    return GameSession(engine, None), memory
+    return session, memory
 
 
 # ------------------------------------------------------------- measurements

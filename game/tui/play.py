@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from game.llm.stream import NarrationStream
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+REWRITTEN_TURNS = 20
+"""Turns the log shows again after an undo, redo or retry."""
 EVENT_STYLES = {
     "start_combat": ("⚔ Combat", "bold red"),
     "defeated": ("⚔ Defeated", "bold green"),
@@ -102,6 +104,9 @@ class PlayScreen(Screen[None]):
         Binding("escape", "focus_input", "Input", show=False),
         Binding("pageup", "scroll_log(-1)", "Scroll up", show=False),
         Binding("pagedown", "scroll_log(1)", "Scroll down", show=False),
+        Binding("ctrl+z", "rewind('undo')", "Undo"),
+        Binding("ctrl+r", "rewind('retry')", "Retry"),
+        Binding("ctrl+y", "rewind('redo')", "Redo", show=False),
     ]
 
     def __init__(self, session: GameSession, notices: list[str] | None = None) -> None:
@@ -117,6 +122,8 @@ class PlayScreen(Screen[None]):
         self._raw = ""
         self._decoder: NarrationStream | None = None
         self._decoding = False
+        self._rewinding = False
+        """The turn under way is an undo, redo or retry: the log is written again from memory after it."""
 
     # --------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -200,8 +207,10 @@ class PlayScreen(Screen[None]):
             return
         if self.busy.is_set():
             return
+        from game.engine.session import REWIND_VERBS
         from game.llm.stream import NarrationStream
 
+        self._rewinding = verb in REWIND_VERBS
         self.busy.set()
         self._streamed = ""
         self._raw = ""
@@ -252,7 +261,16 @@ class PlayScreen(Screen[None]):
         self._streamed = ""
         self.query_one("#stream", Static).display = False
         log = self.query_one("#log", RichLog)
-        if not result.ok:
+        if self._rewinding and result.ok:
+            self._rewrite_log()
+            if result.meta is not None:  # an undo or redo says what it did; a retry's telling is the last turn
+                log.write(
+                    Text.assemble(
+                        ("↶ " if result.meta == "undo" else "↷ ", "bold"),
+                        plain(result.narration.split("\n")[0], "italic"),
+                    )
+                )
+        elif not result.ok:
             log.write(plain(result.error or result.narration or "That did not work.", "red"))
         else:
             if result.trace.narration_replaced:  # what streamed was told before the rules refused part of it
@@ -264,6 +282,24 @@ class PlayScreen(Screen[None]):
             log.write(Text.assemble(("ⓘ ", "bold"), plain(notice, "italic")))
         self.refresh_world(result.choices if result.ok else None)
         self.app.turn_played(result)  # type: ignore[attr-defined]
+
+    def _rewrite_log(self) -> None:
+        """The log as the game now stands (after an undo, redo or retry): nothing of a turn taken back stays."""
+        engine = self.session.engine
+        log = self.query_one("#log", RichLog)
+        log.clear()
+        log.write(Text(engine.pack.story.title, style="bold"))
+        episodes = engine.memory.last_episodes(REWRITTEN_TURNS)
+        if engine.state.turn <= REWRITTEN_TURNS:
+            log.write(plain(engine.pack.story.intro))
+        for episode in episodes:
+            log.write(Text.assemble(("\n> ", "bold"), plain(episode.action, "bold")))
+            log.write(plain(episode.narration))
+        if not episodes:
+            log.write(plain(node_description(engine.state, engine.pack)))
+
+    def action_rewind(self, verb: str) -> None:
+        self.submit(verb)
 
     def _spin(self) -> None:
         status = self.query_one("#status", Static)
