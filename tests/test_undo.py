@@ -299,7 +299,7 @@ def test_a_save_without_history_or_with_a_hostile_one_is_refused_with_a_reason(f
     again = session(fantasy, tmp_path)
     again.load("huge-number")  # and played on: its history starts again at the loaded turn
     play(again, ["look"])
-    assert again.game_history is not None and again.game_history.first == 4
+    assert again.timeline.history.first == 4
     again.save("played-on")
     assert store.branch("played-on", 5, "b5").save.turn == 5
     again.close(save=False)

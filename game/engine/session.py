@@ -113,9 +113,7 @@ class GameSession:
         but not the save commands the session answers itself. Kept across :meth:`load` (see the module
         docstring)."""
         self.timeline = Timeline()
-        """This session's turns as moments to return to (undo, redo, retry, branches)."""
-        self.game_history: GameHistory | None = None
-        """The game state after each turn of the game, as saves keep it (made at the first turn or load)."""
+        """This session's turns as moments to return to (undo, redo, retry, branches), and the game's history."""
 
     # ----------------------------------------------------------------- play
     def play(self, text: str) -> TurnResult:
@@ -138,7 +136,7 @@ class GameSession:
         self.history.append(result)
         del self.history[:-HISTORY_LIMIT]
         if result.ok and self.engine.state.turn != before.turn:
-            self._committed(before, result)
+            self._committed(result)
             turn = self.engine.state.turn
             if self.autosave_every and (turn % self.autosave_every == 0 or self.engine.state.ending):
                 self.autosave()
@@ -146,26 +144,15 @@ class GameSession:
 
     # ------------------------------------------------------------- timeline
     def _begin(self) -> None:
-        """Start the timeline and the history where the game stands, unless they are started."""
+        """Start the timeline where the game stands, unless it is started."""
         if not self.timeline.started:
             self.timeline.start(Moment(self.engine.state, self.engine.memory.mark(), place=self._place()))
-        if self.game_history is None:
-            self.game_history = GameHistory(self.engine.state)
 
-    def _committed(self, before: GameState, result: TurnResult, attempt: int = 0) -> None:
-        """Keep the turn just committed: the history's change and a moment to return to."""
-        engine = self.engine
-        assert self.game_history is not None
-        self.game_history.record(before, engine.state)
-        moment = Moment(
-            result.state,  # the result's copy of the committed state: undo finds the result by it (never changed)
-            engine.memory.mark(),
-            result.action,
-            self._place(),
-            result.narration,
-            attempt,
-        )
-        self.timeline.record(moment)
+    def _committed(self, result: TurnResult, attempt: int = 0) -> None:
+        """Keep the turn just committed as a moment to return to (the result's copy of the state: never changed,
+        and :meth:`_forget` finds the result by it)."""
+        memory = self.engine.memory.mark()
+        self.timeline.record(Moment(result.state, memory, result.action, self._place(), result.narration, attempt))
 
     def _place(self) -> str:
         node = self.engine.pack.nodes.get(self.engine.state.node)
@@ -176,8 +163,6 @@ class GameSession:
         self.wait_for_autosave()
         self.engine.memory.restore(moment.memory.thawed())
         self.engine.state = moment.game.snapshot()
-        assert self.game_history is not None
-        self.game_history.cut(moment.turn)
         if autosave and self.autosave_every and self.slots is not None:
             self.autosave()  # the slot holds the game as it is now, never an undone turn
 
@@ -211,13 +196,8 @@ class GameSession:
         self._begin()
         if not self.timeline.can_redo:
             raise RewindError("Nothing to redo.")
-        before = self.timeline.now
         now = self.timeline.forward()
-        self._return_to(now, autosave=False)
-        assert self.game_history is not None
-        self.game_history.record(before.game, now.game)
-        if self.autosave_every and self.slots is not None:
-            self.autosave()
+        self._return_to(now)
         return f"Redone: turn {now.turn} ({now.action}).\n{now.narration}"
 
     def retry(self) -> TurnResult:
@@ -240,15 +220,13 @@ class GameSession:
         if not (result.ok and self.engine.state.turn == before.turn + 1):
             self.history.append(result)
             self._return_to(self.timeline.forward(), autosave=False)
-            assert self.game_history is not None
-            self.game_history.record(before.game, told.game)
             message = f"{result.error or 'The turn could not be told again.'} The last telling stands."
             result.narration, result.error, result.ok = message, message, False
             return result
         self._forget(told)
         self.history.append(result)
         del self.history[:-HISTORY_LIMIT]
-        self._committed(before.game, result, attempt)
+        self._committed(result, attempt)
         if self.autosave_every and self.slots is not None:
             self.autosave()
         return result
@@ -274,13 +252,12 @@ class GameSession:
         if store.exists(name):
             raise SaveError(f"there is already a save named {name!r}; pick another name")
         self._begin()
-        moment = next((m for m in self.timeline.played() if m.turn == turn), None)
+        moment = self.timeline.at(turn)
         if moment is None:
             first, last = self.timeline.moments[0].turn, self.timeline.now.turn
             raise SaveError(f"this session holds turns {first} to {last}, not turn {turn}")
-        assert self.game_history is not None
         memory = orjson.dumps(moment.memory, default=model_fields)
-        history = self.game_history.saved(upto=turn)
+        history = self.timeline.history.saved(upto=turn)
         data = encode(self.engine.pack, moment.game, memory, session_id=moment.memory.session_id, history=history)
         self.wait_for_autosave()
         store.write(name, data)
@@ -347,7 +324,7 @@ class GameSession:
 
     def _saved(self) -> dict[str, Any] | None:
         """The game's history as a save keeps it (None before the first turn: the save is where it starts)."""
-        return self.game_history.saved() if self.game_history is not None else None
+        return self.timeline.history.saved() if self.timeline.started else None
 
     def save(self, name: str, *, kind: SlotKind = "manual", complete: bool = True) -> str:
         """Save to slot ``name``; returns what to tell the player.
@@ -429,8 +406,8 @@ class GameSession:
         notices = [*loaded.notices, *check_against(save, self.engine.pack)]
         self.engine.memory.restore(save.memory)
         self.engine.state = save.game
-        self.game_history = GameHistory.of(save.history, save.game)
-        self.timeline.start(Moment(save.game.snapshot(), self.engine.memory.mark(), place=save.place))
+        moment = Moment(save.game.snapshot(), self.engine.memory.mark(), place=save.place)
+        self.timeline.start(moment, GameHistory.of(save.history, save.game))
         return notices
 
     def _kind(self) -> SlotKind:

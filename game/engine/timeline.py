@@ -5,7 +5,8 @@ turn and never changes it, so a moment keeps it as is) and memory's frozen state
 shares the logged episodes, the summaries and the Story Bible entries unchanged since the last one, so a moment
 costs a pointer per episode and entry). :class:`Timeline` keeps the moments of this session, from the one it
 started at (a new game, a load) to the last turn played, and where the game is among them: undo steps back,
-redo forward, and playing a turn after an undo drops the turns that were undone.
+redo forward, and playing a turn after an undo drops the turns that were undone. It also keeps the game's
+history as saves hold it (``saves/history.py``), in step with the moment the game is at.
 
 Memory is returned to a moment the way a load returns it to a save (``Memory.restore``): its indexes are rebuilt
 from the moment's state, so nothing recorded after it can be recalled, and a consolidation still running for the
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from game.memory.records import MemoryState
+from game.saves.history import GameHistory
 from game.world.state import GameState
 
 LINE_CHARS = 120
@@ -48,15 +50,25 @@ class Moment:
 
 
 class Timeline:
-    """This session's moments, oldest first, and which one the game is at."""
+    """This session's moments, oldest first, which one the game is at, and the game's history up to it."""
 
     def __init__(self) -> None:
         self.moments: list[Moment] = []
         self.position = -1
+        self._history: GameHistory | None = None
 
-    def start(self, moment: Moment) -> None:
-        """Begin again at ``moment`` (a new game or a load: undo reaches back to it and no further)."""
+    def start(self, moment: Moment, history: GameHistory | None = None) -> None:
+        """Begin again at ``moment`` (a new game or a load: undo reaches back to it and no further), with the
+        ``history`` a loaded save carries (else one starting at ``moment``)."""
         self.moments, self.position = [moment], 0
+        self._history = history or GameHistory(moment.game)
+
+    @property
+    def history(self) -> GameHistory:
+        """The game state after each turn up to :attr:`now`, as saves keep it."""
+        if self._history is None:
+            raise RuntimeError("the timeline has not started")
+        return self._history
 
     @property
     def started(self) -> bool:
@@ -69,6 +81,7 @@ class Timeline:
     def record(self, moment: Moment) -> None:
         """A turn was played from the moment the game is at: the turns undone after it are gone."""
         del self.moments[self.position + 1 :]
+        self.history.record(self.now.game, moment.game)
         self.moments.append(moment)
         self.position += 1
 
@@ -85,6 +98,7 @@ class Timeline:
         if not self.can_undo:
             raise IndexError("nothing to undo")
         self.position -= 1
+        self.history.cut(self.now.turn)
         return self.now
 
     def forward(self) -> Moment:
@@ -92,8 +106,13 @@ class Timeline:
         if not self.can_redo:
             raise IndexError("nothing to redo")
         self.position += 1
+        self.history.record(self.moments[self.position - 1].game, self.now.game)
         return self.now
 
     def played(self) -> list[Moment]:
         """The moments up to where the game is (the turns a branch may start from), oldest first."""
         return self.moments[: self.position + 1]
+
+    def at(self, turn: int) -> Moment | None:
+        """The moment of ``turn`` among :meth:`played`."""
+        return next((m for m in self.played() if m.turn == turn), None)

@@ -60,7 +60,6 @@ class StoryEchoApp(App[None]):
         Binding("f1", "help", "Help"),
         Binding("f2", "save", "Save"),
         Binding("f3", "load", "Load"),
-        Binding("f4", "timeline", "Timeline"),
         Binding("f5", "quick_save", "Quick save", show=False),
         Binding("f9", "quick_load", "Quick load", show=False),
         Binding("f12", "debug", "Memory"),
@@ -434,34 +433,6 @@ class StoryEchoApp(App[None]):
             self.saved_turn = session.engine.state.turn
             self.call_from_thread(self.notify, message, markup=False)
 
-    def action_timeline(self) -> None:
-        if self.session is None:
-            self.notify("There is no game to branch yet.")
-            return
-        from game.tui.timeline import TimelineScreen
-
-        session = self.session
-        self.push_screen(TimelineScreen(session.timeline.played(), session.engine.pack.story.id), self._branch_to)
-
-    def _branch_to(self, picked: tuple[int, str] | None) -> None:
-        if picked is not None:
-            self._branch(*picked)
-
-    @work(thread=True, group="game")
-    def _branch(self, turn: int, name: str) -> None:
-        from game.saves.format import SaveError
-
-        with self.game_lock:
-            session = self.session
-            if session is None:
-                return
-            try:
-                message = session.branch(turn, name)
-            except SaveError as exc:
-                self.call_from_thread(self.notify, str(exc), title="No branch made", severity="error", markup=False)
-                return
-            self.call_from_thread(self.notify, message, markup=False)
-
     def action_load(self) -> None:
         from game.tui.slots import SlotScreen
 
@@ -510,7 +481,6 @@ class StoryEchoApp(App[None]):
         yield SystemCommand("Memory debug panel", "What the last turn's prompt held, and why (F12)", self.action_debug)
         yield SystemCommand("Save game", "Save to a slot (F2)", self.action_save)
         yield SystemCommand("Load game", "Load a slot (F3)", self.action_load)
-        yield SystemCommand("Timeline", "This session's turns: branch from any one (F4)", self.action_timeline)
         yield SystemCommand("Settings", "Narrator, model, memory", self.action_settings)
         yield SystemCommand("Help", "How to play (F1)", self.action_help)
 

@@ -107,6 +107,7 @@ class PlayScreen(Screen[None]):
         Binding("ctrl+z", "rewind('undo')", "Undo"),
         Binding("ctrl+r", "rewind('retry')", "Retry"),
         Binding("ctrl+y", "rewind('redo')", "Redo", show=False),
+        Binding("f4", "timeline", "Timeline", show=False),
     ]
 
     def __init__(self, session: GameSession, notices: list[str] | None = None) -> None:
@@ -300,6 +301,11 @@ class PlayScreen(Screen[None]):
 
     def action_rewind(self, verb: str) -> None:
         self.submit(verb)
+
+    def action_timeline(self) -> None:
+        from game.tui.timeline import TimelineScreen
+
+        self.app.push_screen(TimelineScreen(self.session, self.app.game_lock))  # type: ignore[attr-defined]
 
     def _spin(self) -> None:
         status = self.query_one("#status", Static)

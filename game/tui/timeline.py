@@ -1,13 +1,18 @@
 """The timeline screen: this session's turns, each with its place and a line of narration; branch from any one.
 
-Enter on a turn dismisses with ``(turn, slot name)``: the app saves the game as it was after that turn to a
-new slot (``GameSession.branch``), and the game being played goes on. The name is typed in the input below the
-table (a default is offered). Every place and line is shown as plain text.
+Enter on a turn saves the game as it was after that turn to a new slot (``GameSession.branch``, in a worker
+under the app's game lock), and the game being played goes on; a name that cannot be used is told in the
+dialog. The name is typed in the input below the table (a default is offered). Every place and line is shown
+as plain text.
 """
 
 from __future__ import annotations
 
+import threading
+from typing import TYPE_CHECKING
+
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -19,6 +24,9 @@ from game.saves.format import SaveError
 from game.saves.slots import check_name
 from game.tui.text import plain
 
+if TYPE_CHECKING:
+    from game.engine.session import GameSession
+
 COLUMNS = ("Turn", "Place", "Action", "What happened")
 
 
@@ -26,8 +34,8 @@ def default_name(story_id: str, turn: int) -> str:
     return f"{story_id}-branch-{turn}"
 
 
-class TimelineScreen(ModalScreen[tuple[int, str] | None]):
-    """Pick a turn of this session to branch from; dismisses with ``(turn, slot name)`` or None (Escape)."""
+class TimelineScreen(ModalScreen[None]):
+    """This session's turns; Enter branches from the one highlighted (Escape closes)."""
 
     DEFAULT_CSS = """
     TimelineScreen {
@@ -66,10 +74,12 @@ class TimelineScreen(ModalScreen[tuple[int, str] | None]):
 
     BINDINGS = [Binding("escape", "close", "Close")]
 
-    def __init__(self, moments: list[Moment], story_id: str) -> None:
+    def __init__(self, session: GameSession, lock: threading.Lock) -> None:
         super().__init__()
-        self.moments = moments
-        self.story_id = story_id
+        self.session = session
+        self.game_lock = lock
+        self.moments: list[Moment] = session.timeline.played() if session.timeline.started else []
+        self.story_id = session.engine.pack.story.id
 
     def compose(self) -> ComposeResult:
         with Vertical(id="timeline-dialog"):
@@ -122,7 +132,21 @@ class TimelineScreen(ModalScreen[tuple[int, str] | None]):
         except SaveError as exc:
             self.query_one("#timeline-status", Static).update(plain(str(exc)))
             return
-        self.dismiss((moment.turn, name))
+        self._branch(moment.turn, name)
+
+    @work(thread=True, exclusive=True, group="branch")
+    def _branch(self, turn: int, name: str) -> None:
+        try:
+            with self.game_lock:
+                message = self.session.branch(turn, name)
+        except SaveError as exc:
+            self.app.call_from_thread(self.query_one("#timeline-status", Static).update, plain(str(exc)))
+            return
+        self.app.call_from_thread(self._done, message)
+
+    def _done(self, message: str) -> None:
+        self.app.notify(message, markup=False)
+        self.dismiss(None)
 
     def action_close(self) -> None:
         self.dismiss(None)

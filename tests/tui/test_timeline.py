@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
 from game.llm.scripted import RETELLINGS
 from game.saves.slots import SlotStore
@@ -66,3 +66,11 @@ async def test_the_timeline_lists_the_turns_and_branches_from_the_one_picked(tmp
         assert branch.turn == 1 and branch.game.node == "hunter_cabin"
         assert [e.action for e in branch.memory.log] == ["go east"]
         assert app.session.engine.state.turn == 3  # the game being played goes on
+        await until(pilot, lambda: not isinstance(app.screen, TimelineScreen), what="the timeline to close")
+
+        await pilot.press("f4")  # the same name again: told in the dialog, which stays open
+        await until(pilot, lambda: isinstance(app.screen, TimelineScreen), what="timeline")
+        await pilot.press("up", "up", "enter")
+        status = app.screen.query_one("#timeline-status", Static)
+        await until(pilot, lambda: "already a save" in str(status.render()), what="the refusal")
+        assert isinstance(app.screen, TimelineScreen)
