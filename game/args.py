@@ -106,8 +106,19 @@ def _add_slots(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _add_doctor(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    doctor = sub.add_parser("doctor", help="check the llama.cpp build runs here and measure its tokens/s")
-    doctor.add_argument("--model", type=Path, default=None, help="GGUF file (default: the configured or bundled one)")
+    doctor = sub.add_parser(
+        "doctor",
+        help="check the llama.cpp build runs here (--llm local, the default), or whether the model at an "
+        "OpenAI-compatible endpoint can play (--llm openai: a 13-turn scripted session, judged)",
+    )
+    doctor.add_argument("--llm", choices=["local", "openai"], default=None, help="what to check (default: local)")
+    doctor.add_argument("--preset", default=None, help=f"with --llm openai: a preset ({preset_names()})")
+    doctor.add_argument(
+        "--base-url", default=None, help="with --llm openai: the endpoint, e.g. http://127.0.0.1:8080/v1"
+    )
+    doctor.add_argument(
+        "--model", default=None, help="GGUF file (local; default: the configured or bundled one), or the model name"
+    )
     doctor.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the configured ones)")
     doctor.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
     doctor.add_argument("--config", type=Path, default=None, help="TOML settings file")

@@ -174,7 +174,10 @@ def _pick_story() -> str | None:
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
-    """Check that the installed llama.cpp build runs here and report its speed (run it after install)."""
+    """Check that the installed llama.cpp build runs here and report its speed (run it after install); with
+    ``--llm openai``, play a short scripted session against the endpoint and judge whether its model can play."""
+    if args.llm == "openai":
+        return _doctor_endpoint(args, settings)
     from game.llm.doctor import check_llamacpp
 
     cfg = settings.local
@@ -187,6 +190,22 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         print(orjson.dumps(result.__dict__).decode())
     print(("" if result.ok else "storyecho doctor: ") + result.message, file=sys.stdout if result.ok else sys.stderr)
     return 0 if result.ok else 1
+
+
+def _doctor_endpoint(args: argparse.Namespace, settings: Settings) -> int:
+    from game.llm.fitness import check_endpoint, report
+
+    packs = {story: load_pack(content_root() / story) for story in available_stories()}
+    fitness = check_endpoint(
+        settings.openai,
+        packs.__getitem__,
+        prompt_budget_tokens=settings.prompt_budget_tokens,
+        progress=lambda step: print(f"  {step}", file=sys.stderr, flush=True),
+    )
+    if args.json:
+        print(orjson.dumps(fitness.as_json()).decode())
+    print(visible(report(fitness)))
+    return 1 if fitness.verdict.startswith("cannot play") else 0
 
 
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:

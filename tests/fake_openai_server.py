@@ -27,6 +27,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -122,6 +123,8 @@ class FakeOpenAIServer:
         """Reject every json_schema response_format (a server without it), whatever the queue says."""
         self.queue: deque[Behaviour] = deque()
         self.fallback: Behaviour = status(500, message="fake server: nothing scripted")
+        self.responder: Callable[[dict[str, Any]], Behaviour] | None = None
+        """When set, picks every chat answer from the request's body (the queue is not used)."""
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -141,8 +144,10 @@ class FakeOpenAIServer:
     def chat_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
-    def next_behaviour(self) -> Behaviour:
+    def next_behaviour(self, body: dict[str, Any] | None = None) -> Behaviour:
         with self._lock:
+            if self.responder is not None and body is not None:
+                return self.responder(body)
             return self.queue.popleft() if self.queue else self.fallback
 
     def __enter__(self) -> FakeOpenAIServer:
@@ -187,7 +192,7 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._error(400, "response_format type json_schema is not supported by this server")
                 return
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
-                self._answer(body, server.next_behaviour(), wants_schema)
+                self._answer(body, server.next_behaviour(body), wants_schema)
 
         def _answer(self, body: dict[str, Any], b: Behaviour, wants_schema: bool) -> None:
             if b.kind == "delay":

@@ -12,6 +12,7 @@ that validate.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from game.cli import main as cli_main
 from game.engine.pipeline import TurnPipeline
 from game.llm.local_model import find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
@@ -105,3 +107,30 @@ def test_six_turns_and_a_consolidation_through_the_llamacpp_server(llamacpp_serv
     assert memory.state.facts_from is None or any("extraction" in f for f in memory.failures)
     assert all(e.importance <= 80 for e in extracted)
     assert not [e for e in extracted if e.status == "active" and e.canonical_key.startswith(("safety:", "rule:"))]
+
+
+def test_doctor_judges_the_model_at_the_llamacpp_server_and_prints_the_full_report(
+    llamacpp_server, tmp_path, monkeypatch, capsys
+):
+    """``storyecho doctor --llm openai`` against a real server: every line of the report, from real figures."""
+    monkeypatch.chdir(tmp_path)
+    # the game's own defaults but a smaller prompt and answer, so 13 turns stay quick on two cores
+    settings = "prompt_budget_tokens = 1500\n[openai]\nmax_tokens = 250\ntimeout_s = 120\ntemperature = 0.2\n"
+    (tmp_path / "storyecho.toml").write_text(settings)
+    code = cli_main(["doctor", "--llm", "openai", "--preset", "llamacpp", "--base-url", llamacpp_server, "--json"])
+    out = capsys.readouterr().out
+    figures = json.loads(out.splitlines()[0])
+    report = out.split("\n", 1)[1]
+    for label in ("JSON answers", "broken JSON", "rules", "names the scene", "consolidation", "first token"):
+        assert f"  {label} " in report
+    for label in ("tokens/s", "prompt tokens", "JSON mode"):
+        assert f"  {label} " in report
+    assert figures["turns"] == 13 and figures["failed_calls"] <= 2, figures["errors"]
+    assert figures["first_time"] + figures["repaired"] + figures["never"] + figures["failed_calls"] == 13
+    assert figures["answers"] >= 13 - figures["failed_calls"]
+    assert len(figures["ttft_ms"]) >= figures["answers"] and figures["tokens_per_s"]  # streamed, so both are timed
+    assert set(figures["json_modes"]) == {"json_object"}  # the preset's grammar-backed mode, which the server took
+    assert figures["prompt_tokens_max"] and figures["prompt_tokens_max"] <= 1500 + 700  # the budget, plus the schema
+    assert figures["summaries"] + figures["summary_failures"] >= 1  # the consolidation was asked of the server
+    assert report.count("Verdict: ") == 1 and figures["verdict"]
+    assert code == (1 if figures["verdict"].startswith("cannot play") else 0)

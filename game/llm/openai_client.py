@@ -271,6 +271,31 @@ class ChatClient:
                 stats.cached_tokens,
             )
 
+    def model_context(self) -> int | None:
+        """The model's context size in tokens, when the endpoint's model list says (OpenRouter's
+        ``context_length``, vLLM's ``max_model_len``, llama.cpp's ``meta.n_ctx_train``); None when it does not
+        or cannot be asked."""
+        import openai
+
+        try:
+            listed = self._client.models.list(timeout=min(10.0, self.settings.timeout_s)).data
+        except openai.OpenAIError:
+            return None
+        for model in listed:
+            if self._model is not None and model.id != self._model:
+                continue
+            extra: dict[str, Any] = model.model_extra or {}
+            meta: dict[str, Any] = extra["meta"] if isinstance(extra.get("meta"), dict) else {}
+            for value in (
+                extra.get("context_length"),
+                extra.get("max_model_len"),
+                meta.get("n_ctx"),
+                meta.get("n_ctx_train"),
+            ):
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    return value
+        return None
+
     def _model_name(self, timeout: float) -> str:
         if self._model is None:
             listed = [m.id for m in self._client.models.list(timeout=timeout).data]

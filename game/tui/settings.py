@@ -35,6 +35,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from game.config import ConfigError, Settings, load_settings
 from game.files import write_synced
 from game.llm.presets import PRESETS
+from game.llm.settings import OpenAISettings
 
 NARRATORS = ("auto", "openai", "local", "scripted")
 EMBEDDERS = ("auto", "onnx", "torch")
@@ -369,6 +370,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                     )
             yield Static(self.file_problem, id="settings-error", markup=False)
             with Horizontal(id="settings-buttons"):
+                yield Button("Test narrator", id="test", compact=True)
                 yield Button("Save (ctrl+s)", variant="primary", id="save", compact=True)
                 yield Button("Cancel (esc)", id="cancel", compact=True)
 
@@ -458,6 +460,22 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    def action_test(self) -> None:
+        """Play the fitness check against the endpoint the form describes (nothing is saved)."""
+        from pydantic import ValidationError
+
+        from game.tui.fitness import NarratorTestScreen
+
+        values = self.form_values()
+        fields = {"preset": values["preset"], "model": values["model"], "base_url": values["base-url"]}
+        fields["api_key_env"] = values["key-env"]
+        try:
+            endpoint = OpenAISettings.model_validate(self.settings.openai.model_dump() | fields)
+        except ValidationError as exc:
+            self.query_one("#settings-error", Static).update(str(exc.errors()[0]["msg"]))
+            return
+        self.app.push_screen(NarratorTestScreen(endpoint, self.settings.prompt_budget_tokens))
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_save()
@@ -466,5 +484,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         event.stop()
         if event.button.id == "save":
             self.action_save()
+        elif event.button.id == "test":
+            self.action_test()
         else:
             self.action_cancel()
