@@ -122,6 +122,9 @@ class Settings(BaseModel):
         seed: seed of the game's dice (combat, loot).
         prompt_budget_tokens: the most tokens one narrator prompt may take;
             over it, the least essential memory is cut (and the cut recorded).
+        turn_time_target_s: the memory autopilot's target for the narrator's time per turn (unset: off); over
+            it, memory's share of the prompt shrinks step by step, and grows back when there is room
+            (``game/engine/autopilot.py``).
         memory: see :class:`MemorySettings`.
     """
 
@@ -131,6 +134,7 @@ class Settings(BaseModel):
     data_dir: Path = Field(default_factory=default_data_dir)
     seed: int = 0
     prompt_budget_tokens: int = Field(DEFAULT_PROMPT_BUDGET, ge=1000, le=200_000)
+    turn_time_target_s: float | None = Field(None, gt=0, le=3600)
     memory: MemorySettings = MemorySettings()
     openai: OpenAISettings = OpenAISettings()
     local: LocalSettings = LocalSettings()

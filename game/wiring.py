@@ -18,6 +18,7 @@ from typing import Any
 
 from game.args import NARRATOR_ORDER
 from game.config import ConfigError, Settings
+from game.engine.autopilot import Autopilot
 from game.engine.pipeline import TurnPipeline
 from game.engine.session import AUTOSAVE_SLOT, GameSession
 from game.llm.base import FactExtractingNarrator, Narrator, NarratorError
@@ -272,7 +273,9 @@ def make_engine(
     if on_text is not None:
         narrator.on_text = on_text
     memory = make_memory(settings, pack, narrator, embedder=embedder, progress=progress, say=say)
-    return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=settings.prompt_budget_tokens)
+    budget, target = settings.prompt_budget_tokens, settings.turn_time_target_s
+    autopilot = Autopilot(target, budget) if target is not None else None
+    return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=budget, autopilot=autopilot)
 
 
 def make_session(

@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from game.engine.autopilot import Autopilot
 from game.engine.prompt import compose
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.llm.base import Narrator, NarratorError, PromptBundle
@@ -61,6 +62,8 @@ class DebugTrace:
     usage: list[dict[str, Any]] = field(default_factory=list)
     """What each narrator call of the turn cost, as the model reported it (tokens, cached tokens, attempts, ms)."""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    autopilot: str = ""
+    """What the memory autopilot made of this turn's narrator time (``autopilot.py``), when it is on."""
 
 
 @dataclass
@@ -105,6 +108,7 @@ class TurnPipeline:
         memory: Memory,
         *,
         prompt_budget_tokens: int | None = DEFAULT_PROMPT_BUDGET,
+        autopilot: Autopilot | None = None,
     ) -> None:
         self.pack = pack
         self.state = state
@@ -112,6 +116,8 @@ class TurnPipeline:
         self.memory = memory
         self.rules = Rules(pack)
         self.prompt_budget_tokens = prompt_budget_tokens
+        self.autopilot = autopilot
+        """Sizes the budget to the narrator's speed (``turn_time_target_s``); None: the budget is fixed."""
 
     def play(self, action: str, *, attempt: int = 0) -> TurnResult:
         """Play one player action and return what happened (``attempt``: the how-many-th retry of it this is).
@@ -153,13 +159,18 @@ class TurnPipeline:
         # a narrator that adds text on the wire (the schema, when the endpoint does not decode against it)
         # leaves that much less room for memory, so the prompt the model reads stays within the budget
         overhead = self.narrator.prompt_overhead_tokens
-        budget = None if self.prompt_budget_tokens is None else max(0, self.prompt_budget_tokens - overhead)
+        budget = self.prompt_budget_tokens
+        if self.autopilot is not None and budget is not None:
+            budget = min(budget, self.autopilot.budget)
+        budget = None if budget is None else max(0, budget - overhead)
         bundle = compose(action, command, seen, self.pack, recalled, budget)
         bundle.overhead_tokens, bundle.attempt = overhead, attempt
         trace.prompt, trace.memory = bundle, bundle.memory  # what the prompt holds, after the budget
         timer.lap("compose")
         output = self._narrate(bundle, trace)
         timer.lap("narrate")
+        if self.autopilot is not None:
+            trace.autopilot = self.autopilot.observe(trace.timings_ms["narrate"] / 1000, bundle.required_tokens)
         if output is None:
             reason = trace.validation_errors[-1] if trace.validation_errors else "no answer"
             return self._failed(

@@ -319,6 +319,7 @@ def compose(
             break
         kept.discard(id(min(chosen, key=lambda c: (c.density, c.value))))  # the estimate of the cost was short
     cut = _cuts(blocks, window, candidates, kept, context)
+    bundle.required_tokens = base.tokens
     return _finish(bundle, cut, budget_tokens)
 
 

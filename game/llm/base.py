@@ -71,6 +71,9 @@ class PromptBundle:
     cut: list[PromptCut] = field(default_factory=list)
     overhead_tokens: int = 0
     """What the narrator adds to every prompt on the wire (the answer schema), kept out of the budget for memory."""
+    required_tokens: int = 0
+    """What the prompt carries whatever the budget (persona, answer format, place, quests, action, pinned facts):
+    the budget beyond it is memory's."""
     attempt: int = 0
     """How many times the player asked for another telling of this turn (``retry``): a model samples with a
     seed of its own for each, the scripted narrator words it differently."""

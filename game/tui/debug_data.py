@@ -18,7 +18,7 @@ from game.engine.prompt import SYSTEM_BLOCKS
 from game.text import estimate_tokens
 
 if TYPE_CHECKING:
-    from game.engine.pipeline import TurnResult
+    from game.engine.pipeline import DebugTrace, TurnResult
     from game.engine.session import GameSession
     from game.memory.base import MemoryContext, MemoryItem
 
@@ -163,6 +163,8 @@ class DebugData:
     retrieval_meta: dict[str, Any]
     timings_ms: dict[str, float]
     usage: list[dict[str, Any]]
+    autopilot: str = ""
+    """What the memory autopilot did after this turn, with the budget the turn was composed with."""
 
     @property
     def estimated_tokens(self) -> int:
@@ -213,6 +215,7 @@ class DebugData:
             retrieval_meta=dict(memory.retrieval_meta) if memory is not None else {},
             timings_ms=dict(trace.timings_ms),
             usage=[dict(u) for u in trace.usage],
+            autopilot=_autopilot(trace),
         )
 
 
@@ -249,3 +252,10 @@ def compact(value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def _autopilot(trace: DebugTrace) -> str:
+    if not trace.autopilot:
+        return ""
+    composed = trace.prompt.budget_tokens if trace.prompt is not None else None
+    return f"composed within {composed} tokens; {trace.autopilot}" if composed else trace.autopilot

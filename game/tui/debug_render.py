@@ -286,6 +286,9 @@ def render_timings(data: DebugData) -> Text:
         out.append(" " * (BAR_WIDTH - cells))
         out.append(f" {ms:9.1f} ms\n")
     out.append(f"{'total':<{width}} {' ' * BAR_WIDTH} {sum(data.timings_ms.values()):9.1f} ms\n\n", style="bold")
+    if data.autopilot:
+        out.append_text(_heading("Memory autopilot (turn_time_target_s)"))
+        out.append(safe(data.autopilot) + "\n\n")
     out.append_text(_heading(f"Narrator calls ({len(data.usage)})"))
     if not data.usage:
         out.append("No usage reported (the scripted narrator, or a model that gives none).\n", style="italic")
