@@ -43,7 +43,9 @@ def test_a_slow_narrator_gets_a_smaller_memory_budget_and_a_fast_one_gets_it_bac
     narrator = Prefilling(pack, seconds_per_token=0.0001)  # 1,000 tokens: 0.1 s
     memory = GameMemory(pack, narrator, background=False)
     autopilot = Autopilot(target_s=0.12, ceiling=4000)
-    engine = TurnPipeline(pack, new_game(pack, seed=1), narrator, memory, prompt_budget_tokens=4000, autopilot=autopilot)
+    engine = TurnPipeline(
+        pack, new_game(pack, seed=1), narrator, memory, prompt_budget_tokens=4000, autopilot=autopilot
+    )
     slow = [engine.play(action) for action in ACTIONS]
     assert all(r.ok for r in slow)
     budgets = [r.trace.prompt.budget_tokens for r in slow]
