@@ -193,7 +193,7 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _doctor_endpoint(args: argparse.Namespace, settings: Settings) -> int:
-    from game.llm.fitness import check_endpoint, report
+    from game.engine.fitness import check_endpoint, report
 
     packs = {story: load_pack(content_root() / story) for story in available_stories()}
     fitness = check_endpoint(

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from game.cli import main as cli_main
-from game.llm.fitness import SCRIPT, check_endpoint, report
+from game.engine.fitness import SCRIPT, check_endpoint, report
 from game.llm.settings import OpenAISettings
 from game.world.loader import content_root, load_pack
 from tests.fake_openai_server import Behaviour, FakeOpenAIServer, invalid_json, ok, status

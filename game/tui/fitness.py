@@ -1,4 +1,4 @@
-"""The "Test narrator" window of the settings: the fitness check (``game/llm/fitness.py``) of the endpoint the
+"""The "Test narrator" window of the settings: the fitness check (``game/engine/fitness.py``) of the endpoint the
 form describes, run in a worker with its progress shown, then its report and verdict. Nothing is saved: the
 check plays with keyword memory and no save, and the key stays where it is read from."""
 
@@ -53,7 +53,7 @@ class NarratorTestScreen(ModalScreen[None]):
         self.closed = False
 
     def compose(self) -> ComposeResult:
-        from game.llm.fitness import SCRIPT
+        from game.engine.fitness import SCRIPT
 
         turns = sum(len(actions) for _, actions in SCRIPT)
         with Vertical(id="test-dialog"):
@@ -67,7 +67,7 @@ class NarratorTestScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="narrator-test")
     def run_check(self) -> None:
-        from game.llm.fitness import SCRIPT, check_endpoint, report
+        from game.engine.fitness import SCRIPT, check_endpoint, report
         from game.world.loader import content_root, load_pack
 
         packs = {story: load_pack(content_root() / story) for story, _ in SCRIPT}
