@@ -67,8 +67,8 @@ def make(server, on_text=None, **settings) -> OpenAINarrator:
     return narrator
 
 
-def bundle(messages=None):
-    return SimpleNamespace(messages=[dict(m) for m in (messages or MESSAGES)], blocks=[])
+def bundle(messages=None, attempt=0):
+    return SimpleNamespace(messages=[dict(m) for m in (messages or MESSAGES)], blocks=[], attempt=attempt)
 
 
 def fails(narrator, call=None) -> tuple[str, float]:
@@ -193,6 +193,15 @@ def test_model_unset_uses_the_first_model_the_server_lists(server):
 
 
 # --------------------------------------------------------------- faults
+def test_a_retried_turn_asks_for_another_seed_and_a_first_telling_leaves_it_to_the_server(server):
+    server.script(ok('{"narration": "One."}'), ok('{"narration": "Two."}'), ok('{"narration": "Three."}'))
+    narrator = make(server)
+    for attempt in (0, 1, 2):
+        narrator.narrate(bundle(attempt=attempt))
+    seeds = [r.body.get("seed", "none") for r in server.chat_requests()]
+    assert seeds == ["none", 1, 2]
+
+
 def test_rate_limit_honours_retry_after_and_resends_the_same_messages(server):
     server.script(status(429, retry_after=0.3), ok(json.dumps(TURN)))
     narrator = make(server)
