@@ -37,8 +37,8 @@ from game.saves.slots import SlotStore
 from game.saves.transcript import transcript
 from game.text import visible
 from game.wiring import index_knowledge, lasting_store, make_embedder, make_session, make_store
-from game.world.content import ContentError
-from game.world.describe import node_text
+from game.world.content import ContentError, ContentPack
+from game.world.describe import money, node_text
 from game.world.loader import available_stories, content_root, load_pack
 
 DEFAULT_STORY = "fantasy_001"
@@ -335,28 +335,46 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
     for notice in loaded.notices:
         print(f"storyecho: {notice}", file=sys.stderr)
     save = loaded.save
+    pack = _story_of(save.story_id)
     if args.slots_command == "show":
-        memory = save.memory
+        memory, game = save.memory, save.game
+        items = [pack.items[i].name if pack and i in pack.items else i for i in game.inventory]
+        quests = [f"{_quest_title(pack, q)} ({p.status})" for q, p in game.quests.items()]
+        ending = next((e.title for e in pack.endings if e.id == game.ending), game.ending) if pack else game.ending
         print(
             visible(
                 f"slot:      {args.name}\nstory:     {save.story_title} ({save.story_id})\nturn:      {save.turn}\n"
                 f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nsession:   {save.session_id}\n"
-                f"hp:        {save.game.hp}/{save.game.max_hp}, money {save.game.gold}, level {save.game.level}\n"
-                f"inventory: {', '.join(save.game.inventory) or 'nothing'}\n"
-                f"quests:    {', '.join(f'{q} ({p.status})' for q, p in save.game.quests.items()) or 'none'}\n"
-                f"ending:    {save.game.ending or '-'}\n"
+                f"hp:        {game.hp}/{game.max_hp}, {money(game.gold, pack) if pack else f'gold {game.gold}'}, "
+                f"level {game.level}\n"
+                f"inventory: {', '.join(items) or 'nothing'}\n"
+                f"quests:    {', '.join(quests) or 'none'}\n"
+                f"ending:    {ending or '-'}\n"
                 f"memory:    {len(memory.log)} turns logged, {len(memory.summaries)} summaries, "
                 f"{sum(e.status == 'active' for e in memory.bible)} active Story Bible facts"
             )
         )
         return 0
-    text = visible(transcript(save, markdown=args.markdown))
+    text = visible(transcript(save, markdown=args.markdown, pack=pack))
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
         print(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _story_of(story_id: str) -> ContentPack | None:
+    """The installed story a save belongs to (names for ids), or None when it is not installed or broken."""
+    try:
+        return load_pack(content_root() / story_id) if story_id in available_stories() else None
+    except ContentError:
+        return None
+
+
+def _quest_title(pack: ContentPack | None, quest_id: str) -> str:
+    quest = pack.quest(quest_id) if pack is not None else None
+    return quest.title if quest is not None else quest_id
 
 
 Front = Callable[[argparse.Namespace, Settings], int]

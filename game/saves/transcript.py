@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from game.saves.format import SaveFile
+from game.world.content import ContentPack
 
 
-def transcript(save: SaveFile, *, markdown: bool = False) -> str:
-    """The run in ``save`` as plain text, or as Markdown with ``markdown``."""
+def transcript(save: SaveFile, *, markdown: bool = False, pack: ContentPack | None = None) -> str:
+    """The run in ``save`` as plain text, or as Markdown with ``markdown``; with the story's ``pack``, it opens
+    with the story's introduction and names the ending by its title."""
     memory, game = save.memory, save.game
     title = save.story_title or save.story_id
     head = f"{title} - turn {save.turn} at {save.place}, saved {save.saved_at}"
     lines = [f"# {head}" if markdown else head, ""]
+    if pack is not None and pack.id == save.story_id:
+        lines += [_escape(pack.story.intro) if markdown else pack.story.intro, ""]
     summaries = sorted(memory.summaries, key=lambda s: s.turn)
     pending = list(summaries)
     for episode in memory.log:
@@ -27,7 +31,8 @@ def transcript(save: SaveFile, *, markdown: bool = False) -> str:
             lines += [f"Turn {episode.turn}{where}{when}", f"> {episode.action}", episode.narration, ""]
     for summary in pending:
         lines += _summary(summary.labelled(), markdown)
-    ending = f"Ending: {game.ending}" if game.ending else "The story goes on."
+    ended = next((e.title for e in pack.endings if e.id == game.ending), game.ending) if pack else game.ending
+    ending = f"Ending: {ended}" if ended else "The story goes on."
     lines.append(f"**{ending}**" if markdown else ending)
     return "\n".join(lines).rstrip() + "\n"
 

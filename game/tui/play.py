@@ -77,6 +77,9 @@ def _name_of(effect: str, detail: str, session: GameSession) -> str:
     if effect == "achievement":
         found = next((a for a in pack.achievements if a.id == detail), None)
         return found.name if found else detail
+    if effect == "talent":
+        talent = next((t for t in pack.talents if t.id == detail), None)
+        return f"{talent.name}: {talent.description}" if talent else detail
     if effect == "objective_done":
         quest_id, _, objective_id = detail.partition(":")
         quest = pack.quest(quest_id)

@@ -83,7 +83,10 @@ def sidebar_text(state: GameState, pack: ContentPack, width: int = 24) -> Text:
             for objective in quest.objectives:
                 ticked = objective.id in progress.objectives_done
                 text.append(f"   {'☑' if ticked else '☐'} {objective.description}\n", style="dim" if ticked else "")
-    met = [(pack.npcs[n].name, v) for n, v in state.affinity.items() if n in pack.npcs]
+    # the people the player has spoken with, in the order they met, with how each feels about them: a name the
+    # player has not met yet is a spoiler, whatever the quests did to its feelings
+    talked = [flag.removeprefix("talked:") for flag in state.flags if flag.startswith("talked:")]
+    met = [(pack.npcs[n].name, state.affinity.get(n, 0)) for n in dict.fromkeys(talked) if n in pack.npcs]
     if met:
         text.append("\nPeople\n", style="bold underline")
         for name, value in met:
