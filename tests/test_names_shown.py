@@ -3,6 +3,8 @@ items, money and quests by name in ``slots show``, a transcript that opens with 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from game.cli import main as cli_main
@@ -66,3 +68,31 @@ def test_slots_show_and_the_transcript_name_things_as_the_story_does(fantasy, tm
     text = transcript(SlotStore(tmp_path).read("named").save, markdown=False, pack=fantasy)
     body = text.split("\n", 2)[2]
     assert body.startswith(fantasy.story.intro) and body.index(fantasy.story.intro) < body.index("Turn 1")
+
+
+def test_the_saves_list_shows_a_short_time_that_does_not_wrap(fantasy, tmp_path):
+    game = session(fantasy, tmp_path)
+    assert game.play("look").ok
+    game.save("short")
+    listed = game.play("saves").narration
+    line = next(line for line in listed.splitlines() if "short" in line)
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d$", line) and "+00:00" not in line  # not ISO 8601 with seconds
+    assert len(line) <= 100
+
+
+def test_an_undo_offers_choices_where_the_game_now_stands(fantasy):
+    game = session(fantasy)
+    assert game.play("go east").ok
+    undone = game.play("undo")
+    assert undone.ok and undone.choices and any("go" in c for c in undone.choices)
+
+
+async def test_a_new_game_and_a_continued_one_open_with_choices(tmp_path):
+    from game.tui.app import StoryEchoApp
+    from tests.tui.test_app import SIZE, new_game, settings_for
+
+    app = StoryEchoApp(settings_for(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await new_game(pilot, 0)
+        await pilot.pause()
+        assert screen._choices and any(c.startswith("go ") for c in screen._choices)

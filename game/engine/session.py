@@ -57,7 +57,8 @@ from game.memory.foreground import FOREGROUND
 from game.memory.records import model_fields
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
-from game.saves.slots import Loaded, SlotStore
+from game.saves.slots import Loaded, SlotStore, saved_at_text
+from game.world.choices import choices_after
 from game.world.parser import Command, parse
 from game.world.state import GameState
 
@@ -238,7 +239,10 @@ class GameSession:
             message, ok = (self.undo() if command.verb == "undo" else self.redo()), True
         except RewindError as exc:
             message, ok = str(exc), False
-        return self._told(command, message, ok)
+        result = self._told(command, message, ok)
+        if ok:  # what can be done where the game now stands
+            result.choices = choices_after([], self.engine.state, self.engine.pack)
+        return result
 
     def branch(self, turn: int, name: str) -> str:
         """Save the game as it was after ``turn`` (a turn of this session) to a new slot ``name``; the game goes on
@@ -426,7 +430,7 @@ class GameSession:
             else:
                 lines.append(
                     f"  {info.name:<{width}}  {info.story_title:<20} turn {info.turn:<4} {info.place:<24} "
-                    f"{info.saved_at}"
+                    f"{saved_at_text(info.saved_at)}"
                 )
         return "Saves:\n" + "\n".join(lines)
 

@@ -25,6 +25,7 @@ import secrets
 import shutil
 import stat
 import time
+from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,17 @@ class SlotInfo:
     kind: str = ""
     error: str = ""
     mtime: float = 0.0
+
+
+def saved_at_text(saved_at: str) -> str:
+    """An ISO 8601 save time as local ``YYYY-MM-DD HH:MM``; anything else as it is."""
+    try:
+        moment = datetime.fromisoformat(saved_at)
+    except ValueError:
+        return saved_at
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def check_name(name: str) -> str:

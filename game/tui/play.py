@@ -27,6 +27,7 @@ from game.engine.pipeline import TurnResult
 from game.text import clip
 from game.tui.text import plain
 from game.tui.widgets import ActionInput, Choices, WorldSuggester, header_text, scene_text, sidebar_text
+from game.world.choices import choices_after
 from game.world.describe import node_description
 from game.world.parser import parse
 
@@ -160,7 +161,7 @@ class PlayScreen(Screen[None]):
             log.write(Text.assemble(("ⓘ ", "bold"), plain(notice, "italic")))
         self.query_one("#stream", Static).display = False
         self.query_one("#status", Static).display = False
-        self.refresh_world([])
+        self.refresh_world(choices_after([], engine.state, engine.pack))  # a new game or Continue: what to try
         self.query_one("#action", ActionInput).focus()
         self.set_interval(0.1, self._spin)
 

@@ -11,7 +11,6 @@ place is shown as plain text.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from rich.text import Text
@@ -23,24 +22,13 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import CellDoesNotExist
 
 from game.saves.format import SaveError
-from game.saves.slots import SlotInfo, SlotStore, check_name
+from game.saves.slots import SlotInfo, SlotStore, check_name, saved_at_text
 from game.tui.confirm import ConfirmScreen
 from game.tui.text import plain
 
 SlotMode = Literal["save", "load"]
 UNREADABLE = "unreadable"
 COLUMNS = ("Slot", "Story", "Turn", "Place", "Kind", "Saved at")
-
-
-def saved_at_text(saved_at: str) -> str:
-    """An ISO 8601 save time as local ``YYYY-MM-DD HH:MM``; anything else as it is."""
-    try:
-        moment = datetime.fromisoformat(saved_at)
-    except ValueError:
-        return saved_at
-    if moment.tzinfo is not None:
-        moment = moment.astimezone()
-    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def slot_cells(info: SlotInfo) -> tuple[Text, ...]:
