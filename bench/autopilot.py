@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.memory_delivery import ORDINARY, PLANTS, PlantingNarrator, check_unplanted, probe
+from bench.turn_overhead import percentile
 from game.engine.autopilot import Autopilot
 from game.engine.pipeline import TurnPipeline
 from game.llm.local import LocalNarrator
@@ -43,11 +44,6 @@ SETTLED_WITHIN = 0.15
 AFTER_PLANTS = 20
 
 
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-
-
 def play(engine: TurnPipeline, actions: list[str]) -> dict[str, Any]:
     seconds, tokens, notes = [], [], []
     for action in actions:
@@ -61,7 +57,7 @@ def play(engine: TurnPipeline, actions: list[str]) -> dict[str, Any]:
     return {
         "turns": len(seconds),
         "narrator_s_median": round(statistics.median(seconds), 2),
-        "narrator_s_p95": round(p95(seconds), 2),
+        "narrator_s_p95": round(percentile(seconds, 95), 2),
         "settled_s_median": round(statistics.median(half), 2),
         "prompt_tokens_median": statistics.median(tokens),
         "seconds": [round(s, 2) for s in seconds],

@@ -195,10 +195,8 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 def _doctor_endpoint(args: argparse.Namespace, settings: Settings) -> int:
     from game.engine.fitness import check_endpoint, report
 
-    packs = {story: load_pack(content_root() / story) for story in available_stories()}
     fitness = check_endpoint(
         settings.openai,
-        packs.__getitem__,
         prompt_budget_tokens=settings.prompt_budget_tokens,
         progress=lambda step: print(f"  {step}", file=sys.stderr, flush=True),
     )

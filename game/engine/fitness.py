@@ -30,8 +30,9 @@ from game.engine.schema import TurnParseError, parse_turn
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.settings import OpenAISettings
 from game.memory.manager import GameMemory
-from game.text import estimate_tokens
+from game.text import estimate_tokens, mentions
 from game.world.content import ContentPack
+from game.world.loader import content_root, load_pack
 from game.world.state import GameState, new_game
 
 SCRIPT: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -92,7 +93,7 @@ class Fitness:
 
 def check_endpoint(
     settings: OpenAISettings,
-    packs: Callable[[str], ContentPack],
+    packs: Callable[[str], ContentPack] = lambda story: load_pack(content_root() / story),
     *,
     prompt_budget_tokens: int | None = None,
     progress: Callable[[str], None] | None = None,
@@ -208,12 +209,8 @@ def _names_someone(narration: str, pack: ContentPack, nodes: set[str]) -> bool:
     """Whether ``narration`` names one of ``nodes`` or a person there (a name's longest word will do)."""
     names = [pack.nodes[n].name for n in nodes if n in pack.nodes]
     names += [pack.npcs[p].name for n in nodes if n in pack.nodes for p in pack.nodes[n].npcs if p in pack.npcs]
-    text = narration.lower()
-    for name in names:
-        longest = max(re.findall(r"[\w'-]+", name), key=len, default="")
-        if name.lower() in text or (len(longest) >= 5 and longest.lower() in text):
-            return True
-    return False
+    candidates = [(name, [name, *[w for w in re.findall(r"[\w'-]+", name) if len(w) >= 5]]) for name in names]
+    return bool(mentions(narration, candidates)[0])
 
 
 def verdict(fitness: Fitness) -> tuple[str, str]:

@@ -170,8 +170,8 @@ def branch(save: SaveFile, turn: int) -> bytes:
         raise SaveError(str(exc)) from None
     memory = save.memory.as_of(turn)
     place = next((e.node for e in reversed(memory.log) if e.action and e.turn == turn), save.place)
-    document = save.model_copy(update={"turn": turn, "place": place, "saved_at": now_iso(), "kind": "manual"})
-    fields = dict(document.__dict__, game=game, memory=memory, history=history.saved(upto=turn))
+    fields = dict(save.__dict__, turn=turn, place=place, saved_at=now_iso(), kind="manual")
+    fields.update(game=game, memory=memory, history=history.saved(upto=turn))
     try:
         return orjson.dumps(fields, default=model_fields)
     except (TypeError, orjson.JSONEncodeError) as exc:

@@ -68,9 +68,7 @@ class NarratorTestScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="narrator-test")
     def run_check(self) -> None:
         from game.engine.fitness import SCRIPT, check_endpoint, report
-        from game.world.loader import content_root, load_pack
 
-        packs = {story: load_pack(content_root() / story) for story, _ in SCRIPT}
         total = sum(len(actions) for _, actions in SCRIPT)
         done = 0
 
@@ -79,9 +77,7 @@ class NarratorTestScreen(ModalScreen[None]):
             done += 1
             self._show(f"Playing turn {done} of {total}: {step}")
 
-        fitness = check_endpoint(
-            self.settings, packs.__getitem__, prompt_budget_tokens=self.prompt_budget_tokens, progress=progress
-        )
+        fitness = check_endpoint(self.settings, prompt_budget_tokens=self.prompt_budget_tokens, progress=progress)
         self.report = report(fitness)
         self._show(self.report)
 

@@ -34,6 +34,7 @@ from game.world.parser import parse
 if TYPE_CHECKING:
     from game.engine.session import GameSession
     from game.llm.stream import NarrationStream
+    from game.memory.records import Episode
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 REWRITTEN_TURNS = 20
@@ -154,9 +155,7 @@ class PlayScreen(Screen[None]):
             log.write(plain(node_description(engine.state, engine.pack)))
         else:
             log.write(Text(f"{engine.pack.story.title}: continuing at turn {engine.state.turn}.", style="bold"))
-            for episode in engine.memory.last_episodes(3):
-                log.write(Text.assemble(("> ", "bold"), plain(episode.action)))
-                log.write(plain(episode.narration))
+            self._write_turns(engine.memory.last_episodes(3))
         for notice in self.notices:
             log.write(Text.assemble(("ⓘ ", "bold"), plain(notice, "italic")))
         self.query_one("#stream", Static).display = False
@@ -222,7 +221,7 @@ class PlayScreen(Screen[None]):
         self._decoding = False
         self._decoder = NarrationStream()
         shown = clip(text, ECHO_CHARS)  # a 10,000-character paste is not echoed whole before it is refused
-        self.query_one("#log", RichLog).write(Text.assemble(("\n> ", "bold"), plain(shown, "bold")))
+        self.query_one("#log", RichLog).write(_echo(shown))
         self.play(text)
 
     @work(thread=True, exclusive=True, group="turn")
@@ -297,11 +296,16 @@ class PlayScreen(Screen[None]):
         episodes = engine.memory.last_episodes(REWRITTEN_TURNS)
         if engine.state.turn <= REWRITTEN_TURNS:
             log.write(plain(engine.pack.story.intro))
-        for episode in episodes:
-            log.write(Text.assemble(("\n> ", "bold"), plain(episode.action, "bold")))
-            log.write(plain(episode.narration))
+        self._write_turns(episodes)
         if not episodes:
             log.write(plain(node_description(engine.state, engine.pack)))
+
+    def _write_turns(self, episodes: list[Episode]) -> None:
+        """Turns already played, as the log showed them when they were played."""
+        log = self.query_one("#log", RichLog)
+        for episode in episodes:
+            log.write(_echo(episode.action))
+            log.write(plain(episode.narration))
 
     def action_rewind(self, verb: str) -> None:
         self.submit(verb)
@@ -332,3 +336,8 @@ class PlayScreen(Screen[None]):
             log.scroll_page_up()
         else:
             log.scroll_page_down()
+
+
+def _echo(action: str) -> Text:
+    """How the log shows an action the player typed."""
+    return Text.assemble(("\n> ", "bold"), plain(action, "bold"))
