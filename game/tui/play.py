@@ -7,6 +7,13 @@ is replaced by the turn's narration, with a note when the rules refused part of
 it; a failed turn shows its message and changes nothing.
 Combat, quest updates, achievements and endings are shown as such beside the
 prose, from the effects the rules applied.
+
+The marks the play screen draws (here and in widgets.py) are one cell wide in
+every terminal: no emoji (a terminal may draw crossed swords or a heavy check
+mark two cells wide where Textual counts one, and the sidebar's border moved a
+column) and no East Asian "ambiguous" width (two cells in a CJK locale);
+tests/tui/test_play_screen.py checks them. The log is never focused: a click in
+it leaves the keys with the action line.
 """
 
 from __future__ import annotations
@@ -26,7 +33,15 @@ from textual.widgets import Footer, RichLog, Static
 from game.engine.pipeline import TurnResult
 from game.text import clip
 from game.tui.text import plain
-from game.tui.widgets import ActionInput, Choices, WorldSuggester, header_text, scene_text, sidebar_text
+from game.tui.widgets import (
+    ActionInput,
+    Choices,
+    NarrationLog,
+    WorldSuggester,
+    header_text,
+    scene_text,
+    sidebar_text,
+)
 from game.world.choices import choices_after
 from game.world.describe import node_description
 from game.world.parser import parse
@@ -37,26 +52,28 @@ if TYPE_CHECKING:
     from game.memory.records import Episode
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+NOTICE = "✱ "
+"""The mark of a notice in the log."""
 REWRITTEN_TURNS = 20
 """Turns the log shows again after an undo, redo or retry."""
 EVENT_STYLES = {
-    "start_combat": ("⚔ Combat", "bold red"),
-    "defeated": ("⚔ Defeated", "bold green"),
-    "knocked_out": ("✖ Knocked out", "bold red"),
+    "start_combat": ("✕ Combat", "bold red"),
+    "defeated": ("✕ Defeated", "bold green"),
+    "knocked_out": ("✘ Knocked out", "bold red"),
     "quest_started": ("✦ New quest", "bold cyan"),
-    "objective_done": ("✔ Objective", "green"),
-    "quest_completed": ("✔ Quest completed", "bold green"),
-    "achievement": ("★ Achievement", "bold yellow"),
-    "level_up": ("▲ Level up", "bold yellow"),
+    "objective_done": ("✓ Objective", "green"),
+    "quest_completed": ("✓ Quest completed", "bold green"),
+    "achievement": ("✶ Achievement", "bold yellow"),
+    "level_up": ("⇑ Level up", "bold yellow"),
     "talent": ("✦ Talent", "yellow"),
     "items_gained": ("+ Item", ""),
     "items_lost": ("- Item", "dim"),
-    "ending": ("◆ Ending", "bold magenta"),
+    "ending": ("❖ Ending", "bold magenta"),
 }
 
 
 def event_lines(result: TurnResult, session: GameSession) -> list[Text]:
-    """The turn's notable effects as short tagged lines ("✔ Quest completed: The Mist's Call")."""
+    """The turn's notable effects as short tagged lines ("✓ Quest completed: The Mist's Call")."""
     lines = []
     for applied in result.applied:
         tag = EVENT_STYLES.get(applied.effect)
@@ -109,6 +126,8 @@ class PlayScreen(Screen[None]):
         Binding("escape", "focus_input", "Input", show=False),
         Binding("pageup", "scroll_log(-1)", "Scroll up", show=False),
         Binding("pagedown", "scroll_log(1)", "Scroll down", show=False),
+        Binding("ctrl+home", "scroll_log(-2)", "Log start", show=False),
+        Binding("ctrl+end", "scroll_log(2)", "Log end", show=False),
         Binding("ctrl+z", "rewind('undo')", "Undo"),
         Binding("ctrl+r", "rewind('retry')", "Retry"),
         Binding("ctrl+y", "rewind('redo')", "Redo", show=False),
@@ -137,12 +156,12 @@ class PlayScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="story"):
                 yield Static(id="scene")
-                yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+                yield NarrationLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
                 yield Static(id="stream", markup=False)
                 yield Static(id="status", markup=False)
                 yield Choices(id="choices")
                 yield ActionInput(id="action", suggester=self.suggester)
-            with VerticalScroll(id="sidebar"):
+            with VerticalScroll(id="sidebar", can_focus=False):  # a click in it leaves the keys with the input
                 yield Static(id="stats")
         yield Footer()
 
@@ -157,7 +176,7 @@ class PlayScreen(Screen[None]):
             log.write(Text(f"{engine.pack.story.title}: continuing at turn {engine.state.turn}.", style="bold"))
             self._write_turns(engine.memory.last_episodes(3))
         for notice in self.notices:
-            log.write(Text.assemble(("ⓘ ", "bold"), plain(notice, "italic")))
+            log.write(Text.assemble((NOTICE, "bold"), plain(notice, "italic")))
         self.query_one("#stream", Static).display = False
         self.query_one("#status", Static).display = False
         self.refresh_world(choices_after([], engine.state, engine.pack))  # a new game or Continue: what to try
@@ -283,7 +302,7 @@ class PlayScreen(Screen[None]):
         for line in event_lines(result, self.session):
             log.write(line)
         for notice in result.notices:
-            log.write(Text.assemble(("ⓘ ", "bold"), plain(notice, "italic")))
+            log.write(Text.assemble((NOTICE, "bold"), plain(notice, "italic")))
         self.refresh_world(result.choices if result.ok else None)
         self.app.turn_played(result)  # type: ignore[attr-defined]
 
@@ -319,7 +338,7 @@ class PlayScreen(Screen[None]):
         status = self.query_one("#status", Static)
         if self.busy.is_set():
             self._frame = (self._frame + 1) % len(SPINNER)
-            status.update(Text(f"{SPINNER[self._frame]} The narrator is writing…", style="italic"))
+            status.update(Text(f"{SPINNER[self._frame]} The narrator is writing...", style="italic"))
             status.display = self._spinning = True
         elif self._spinning:
             self._spinning = status.display = False
@@ -331,8 +350,13 @@ class PlayScreen(Screen[None]):
         self.query_one("#action", ActionInput).focus()
 
     def action_scroll_log(self, direction: int) -> None:
+        """A page up (-1) or down (1), or to the start (-2) or the end (2) of the log."""
         log = self.query_one("#log", RichLog)
-        if direction < 0:
+        if direction == -2:
+            log.scroll_home(animate=False)
+        elif direction == 2:
+            log.scroll_end(animate=False)
+        elif direction < 0:
             log.scroll_page_up()
         else:
             log.scroll_page_down()

@@ -155,16 +155,16 @@ def ending_summary(session: GameSession) -> Text:
     text.append(f"Turns played: {state.turn}\n", style="bold")
     text.append(f"Quests completed: {len(done)}\n", style="bold")
     for quest in done:
-        text.append(f"  ✔ {quest.title}\n")
+        text.append(f"  ✓ {quest.title}\n")
     names = {a.id: a.name for a in pack.achievements}
     text.append(f"Achievements: {len(state.achievements)}\n", style="bold")
     for achievement in state.achievements:
-        text.append(f"  ★ {names.get(achievement, achievement)}\n")
+        text.append(f"  ✶ {names.get(achievement, achievement)}\n")
     choices = [c.name for c in pack.story.choices if state.has_flag(f"choice:{c.id}")]
     if choices:
         text.append("Choices made:\n", style="bold")
         for choice in choices:
-            text.append(f"  ◆ {choice}\n")
+            text.append(f"  ❖ {choice}\n")
     text.append(f"\nLevel {state.level}, {state.gold} {pack.story.currency}, HP {state.hp}/{state.max_hp}.\n")
     return text
 

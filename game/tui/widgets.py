@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.suggester import Suggester
-from textual.widgets import Input, Static
+from textual.widgets import Input, RichLog, Static
 
 from game.tui.text import bar, plain
 from game.world.conditions import enemies_at, items_at, npcs_at
@@ -23,7 +23,7 @@ def header_text(state: GameState, pack: ContentPack) -> Text:
     text = Text()
     text.append(f" {pack.story.title} ", style="bold reverse")
     text.append(f"  {node.name}", style="bold")
-    text.append(f"  ·  {state.clock_text()}  ·  Turn {state.turn}")
+    text.append(f"  ∙  {state.clock_text()}  ∙  Turn {state.turn}")
     return text
 
 
@@ -78,11 +78,11 @@ def sidebar_text(state: GameState, pack: ContentPack, width: int = 24) -> Text:
         if quest is None:
             continue
         done = progress.status == "completed"
-        text.append(f"  {'✔' if done else '•'} {quest.title}\n", style="dim" if done else "bold")
+        text.append(f"  {'✓' if done else '‣'} {quest.title}\n", style="dim" if done else "bold")
         if not done:
             for objective in quest.objectives:
                 ticked = objective.id in progress.objectives_done
-                text.append(f"   {'☑' if ticked else '☐'} {objective.description}\n", style="dim" if ticked else "")
+                text.append(f"   {'✓' if ticked else '☐'} {objective.description}\n", style="dim" if ticked else "")
     # the people the player has spoken with, in the order they met, with how each feels about them: a name the
     # player has not met yet is a spoiler, whatever the quests did to its feelings
     talked = [flag.removeprefix("talked:") for flag in state.flags if flag.startswith("talked:")]
@@ -96,8 +96,18 @@ def sidebar_text(state: GameState, pack: ContentPack, width: int = 24) -> Text:
         text.append("\nAchievements\n", style="bold underline")
         for achievement_id in state.achievements:
             found = next((a for a in pack.achievements if a.id == achievement_id), None)
-            text.append(f"  ★ {found.name if found else achievement_id}\n", style="yellow")
+            text.append(f"  ✶ {found.name if found else achievement_id}\n", style="yellow")
     return text
+
+
+class NarrationLog(RichLog):
+    """The narration log: never focused, so what the player types after a click in it goes to the action line.
+
+    The mouse wheel scrolls it, and PageUp/PageDown and Ctrl+Home/Ctrl+End (the play screen's keys) from the
+    action line; a focused log took the keys the player typed (issue 25).
+    """
+
+    can_focus = False
 
 
 class Choices(Vertical):
