@@ -19,7 +19,15 @@ fight rounds, heals and rests, which are the policy's to decide:
   heal through (not a boss), rests at a safe place below 70% HP, and walks to
   the nearest safe place to rest before a fight below 60% or whenever below 40%.
 - heedless: the careful player who does not read the announcements (attacks
-  through every heavy blow): what the announcements are worth.
+  through every heavy blow, stays when an enemy is about to attack): what the
+  announcements are worth.
+- thorough: the careful player on thorough routes, which do every side quest
+  before the main path (:mod:`bench.balance_thorough`); its goals are the
+  careful ones.
+
+The careful player also reads the announcement that an aggressive enemy is
+about to attack (``ambush_coming``): below 60% HP it walks to a safe place
+instead of waiting for the blow.
 
 Every action is a line of text played through the scripted narrator and the rules, as a player's would be
 (an item used in a fight: the narrator proposes the use and a defend).
@@ -33,7 +41,9 @@ Reports, per story and policy: the share of runs reaching an ending (and, in the
 JSON, their route's), the knock-out rate (runs with at least one) and knock-outs
 per run, the lowest HP of the run as a share of max HP (median and p10; a
 knock-out counts as 0), fights per run and the turns to each ending (median);
-then checks the targets (``TARGETS``).
+then checks the targets (``TARGETS``). For the thorough player, the report of
+when each stat gate of the story opens by growth alone against the act that
+needs it (:mod:`bench.balance_thorough`, goal ``GATE_EARLY_MAX``).
 
     python -m bench.balance [--runs 50] [--stories fantasy_001 scifi_001] [--json] [--out bench/results/balance.json]
 """
@@ -45,12 +55,14 @@ import json
 import random
 import time
 from collections import Counter, deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bench.balance_thorough import GATE_EARLY_MAX, act_of, gate_report, gate_table, stats_of, thorough_routes
 from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryContext
@@ -62,13 +74,13 @@ from game.world.effects import Effects
 from game.world.loader import content_root, load_pack
 from game.world.parser import parse
 from game.world.rules import Outcome, Rules
-from game.world.rules.combat import heavy_coming
+from game.world.rules.combat import ambush_coming, heavy_coming
 from game.world.state import GameState, new_game
 
 ROOT = Path(__file__).resolve().parents[1]
 WALKTHROUGHS = ROOT / "tests" / "walkthroughs"
 STORIES = ["fantasy_001", "scifi_001"]
-POLICIES = ["careless", "heedless", "careful"]
+POLICIES = ["careless", "heedless", "careful", "thorough"]
 MAX_TURNS = 500
 WANDER = 0.2
 """Share of the careless player's turns out of a fight spent on a random suggested choice instead of the route."""
@@ -80,7 +92,9 @@ TARGETS = {
     "careful_ending_rate_min": 0.95,
 }
 """Fights matter: a careless player is knocked out in a meaningful share of runs, a careful one rarely, and even
-careful play goes below 60% HP in a typical run; careful play still reaches its route's ending."""
+careful play goes below 60% HP in a typical run; careful play still reaches its route's ending. The careful
+targets hold for the thorough player too."""
+CAREFUL = ("careful", "thorough")
 
 Action = str
 
@@ -119,6 +133,9 @@ class Game:
         self.lowest = 1.0
         self.fights = 0
         self.knocked_out_by: list[str] = []
+        self.from_items = dict.fromkeys(stats_of(self.state), 0)
+        self.trace: list[tuple[int, int, dict[str, int], dict[str, int]]] = []
+        """Per turn: (turn, act, stats by growth alone, stats with items) (see ``bench.balance_thorough``)."""
 
     def act(self, action: Action) -> tuple[dict[str, Any], Outcome]:
         """Play one turn: the text through the narrator, then its effects through the rules."""
@@ -137,6 +154,12 @@ class Game:
         else:
             self.lowest = min(self.lowest, max(0, self.state.hp) / self.state.max_hp)
         self.fights += sum(a.effect == "start_combat" for a in out.applied)
+        for used in (a.detail for a in out.applied if a.effect == "use_item"):
+            for stat, bonus in (((use := self.pack.items[used].use) and use.stats) or {}).items():
+                self.from_items[stat] += bonus
+        stats = stats_of(self.state)
+        growth = {s: n - self.from_items[s] for s, n in stats.items()}
+        self.trace.append((self.state.turn, act_of(self.pack, self.state), growth, stats))
         return proposed, out
 
     # ------------------------------------------------------------- helpers
@@ -216,7 +239,7 @@ class Careful:
         heals = game.healing()
         if game.share < 0.5 and heals:
             return game.use(heals[0])
-        fight_next = parse(step).verb == "attack"
+        fight_next = parse(step).verb == "attack" or (self.reads_tells and ambush_coming(game.pack, game.state))
         if game.share < 0.4 or (fight_next and game.share < 0.6):
             self.recovering = True
         if self.recovering and game.share >= 0.7:
@@ -235,7 +258,15 @@ class Heedless(Careful):
     reads_tells = False
 
 
-POLICY_CLASSES: dict[str, type[Careless | Careful]] = {"careless": Careless, "heedless": Heedless, "careful": Careful}
+class Thorough(Careful):
+    """The careful player on the thorough routes (every side quest before the main path)."""
+
+    name = "thorough"
+
+
+POLICY_CLASSES: dict[str, type[Careless | Careful]] = {
+    "careless": Careless, "heedless": Heedless, "careful": Careful, "thorough": Thorough,
+}  # fmt: skip
 
 
 # --------------------------------------------------------------------- runs
@@ -251,6 +282,7 @@ class RunResult:
     lowest_hp: float
     fights: int
     knocked_out_by: list[str]
+    trace: list[tuple[int, int, dict[str, int], dict[str, int]]] = field(default_factory=list, repr=False)
 
 
 def play(pack: ContentPack, policy_name: str, route_name: str, route: list[str], seed: int) -> RunResult:
@@ -298,19 +330,27 @@ def play(pack: ContentPack, policy_name: str, route_name: str, route: list[str],
         lowest_hp=round(game.lowest, 3),
         fights=game.fights,
         knocked_out_by=game.knocked_out_by,
+        trace=game.trace,
     )
 
 
 def run(stories: list[str], runs: int) -> dict[str, Any]:
     started = time.perf_counter()
     results: list[RunResult] = []
+    gates: dict[str, list[dict[str, Any]]] = {}
+    acts: dict[str, list[str]] = {}
     for story in stories:
         pack = load_pack(content_root() / story)
-        story_routes = routes(pack)
+        walkthroughs = routes(pack)
+        paths = sorted(WALKTHROUGHS.glob(f"{story}__*.txt"))
+        thorough = thorough_routes(pack, paths, keep=partial(_route_line, pack))
         for policy in POLICIES:
+            story_routes = thorough if policy == "thorough" else walkthroughs
             for seed in range(runs):
                 name, route = story_routes[seed % len(story_routes)]
                 results.append(play(pack, policy, name, route, seed))
+        traces = [r.trace for r in results if r.story == story and r.policy == "thorough"]
+        gates[story], acts[story] = gate_report(pack, traces), list(pack.story.main_quest_order)
     summary = {
         f"{s}/{p}": summarise([r for r in results if r.story == s and r.policy == p]) for s in stories for p in POLICIES
     }
@@ -319,9 +359,16 @@ def run(stories: list[str], runs: int) -> dict[str, Any]:
         "max_turns": MAX_TURNS,
         "seconds": round(time.perf_counter() - started, 1),
         "summary": summary,
-        "targets": check(summary, stories),
-        "runs": [asdict(r) for r in results],
+        "targets": check(summary, stories, gates),
+        "gates": gates,
+        "acts": acts,
+        "runs": [{k: v for k, v in asdict(r).items() if k != "trace"} for r in results],
     }
+
+
+def _route_line(pack: ContentPack, line: str) -> bool:
+    """Whether a thorough route keeps ``line``: not a comment, nor a line a policy decides (rounds, heals, rests)."""
+    return not (line.startswith("#") or parse(line).verb in ("defend", "flee") or _policy_line(pack, line))
 
 
 def summarise(results: list[RunResult]) -> dict[str, Any]:
@@ -345,17 +392,22 @@ def summarise(results: list[RunResult]) -> dict[str, Any]:
     }
 
 
-def check(summary: dict[str, Any], stories: list[str]) -> dict[str, Any]:
+def check(summary: dict[str, Any], stories: list[str], gates: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     met = {}
     for story in stories:
-        careless, careful = summary[f"{story}/careless"], summary[f"{story}/careful"]
-        met[story] = {
-            "careless_ko_rate_min": careless["ko_rate"] >= TARGETS["careless_ko_rate_min"],
-            "careful_ko_rate_max": careful["ko_rate"] <= TARGETS["careful_ko_rate_max"],
-            "careful_lowest_hp_median_max": careful["lowest_hp_median"] <= TARGETS["careful_lowest_hp_median_max"],
-            "careful_ending_rate_min": careful["route_ending_rate"] >= TARGETS["careful_ending_rate_min"],
-        }
-    return {"targets": TARGETS, "met": met, "all_met": all(all(m.values()) for m in met.values())}
+        careless = summary[f"{story}/careless"]
+        met[story] = {"careless_ko_rate_min": careless["ko_rate"] >= TARGETS["careless_ko_rate_min"]}
+        for policy in CAREFUL:
+            s = summary[f"{story}/{policy}"]
+            prefix = "careful" if policy == "careful" else f"{policy}_careful"
+            met[story] |= {
+                f"{prefix}_ko_rate_max": s["ko_rate"] <= TARGETS["careful_ko_rate_max"],
+                f"{prefix}_lowest_hp_median_max": s["lowest_hp_median"] <= TARGETS["careful_lowest_hp_median_max"],
+                f"{prefix}_ending_rate_min": s["route_ending_rate"] >= TARGETS["careful_ending_rate_min"],
+            }
+        met[story]["gates_early_max"] = all(g["ok"] for g in gates.get(story, []))
+    targets = {**TARGETS, "gates_early_max": GATE_EARLY_MAX}
+    return {"targets": targets, "met": met, "all_met": all(all(m.values()) for m in met.values())}
 
 
 # ------------------------------------------------------------------- report
@@ -381,11 +433,18 @@ def table(result: dict[str, Any]) -> str:
         f"Targets: careless KO rate >= {t['careless_ko_rate_min']:.0%}, "
         f"careful KO rate <= {t['careful_ko_rate_max']:.0%}, "
         f"careful lowest HP median <= {t['careful_lowest_hp_median_max']:.0%}, "
-        f"careful ending reached >= {t['careful_ending_rate_min']:.0%}",
+        f"careful ending reached >= {t['careful_ending_rate_min']:.0%} (careful and thorough); "
+        f"no stat gate opened by growth alone more than {t['gates_early_max']} act early (thorough)",
     ]
     for story, met in result["targets"]["met"].items():
         missed = [k for k, ok in met.items() if not ok]
         lines.append(f"  {story}: {'MET' if not missed else 'NOT MET: ' + ', '.join(missed)}")
+    lines += [
+        "",
+        "Stat gates against the acts that need them (thorough player):",
+        "",
+        gate_table(result["gates"], result["acts"]),
+    ]
     return "\n".join(lines)
 
 

@@ -5,12 +5,20 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from pydantic import ValidationError
 
-from game.world.content import ContentPack, Enemy, HeavyAttack, Weakness
+from game.world.content import Aggression, ContentPack, Enemy, HeavyAttack, Weakness
 from game.world.effects import Effects
 from game.world.loader import content_root, load_pack
 from game.world.rules import Outcome, Rules
-from game.world.rules.combat import DEFEND_SHARE, FIRST_HEAVY_ROUND, heavy_coming, heavy_round
+from game.world.rules.combat import (
+    AMBUSH_TURN,
+    DEFEND_SHARE,
+    FIRST_HEAVY_ROUND,
+    ambush_coming,
+    heavy_coming,
+    heavy_round,
+)
 from game.world.state import GameState, new_game
 
 TELL = "The brute plants its feet and hauls back its club."
@@ -270,3 +278,92 @@ def test_a_player_can_type_defend_and_is_offered_it_when_a_heavy_blow_is_announc
     assert ("combat_action", "defend") in [(a.effect, a.detail) for a in result.applied] or any(
         a.effect == "combat_action" and "defend" in a.detail for a in result.applied
     ), result.applied
+
+
+# ---------------------------------------------------------- aggressive enemies
+PROWL = "The brute sniffs the air and turns its small eyes on you."
+AGGRESSIVE = Aggression(tell=PROWL, text="The brute charges!")
+
+
+def wait_at_bridge(rules: Rules, state: GameState, turns: int) -> list[Outcome]:
+    """``turns`` turns spent at the bridge without fighting (looking around: no effect at all)."""
+    return [play(rules, state) for _ in range(turns)]
+
+
+def test_an_aggressive_enemy_left_alone_attacks_within_three_turns(mini_pack):
+    pack = pack_with(mini_pack, brute(aggressive=AGGRESSIVE, heavy=None))
+    rules, state = Rules(pack), at_bridge(pack)
+    outs = wait_at_bridge(rules, state, AMBUSH_TURN)
+    assert AMBUSH_TURN <= 3
+    assert state.combat is not None and state.combat.enemy_id == "brute"
+    assert [a.effect for a in outs[-1].applied] == ["start_combat"]
+    assert outs[-1].messages[0].startswith("The brute charges!")
+    assert state.hp < 500  # it struck first (agility 0: nothing is dodged)
+    assert all(not o.applied for o in outs[:-1])  # nothing before the last turn
+
+
+def test_the_attack_is_announced_the_turn_before(mini_pack):
+    pack = pack_with(mini_pack, brute(aggressive=AGGRESSIVE, heavy=None))
+    rules, state = Rules(pack), at_bridge(pack)
+    outs = wait_at_bridge(rules, state, AMBUSH_TURN - 1)
+    assert not any(PROWL in m for o in outs[:-1] for m in o.messages)  # only the turn before
+    assert outs[-1].messages == [f"{PROWL} (It will attack if you stay: fight it, or leave.)"]
+    assert ambush_coming(pack, state) == "brute" and state.combat is None
+    play(rules, state)
+    assert state.combat is not None and ambush_coming(pack, state) is None
+
+
+def test_a_non_aggressive_enemy_never_attacks_first(mini_pack):
+    pack = pack_with(mini_pack, brute(heavy=None))
+    rules, state = Rules(pack), at_bridge(pack)
+    outs = wait_at_bridge(rules, state, 3 * AMBUSH_TURN)
+    assert state.combat is None and state.hp == 500
+    assert not any(o.messages for o in outs) and ambush_coming(pack, state) is None
+
+
+def test_leaving_or_fighting_starts_the_count_again(mini_pack):
+    pack = pack_with(mini_pack, brute(aggressive=AGGRESSIVE, heavy=None, hp=5))
+    rules, state = Rules(pack), at_bridge(pack)
+    wait_at_bridge(rules, state, AMBUSH_TURN - 1)
+    play(rules, state, move_to="woods")
+    play(rules, state, move_to="bridge")  # back: its first turn here again
+    assert ambush_coming(pack, state) is None and state.combat is None
+    assert ambush_coming(pack, state) is None
+    wait_at_bridge(rules, state, AMBUSH_TURN - 2)
+    assert ambush_coming(pack, state) == "brute"
+    out = play(rules, state, start_combat="brute", combat_action="attack")  # the player strikes first after all
+    assert any(a.effect == "defeated" for a in out.applied) and ambush_coming(pack, state) is None
+    assert not any(f.startswith("stalking:") for f in state.flags)
+
+
+def test_a_fight_the_enemy_starts_goes_on_like_any_other(mini_pack):
+    pack = pack_with(mini_pack, brute(aggressive=AGGRESSIVE, heavy=None, hp=30))
+    rules, state = Rules(pack), at_bridge(pack)
+    wait_at_bridge(rules, state, AMBUSH_TURN)
+    for _ in range(10):
+        if state.combat is None:
+            break
+        play(rules, state, combat_action="attack")
+    assert state.combat is None and state.has_flag("defeated:brute") and state.has_flag("won_fight")
+    assert not wait_at_bridge(rules, state, AMBUSH_TURN)[-1].applied  # a defeated enemy stays down
+
+
+def test_a_boss_cannot_be_aggressive():
+    with pytest.raises(ValidationError, match="aggressive"):
+        brute(boss=True, aggressive=AGGRESSIVE)
+
+
+def test_both_stories_have_aggressive_enemies_that_warn_before_they_attack():
+    for story in ("fantasy_001", "scifi_001"):
+        pack = load_pack(content_root() / story)
+        aggressive = [e for e in pack.enemies.values() if e.aggressive]
+        assert aggressive, story
+        for enemy in aggressive:
+            state = new_game(pack, seed=2)
+            state.node = enemy.nodes[0]
+            rules = Rules(pack)
+            for _ in range(AMBUSH_TURN - 1):
+                rules.resolve_turn(state, Effects())
+            assert ambush_coming(pack, state) is not None, enemy.id
+            rules.resolve_turn(state, Effects())
+            assert state.combat is not None or state.has_flag("knocked_out"), enemy.id

@@ -44,6 +44,19 @@ class Mention:
 
 
 @dataclass
+class StaleLine:
+    npc: str
+    name: str
+    line: str
+    """"greeting" or the topic."""
+    text: str
+    why: str
+    """The clauses of its ``true_while`` that do not hold when it is said."""
+    actions: list[str]
+    """The shortest action list after which it is said while untrue."""
+
+
+@dataclass
 class CheckReport:
     story: str
     title: str
@@ -61,6 +74,7 @@ class CheckReport:
     wasted: list[WastedItem] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
+    stale: list[StaleLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     searches: list[str] = field(default_factory=list)
     """Each search: its focus and how many states it explored."""
@@ -79,6 +93,7 @@ class CheckReport:
             + len(self.wasted)
             + len(self.references)
             + len(self.mentions)
+            + len(self.stale)
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -124,6 +139,11 @@ class CheckReport:
         if self.mentions:
             lines.append("Things the texts mention that do not exist:")
             lines += [f"  - {m.kind} '{m.phrase}' in {m.source}: \"{m.context}\"" for m in self.mentions]
+        if self.stale:
+            lines.append("Lines said while untrue (their true_while does not hold):")
+        for stale in self.stale:
+            lines.append(f'  - {stale.name} ({stale.npc}), {stale.line}: "{stale.text[:60]}..." ({stale.why}), after:')
+            lines += [f"      {a}" for a in stale.actions]
         lines += [f"Note: {n}" for n in self.notes]
         return "\n".join(lines)
 

@@ -55,7 +55,7 @@ class World:
 
     def __init__(self, pack: ContentPack, fight_seeds: int) -> None:
         self.pack = pack
-        self.rules = Rules(pack)
+        self.rules = Rules(pack, ambushes=False)  # an ambush is always avoided by stepping out and back in
         self.rel = Relevance(pack)
         self.fight_seeds = fight_seeds
         self.fights: dict[Key, list[tuple[str, int]]] = {}

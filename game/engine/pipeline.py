@@ -32,6 +32,7 @@ from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.choices import choices_after
 from game.world.content import ContentPack
 from game.world.describe import help_text, inventory_text, node_text, npc_now, quests_text, status_text
+from game.world.intent import nothing_to_fight
 from game.world.parser import Command, parse
 from game.world.rules import AppliedEffect, Intent, Outcome, RejectedEffect, Rules
 from game.world.state import GameState
@@ -133,6 +134,8 @@ class TurnPipeline:
             return self._failed(command, "The story has ended. Load a save or start a new game.")
         if not action.strip():
             return self._failed(command, "Type an action, or 'help'.")
+        if (nothing := nothing_to_fight(command, self.state, self.pack)) is not None:
+            return self._meta(command, nothing)  # no turn for a swing at empty air
         if len(action) > MAX_ACTION_CHARS:
             return self._failed(
                 command, f"That is too long for one action ({len(action)} characters; at most {MAX_ACTION_CHARS})."
@@ -314,7 +317,8 @@ class TurnPipeline:
         trace.repaired = True
         return output
 
-    def _meta(self, command: Command) -> TurnResult:
+    def _meta(self, command: Command, answer: str | None = None) -> TurnResult:
+        """A line answered without a turn: ``answer``, or the help, inventory, quests or status it asks for."""
         texts = {
             "help": help_text(self.pack),
             "inventory": inventory_text(self.state, self.pack),
@@ -324,8 +328,8 @@ class TurnPipeline:
         return TurnResult(
             turn=self.state.turn,
             action=command.text,
-            narration=texts.get(command.verb, ""),
-            choices=[],
+            narration=answer if answer is not None else texts.get(command.verb, ""),
+            choices=choices_after([], self.state, self.pack),  # what to try stays on screen
             state=self.state.snapshot(),
             meta=command.verb,
         )

@@ -39,13 +39,17 @@ from game.llm.digest import digest
 from game.llm.recollection import yourself
 from game.llm.scripted_talk import Conversation
 from game.text import best_match
+from game.world.choices import suggested, ways_out
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
-from game.world.content import ContentPack
+from game.world.content import ContentPack, Feature
 from game.world.describe import (
+    feature_text,
+    features_here,
     inventory_text,
     node_description,
     node_text,
     quests_text,
+    scene_sentences,
     status_text,
     the,
 )
@@ -165,6 +169,8 @@ class ScriptedNarrator(Conversation, NarratorBase):
                     Command("talk", obj=command.target, text=command.text), state, effects, notes, bundle
                 )
             return f"You cannot go '{command.target}' from here. Exits lead {', '.join(exits)}."
+        if node_id == state.node:
+            return f"You are already at {self.pack.nodes[node_id].name}. {node_text(state, self.pack, full=False)}"
         effects["move_to"] = node_id
         here = self.pack.nodes[state.node]
         for direction, lock in here.locked_exits.items():
@@ -192,13 +198,31 @@ class ScriptedNarrator(Conversation, NarratorBase):
         enemy = best_match(target, self._enemy_names(enemies_at(state, pack, state.node)))
         if enemy:
             return pack.enemies[enemy].encounter
+        feature = self._feature_here(target, state)
+        if feature:
+            return feature_text(feature, state)
+        seen = scene_sentences(state, pack, target)  # what the place's text says of it, as things stand
+        if seen:
+            return " ".join(seen)
         return f"You study the {target} but find nothing remarkable. {node_text(state, pack, full=False)}"
+
+    def _feature_here(self, target: str, state: GameState) -> Feature | None:
+        """The feature of this place (as it is now) that ``target`` names."""
+        features = {f.id: f for f in features_here(state, self.pack)}
+        found = best_match(target, [(f.id, f.names) for f in features.values()]) if target else None
+        return features[found] if found else None
 
     # --------------------------------------------------------------- things
     def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = items_at(state, self.pack, state.node)
         item = best_match(command.target, self._item_names(here))
         if item is None:
+            feature = self._feature_here(command.target, state)
+            place = self.pack.nodes[state.node].name
+            if feature:
+                return feature.refusal or f"{the(feature.name, capital=True)} is part of {place}; it stays put."
+            if scene_sentences(state, self.pack, command.target):  # the antlers on the eaves: scenery
+                return f"That is part of {place}; you leave it be."
             elsewhere = best_match(command.target, self._item_names(self.pack.items))
             if elsewhere:
                 effects["items_gained"] = [elsewhere]  # the rules will refuse
@@ -222,10 +246,31 @@ class ScriptedNarrator(Conversation, NarratorBase):
             here = best_match(command.target, self._item_names(items_at(state, self.pack, state.node)))
             if here:
                 return f"You would have to pick up the {self.pack.items[here].name} first."
-            feature = self._feature(command, state)
-            return feature or f"You have no {command.target}."
+            told = self._use_feature(command, state, effects) or self._feature(command, state)
+            return told or f"You have no {command.target}."
         effects["use_item"] = item
-        return f"You use the {self.pack.items[item].name}."
+        return self._worn(item) or f"You use the {self.pack.items[item].name}."
+
+    def _worn(self, item_id: str) -> str | None:
+        """Wearing armour or readying a weapon ("wear the jacket"): what it does for the player, or None."""
+        item = self.pack.items[item_id]
+        if item.use is None and item.kind == "armor":
+            bonus = item.defense_bonus
+            return f"You put on the {item.name}. Worn, it takes the edge off every blow (+{bonus} defence)."
+        if item.use is None and item.kind == "weapon":
+            return f"You ready the {item.name} (+{item.attack_bonus} attack). It goes with you into every fight."
+        return None
+
+    def _use_feature(self, command: Command, state: GameState, effects: dict[str, Any]) -> str | None:
+        """A use of a feature here that the content writes ("drink from the spring" while it is sick), or None."""
+        feature = self._feature_here(command.target, state)
+        said = set(command.text.lower().replace(",", " ").split())
+        for use in feature.uses if feature else []:
+            if holds(use.when, state) and said & {w.lower() for w in use.words}:
+                if use.hp_delta:
+                    effects["hp_delta"] = use.hp_delta
+                return use.text
+        return None
 
     def _feature(self, command: Command, state: GameState) -> str | None:
         """Using what is part of the place ("drink from the spring"): the place, or who lives by it, answers."""
@@ -267,9 +312,16 @@ class ScriptedNarrator(Conversation, NarratorBase):
         return f"You draw your weapon and charge {the(self.pack.enemies[enemy].name)}!"
 
     def _do_flee(self, command: Command, state: GameState, *_: Any) -> str:
+        here = enemies_at(state, self.pack, state.node)
+        if here:  # no fight yet: fleeing is leaving, which way is the player's to say
+            ways = ", ".join(ways_out(state, self.pack))
+            return f"You back away from {the(self.pack.enemies[here[0]].name)}. Ways out: {ways}."
         return "There is nothing to flee from."
 
     def _do_defend(self, command: Command, state: GameState, *_: Any) -> str:
+        here = enemies_at(state, self.pack, state.node)
+        if here:
+            return f"You raise your guard and keep {the(self.pack.enemies[here[0]].name)} in sight."
         return "You raise your guard, but nothing here threatens you."
 
     def _do_rest(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
@@ -301,25 +353,15 @@ class ScriptedNarrator(Conversation, NarratorBase):
 
     # -------------------------------------------------------------- choices
     def _choices(self, state: GameState, effects: dict[str, Any]) -> list[str]:
+        """What the player could do next, read from the state as this turn's move or fight will leave it (the
+        engine keeps those still possible after the rules ran: ``game.world.choices.choices_after``)."""
         if state.combat or effects.get("start_combat"):
             healing = [i for i in state.inventory if (use := self.pack.items[i].use) and use.heal]
             return ["attack", "flee", *[f"use {self.pack.items[i].name}" for i in healing[:1]]]
         moving = effects.get("move_to")
-        node_id: str = moving if isinstance(moving, str) and moving in self.pack.nodes else state.node
-        node = self.pack.nodes[node_id]
-        out: list[str] = []
-        for npc in node.npcs[:1]:
-            out.append(f"talk to {self.pack.npcs[npc].name}")
-        taking = set(effects.get("items_gained", []))
-        for item in [i for i in items_at(state, self.pack, node_id) if i not in taking][:1]:
-            out.append(f"take {self.pack.items[item].name}")
-        for enemy in enemies_at(state, self.pack, node_id)[:1]:
-            out.append(f"attack {self.pack.enemies[enemy].name}")
-        for direction in list(node.exits)[:2]:
-            out.append(f"go {direction}")
-        while len(out) < 2:
-            out.append("look around")
-        return out[:4]
+        if isinstance(moving, str) and moving in self.pack.nodes and moving != state.node:
+            state = state.model_copy(update={"node": moving, "flags": [*state.flags, f"visited:{moving}"]})
+        return suggested(state, self.pack)
 
     # ------------------------------------------------------------ summaries
     def summarize(self, text: str, max_words: int = 60) -> str:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 
 from game.memory.records import EntryType
+from game.world.vocabulary import NAME_GIVEN
 
 PLAYER_FACTS: list[tuple[re.Pattern[str], EntryType, str, str, int]] = [
     (
-        re.compile(r"\b(?:my name is|my name's|call me|i am called|i'm called)\s+(?P<v>[\w' -]+)", re.I),
+        NAME_GIVEN,
         "character",
         "character:player",
         "name",

@@ -10,17 +10,20 @@ offered "attack | flee" over a corpse.
 from __future__ import annotations
 
 from game.text import best_match
-from game.world.conditions import enemies_at, items_at, npcs_at
+from game.world.conditions import enemies_at, holds, items_at, npcs_at, objective_places
 from game.world.content import ContentPack
 from game.world.parser import DIRECTIONS, parse
 from game.world.rules.combat import heavy_coming
 from game.world.state import GameState
 
 MAX_CHOICES = 4
+NARRATOR_CHOICES = 2
+"""How many of the narrator's own choices are kept before the ways out and the key actions read from the state."""
 
 
 def suggested(state: GameState, pack: ContentPack) -> list[str]:
-    """Choices read from ``state``: fight or flee in a fight, else people, things, enemies and ways out here."""
+    """Choices read from ``state``: fight or flee in a fight; else :func:`key_actions`, then the enemy, the
+    person and the thing here, then the open ways out (places not visited yet first), at most four."""
     if state.ending:
         return []
     if state.combat:
@@ -28,12 +31,72 @@ def suggested(state: GameState, pack: ContentPack) -> list[str]:
         hurt = state.hp < state.max_hp  # the rules refuse a heal at full health: never suggest one
         guard = ["defend"] if heavy_coming(pack, state) else []  # the announced heavy blow
         return ["attack", *guard, "flee", *[f"use {pack.items[i].name}" for i in healing[:1] if hurt]]
-    node = pack.nodes[state.node]
-    out = [f"talk to {pack.npcs[n].name}" for n in npcs_at(pack, state.node)[:1]]
-    out += [f"take {pack.items[i].name}" for i in items_at(state, pack, state.node)[:1]]
+    out = key_actions(state, pack)
     out += [f"attack {pack.enemies[e].name}" for e in enemies_at(state, pack, state.node)[:1]]
-    out += [f"go {direction}" for direction in list(node.exits)[:2]]
+    out += [f"talk to {pack.npcs[n].name}" for n in npcs_at(pack, state.node)[:1]]
+    out += [f"take {pack.items[i].name}" for i in items_at(state, pack, state.node)[:1]]
+    out += [f"go {direction}" for direction in ways_out(state, pack)]
     return out[:MAX_CHOICES] or ["look around"]
+
+
+def key_actions(state: GameState, pack: ContentPack) -> list[str]:
+    """The story choices the player can make here and now and that would succeed (an ending's parley, pact or
+    requiem), by their names: a parley the rules would take back ("does not succeed yet") is not offered."""
+    if state.ending or state.combat:
+        return []
+    out = []
+    for choice in pack.story.choices:
+        flag = f"choice:{choice.id}"
+        needing = [e.condition for e in pack.endings if flag in e.condition.flags]
+        chosen = state.model_copy(update={"flags": [*state.flags, flag]})
+        if holds(choice.condition, state) and (not needing or any(holds(c, chosen) for c in needing)):
+            out.append(choice.name)
+    return out
+
+
+def ways_out(state: GameState, pack: ContentPack) -> list[str]:
+    """The directions out of here that are open now (a guarded or locked exit is not a way out yet): the one
+    toward the main story's next step first, then those to places not visited yet, each group in the story's
+    order."""
+    node = pack.nodes[state.node]
+    open_exits = [d for d in node.exits if d not in node.locked_exits or holds(node.locked_exits[d].condition, state)]
+    goals = _next_steps(state, pack)
+    far = len(pack.nodes)
+    distance = {d: _distance(state, pack, node.exits[d], goals, far) for d in open_exits}
+    return sorted(open_exits, key=lambda d: (distance[d], state.has_flag(f"visited:{node.exits[d]}")))
+
+
+def _next_steps(state: GameState, pack: ContentPack) -> set[str]:
+    """The places where the main quests under way have a step still to do."""
+    out: set[str] = set()
+    for quest in pack.quests.main:
+        progress = state.quests.get(quest.id)
+        if progress is None or progress.status != "active":
+            continue
+        for objective in (o for o in quest.objectives if o.id not in progress.objectives_done):
+            out |= objective_places(objective, pack)
+    return out
+
+
+def _distance(state: GameState, pack: ContentPack, start: str, goals: set[str], far: int) -> int:
+    """Steps from ``start`` to the nearest of ``goals`` through exits open now (``far`` when none is reachable)."""
+    if not goals:
+        return far
+    seen, frontier, steps = {start}, [start], 0
+    while frontier:
+        if goals & set(frontier):
+            return steps
+        steps += 1
+        nxt = []
+        for here in frontier:
+            node = pack.nodes[here]
+            for direction, there in node.exits.items():
+                lock = node.locked_exits.get(direction)
+                if there not in seen and (lock is None or holds(lock.condition, state)):
+                    seen.add(there)
+                    nxt.append(there)
+        frontier = nxt
+    return far
 
 
 def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
@@ -52,8 +115,10 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
         return False
     if verb == "go":
         exits = pack.nodes[here].exits
+        open_exits = {d: exits[d] for d in ways_out(state, pack)}
         direction = DIRECTIONS.get(target, target)
-        return direction in exits or best_match(target, [(n, [pack.nodes[n].name]) for n in exits.values()]) is not None
+        named = best_match(target, [(n, [pack.nodes[n].name]) for n in exits.values()])
+        return direction in open_exits or (named is not None and named in open_exits.values())
     if verb == "take":
         items = [(i, pack.items[i].names) for i in items_at(state, pack, here)]
         return bool(items) and best_match(target, items) is not None
@@ -67,13 +132,14 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
 
 
 def choices_after(proposed: list[str], state: GameState, pack: ContentPack) -> list[str]:
-    """The narrator's choices that still make sense after the turn, then suggestions, at most four, no repeats."""
+    """The key actions, then two of the narrator's choices that still make sense after the turn, then
+    suggestions, at most four, no repeats: a narrator's four ideas never hide the way to the ending."""
     if state.ending:
         return []
     kept = [c for c in proposed if c.strip() and still_possible(c, state, pack)]
     seen: set[str] = set()
     out = []
-    for choice in [*kept, *suggested(state, pack)]:
+    for choice in [*key_actions(state, pack), *kept[:NARRATOR_CHOICES], *suggested(state, pack)]:
         key = choice.strip().lower()
         if key not in seen:
             seen.add(key)

@@ -44,6 +44,8 @@ def unmet(cond: Condition, state: GameState, pack: ContentPack | None = None) ->
         out.append(f"must be at {name('node', cond.at_node)}")
     out += [f"must carry {name('item', i)}" for i in cond.has_items if i not in state.inventory]
     out += [f"{name('enemy', e)} not defeated" for e in cond.defeated if not state.has_flag(f"defeated:{e}")]
+    if cond.hp_below_percent and state.hp * 100 >= cond.hp_below_percent * state.max_hp:
+        out.append(f"HP {state.hp}/{state.max_hp} not below {cond.hp_below_percent}%")
     return out
 
 
@@ -62,6 +64,25 @@ def objective_event_happened(obj: Objective, state: GameState) -> bool:
     if obj.kind == "obtain":
         return obj.target in state.inventory or state.has_flag(obj.event_flag())
     return state.has_flag(obj.event_flag())
+
+
+def objective_places(objective: Objective, pack: ContentPack) -> set[str]:
+    """Where an objective is done: the place; the person's place; the enemy's places; the use's place (else where
+    the item lies); where the item lies; the story choice's place."""
+    kind, target = objective.kind, objective.target
+    if kind == "visit":
+        return {target}
+    if kind in ("talk", "give"):
+        person = pack.npcs.get(objective.to_npc or target if kind == "give" else target)
+        return {person.location} if person else set()
+    if kind == "defeat":
+        return set(pack.enemies[target].nodes) if target in pack.enemies else set()
+    if kind == "choice":
+        choice = pack.choice(target)
+        return {choice.condition.at_node} if choice and choice.condition.at_node else set()
+    if kind == "use" and objective.at_node:
+        return {objective.at_node}
+    return {n.id for n in pack.nodes.values() if target in n.items}
 
 
 def objective_check_failures(obj: Objective, state: GameState) -> list[str]:

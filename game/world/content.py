@@ -26,27 +26,17 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
-Stat = Literal["strength", "agility", "intelligence"]
-Identifier = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
-
-
-class _DataMarker:
-    """Marks a string field as data for the rules, not words a person reads (see :data:`Data`)."""
-
-
-Data = Annotated[str, _DataMarker()]
-"""A string that is data, not text: a flag, an id or topic keyword, a folder, a hash.
-
-Every other ``str`` field of these models (alone, optional, or in a list or
-dict) holds text the story's authors wrote, and :func:`game.world.texts.author_texts`
-finds it without a list of fields; ids are :data:`Identifier`, fixed choices ``Literal``.
-"""
+from game.world.content_base import FROZEN
+from game.world.content_base import Condition as Condition  # the building blocks, re-exported
+from game.world.content_base import Data as Data
+from game.world.content_base import Identifier as Identifier
+from game.world.content_base import Stat as Stat
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = FROZEN
 
 
 class _Named(_Model):
@@ -59,36 +49,6 @@ class _Named(_Model):
     @property
     def names(self) -> list[str]:
         return [self.name, *self.aliases, self.id.replace("_", " ")]
-
-
-class Condition(_Model):
-    """A machine-checkable condition; every clause given must hold."""
-
-    flags: list[Data] = []
-    not_flags: list[Data] = []
-    quests_completed: list[Identifier] = []
-    min_stats: dict[Stat, int] = {}
-    min_level: int = 0
-    min_affinity: dict[Identifier, int] = {}
-    at_node: Identifier | None = None
-    has_items: list[Identifier] = []
-    defeated: list[Identifier] = []
-
-    def describe(self) -> str:
-        """Human-readable summary, used in prompts and rejection reasons."""
-        parts: list[str] = []
-        parts += [f"flag {f}" for f in self.flags]
-        parts += [f"not {f}" for f in self.not_flags]
-        parts += [f"quest {q} completed" for q in self.quests_completed]
-        parts += [f"{s} >= {n}" for s, n in self.min_stats.items()]
-        if self.min_level:
-            parts.append(f"level >= {self.min_level}")
-        parts += [f"{npc} affinity >= {n}" for npc, n in self.min_affinity.items()]
-        if self.at_node:
-            parts.append(f"at {self.at_node}")
-        parts += [f"carrying {i}" for i in self.has_items]
-        parts += [f"{e} defeated" for e in self.defeated]
-        return ", ".join(parts) or "always"
 
 
 class Region(_Model):
@@ -150,6 +110,36 @@ class NodeVariant(_Model):
     replace: bool = Field(False, description="True: replaces the base description; False: follows it")
 
 
+class FeatureVariant(_Model):
+    """What a feature looks like while ``when`` holds (the last that holds wins)."""
+
+    when: Condition
+    text: str = Field(min_length=1)
+
+
+class FeatureUse(_Model):
+    """What happens when the player uses a feature ("drink from the spring") while ``when`` holds."""
+
+    words: list[str] = Field(min_length=1, description="Words of the action that mean this use: drink, sip, wash")
+    when: Condition = Condition()
+    text: str = Field(min_length=1, description="What the player is told")
+    hp_delta: int = Field(0, le=0, ge=-10, description="Harm it does (the rules allow a narrator at most 10)")
+
+
+class Feature(_Named):
+    """Something a place's text names that is part of the place: it answers ``examine`` and is never taken.
+
+    ``when``: the feature is there only while it holds (the bow over the hearth, until Garrick gives it away).
+    ``description`` is how it looks as the story starts; the last of ``variants`` that holds replaces it.
+    """
+
+    when: Condition = Condition()
+    description: str = Field(min_length=10)
+    variants: list[FeatureVariant] = []
+    refusal: str = Field("", description="Told when the player tries to take it; empty: a plain refusal")
+    uses: list[FeatureUse] = []
+
+
 class Node(_Model):
     """A place. What the player reads of it is composed from the state (``describe.node_description``).
 
@@ -173,6 +163,7 @@ class Node(_Model):
     safe: bool = Field(True, description="Resting is possible here")
     locked_exits: dict[str, ExitLock] = Field(default_factory=dict, description="direction -> lock")
     variants: list[NodeVariant] = Field(default_factory=list, description="State-dependent text (see the docstring)")
+    features: list[Feature] = Field(default_factory=list, description="What its text names that can be examined")
 
     @model_validator(mode="after")
     def _locks_name_exits(self) -> Node:
@@ -216,10 +207,32 @@ class AffinityThreshold(_Model):
     effect: str = Field(description="What changes in the relationship at this level")
 
 
+LineTruths = Annotated[
+    dict[Data, Condition],
+    Field(
+        default_factory=dict,
+        description="line ('greeting' or a topic) -> what must hold for it to be true; `storyecho content check` "
+        "reports a line that can be said while it does not",
+    ),
+]
+
+
+def _truths_name_lines(truths: dict[str, Condition], greeting: str | None, topics: dict[str, str]) -> None:
+    for line in truths:
+        if (greeting if line == "greeting" else topics.get(line)) is None:
+            raise ValueError(f"true_while.{line}: no such line (the greeting or a topic of its own)")
+
+
 class NpcMood(_Model):
     condition: Condition
     greeting: str | None = None
     topics: dict[str, str] = {}
+    true_while: LineTruths
+
+    @model_validator(mode="after")
+    def _truths_name_lines(self) -> NpcMood:
+        _truths_name_lines(self.true_while, self.greeting, self.topics)
+        return self
 
 
 class Npc(_Named):
@@ -244,6 +257,7 @@ class Npc(_Named):
     pronouns: Data = Field(
         "they/them", pattern=r"^[a-z]+/[a-z]+$", description="How the story refers to them: he/him, she/her, it/its"
     )
+    true_while: LineTruths
 
     @model_validator(mode="after")
     def _aliases_name_topics(self) -> Npc:
@@ -251,6 +265,7 @@ class Npc(_Named):
         for topic in self.topic_aliases:
             if topic not in known:
                 raise ValueError(f"topic_aliases.{topic}: no such topic")
+        _truths_name_lines(self.true_while, self.greeting, self.topics)
         return self
 
 
@@ -352,6 +367,13 @@ class Weakness(_Model):
     text: str
 
 
+class Aggression(_Model):
+    """An aggressive enemy: it attacks a player who stays in its place without fighting it (``rules.combat``)."""
+
+    tell: str = Field(description="What the player sees the turn before it attacks")
+    text: str = Field("", description="It attacking (optional)")
+
+
 class Enemy(_Named):
     category: str
     tier: int = Field(ge=1, le=5)
@@ -366,6 +388,15 @@ class Enemy(_Named):
     initiative: bool = Field(False, description="Strikes first, before the player's first blow, when a fight starts")
     heavy: HeavyAttack | None = None
     weaknesses: list[Weakness] = Field([], description="Items that, used as its heavy attack comes, break it")
+    aggressive: Aggression | None = Field(
+        None, description="Attacks first when the player stays in its place without fighting it (see rules.combat)"
+    )
+
+    @model_validator(mode="after")
+    def _bosses_wait(self) -> Enemy:
+        if self.boss and self.aggressive is not None:
+            raise ValueError("aggressive: a boss is fought when the player chooses to (its endings may need talk)")
+        return self
 
 
 class Ending(_Model):

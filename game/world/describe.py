@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+from game.text import keywords
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
-from game.world.content import ContentPack, Node, Npc, Quest
+from game.world.content import Condition, ContentPack, Feature, Node, Npc, Quest
 from game.world.state import GameState
 from game.world.texts import text_fields
 from game.world.verbs import VERBS
@@ -37,6 +40,34 @@ def node_description(state: GameState, pack: ContentPack, node_id: str | None = 
     return " ".join([base, *extra])
 
 
+def features_here(state: GameState, pack: ContentPack, node_id: str | None = None) -> list[Feature]:
+    """The features of a place that are there now (their ``when`` holds)."""
+    return [f for f in pack.nodes[node_id or state.node].features if holds(f.when, state)]
+
+
+def feature_text(feature: Feature, state: GameState) -> str:
+    """How a feature looks now: its description, or the last of its variants that holds."""
+    text = feature.description
+    for variant in feature.variants:
+        if holds(variant.when, state):
+            text = variant.text
+    return text
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
+
+
+def scene_sentences(state: GameState, pack: ContentPack, words: str) -> list[str]:
+    """The sentences of the place's text as it is now that name what ``words`` name ("spring": the spring's
+    sentences, healed or not), in order; empty when the text names none of it."""
+    wanted = set(keywords(words))
+    if not wanted:
+        return []
+    return [
+        sentence for sentence in _SENTENCE.split(node_description(state, pack)) if wanted <= set(keywords(sentence))
+    ]
+
+
 def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     """What the player sees at the current node."""
     node = pack.nodes[state.node]
@@ -47,9 +78,13 @@ def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     items = [pack.items[i].name for i in items_at(state, pack, state.node)]
     if items:
         lines.append("You notice: " + ", ".join(items) + ".")
-    enemies = [pack.enemies[e].name for e in enemies_at(state, pack, state.node)]
-    if enemies:
-        lines.append("Danger: " + ", ".join(enemies) + " may attack.")
+    here = [pack.enemies[e] for e in enemies_at(state, pack, state.node)]
+    hunting = [e.name for e in here if e.aggressive]  # they strike first when left alone (rules.combat.stalk)
+    waiting = [e.name for e in here if not e.aggressive]
+    if hunting:
+        lines.append("Danger: " + ", ".join(hunting) + " may attack.")
+    if waiting:
+        lines.append("Foes here: " + ", ".join(waiting) + " (they fight if you start it).")
     lines.append("Exits: " + exits_text(state, pack) + ".")
     return " ".join(lines)
 
@@ -121,12 +156,21 @@ HELP_TEXT = help_text()
 
 def npc_now(npc: Npc, state: GameState) -> tuple[str, dict[str, str]]:
     """The NPC's greeting and topics as the story stands: later moods whose condition holds override earlier ones."""
-    greeting, topics = npc.greeting, dict(npc.topics)
+    lines = npc_lines(npc, state)
+    return lines.pop("greeting")[0], {topic: text for topic, (text, _) in lines.items()}
+
+
+def npc_lines(npc: Npc, state: GameState) -> dict[str, tuple[str, Condition | None]]:
+    """Each line the NPC would say now ("greeting", then each topic): its text and what must hold for it to be
+    true (``true_while`` of the NPC or mood it comes from; None: nothing)."""
+    lines: dict[str, tuple[str, Condition | None]] = {
+        key: (text, npc.true_while.get(key)) for key, text in {"greeting": npc.greeting, **npc.topics}.items()
+    }
     for mood in npc.moods:
         if holds(mood.condition, state):
-            greeting = mood.greeting or greeting
-            topics.update(mood.topics)
-    return greeting, topics
+            said = {"greeting": mood.greeting, **mood.topics} if mood.greeting else mood.topics
+            lines.update({key: (text, mood.true_while.get(key)) for key, text in said.items()})
+    return lines
 
 
 def npc_brief(npc: Npc, state: GameState) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from game.text import keywords, whole_words
+from game.text import best_match, keywords, whole_words
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
@@ -278,3 +278,21 @@ def _objective_targets(intent: Intent, state: GameState, pack: ContentPack) -> s
                 if verb_key(first) == verb and said & set(keywords(rest)):
                     found |= {objective.target, *(x for x in (objective.to_npc, objective.at_node) if x)}
     return found
+
+
+def nothing_to_fight(command: Command, state: GameState, pack: ContentPack) -> str | None:
+    """Why a fight move has nothing to act on (no fight and no enemy here, and it names no one here), or None.
+
+    Such a line is answered without a turn, as a typo would be: "attack" in an empty glade costs the player
+    nothing (issue 25).
+    """
+    if command.verb not in ("attack", "flee", "defend") or state.combat or enemies_at(state, pack, state.node):
+        return None
+    named = f"{command.target} {command.obj}".strip()
+    if named and any(best_match(named, [(n, pack.npcs[n].names)]) for n in npcs_at(pack, state.node)):
+        return None  # raising a hand against someone here: the narrator's to tell
+    return {
+        "attack": "There is nothing here to fight.",
+        "flee": "There is nothing here to flee from.",
+        "defend": "Nothing here threatens you.",
+    }[command.verb]

@@ -65,6 +65,22 @@ SELF_STATEMENT = re.compile(
     r"^(my name is|my name's|call me|i am|i'm|im|i come from|i came from|i was born|i promise|i swear|i vow"
     r"|my secret|i have a secret|remember that|i love|i hate|i fear)\b"
 )
+NAME_GIVEN = re.compile(r"\b(?:my name is|my name's|call me|i am called|i'm called)\s+(?P<v>[\w' -]+)", re.I)
+"""The player telling their name ("my name is Kael"); the Story Bible and the rules read it."""
+MAX_NAME_CHARS = 40
+
+
+def name_given(text: str) -> str | None:
+    """The name the player gives in ``text`` ("call me kael and ..." -> "Kael"), at most three words, or None."""
+    match = NAME_GIVEN.search(text)
+    if not match:
+        return None
+    value = re.split(r"\s+and\b|\s+but\b|[.;!,?]", match.group("v"), maxsplit=1, flags=re.I)[0]
+    words = value.split()[:3]
+    name = " ".join(w if any(c.isupper() for c in w) else w.capitalize() for w in words)[:MAX_NAME_CHARS]
+    return name or None
+
+
 PRONOUNS = frozenset({"him", "her", "them", "it", "he", "she", "they"})
 """Words by which the player points at someone present without naming them."""
 

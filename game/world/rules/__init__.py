@@ -28,6 +28,7 @@ from game.world.intent import NOT_ASKED, Intent, refused
 from game.world.rules import combat, growth, interaction, quests
 from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect, record_event
 from game.world.state import MINUTES_PER_TURN, GameState
+from game.world.vocabulary import name_given
 
 __all__ = ["NOT_ASKED", "AppliedEffect", "Intent", "Outcome", "RejectedEffect", "Rules"]
 
@@ -35,8 +36,11 @@ __all__ = ["NOT_ASKED", "AppliedEffect", "Intent", "Outcome", "RejectedEffect", 
 class Rules:
     """Validates and applies effects for one content pack."""
 
-    def __init__(self, pack: ContentPack) -> None:
+    def __init__(self, pack: ContentPack, *, ambushes: bool = True) -> None:
         self.pack = pack
+        self.ambushes = ambushes
+        """Whether an aggressive enemy left alone attacks (:func:`combat.stalk`); the content checker plays without:
+        a player can always step out of its place and back, which starts its count again."""
 
     def resolve_turn(self, state: GameState, effects: Effects, intent: Intent | None = None) -> Outcome:
         """Play one turn's proposed ``effects`` on ``state`` in place, then advance the turn and the clock.
@@ -49,6 +53,12 @@ class Rules:
         if intent is not None:
             effects = self._asked(state, effects, intent, out)
         out = self.apply(state, effects, out)
+        name = name_given(intent.command.text) if intent is not None and not state.ending else None
+        if name and name != state.player_name:  # "my name is Kael": the sheet says so from now on
+            state.player_name = name
+            out.ok("player_name", name)
+        if self.ambushes:
+            combat.stalk(self.pack, state, out)  # time passes: an aggressive enemy left alone comes closer
         state.turn += 1
         state.clock_minutes += MINUTES_PER_TURN
         return out

@@ -10,7 +10,13 @@ defend) and then the enemy's turn. What makes a fight matter:
   ``multiplier`` times an ordinary hit and cannot be dodged; defending (or
   using an item) that round takes only a share of it, and an item the enemy is
   weak to breaks it outright and hurts the enemy;
-- defending: the round's blow, ordinary or heavy, lands at ``DEFEND_SHARE``.
+- defending: the round's blow, ordinary or heavy, lands at ``DEFEND_SHARE``;
+- aggressive enemies (``Enemy.aggressive``): one left alone in the player's
+  place attacks first at the end of the player's ``AMBUSH_TURN``-th turn there
+  without a fight, and the turn before, the rules announce it (its ``tell``;
+  :func:`ambush_coming`). Leaving the place, or fighting, starts the count
+  again. The count is kept in ``stalking:<enemy>@<node>:<turns>`` flags, which
+  no condition reads.
 
 Which rounds are heavy is a pure function of the game's seed, the enemy and the
 round (:func:`heavy_round`), so it is known a round ahead without being
@@ -32,6 +38,9 @@ DEFEND_SHARE = 1 / 3
 """Share of a blow that lands when the player defends (or uses an item) that round."""
 FIRST_HEAVY_ROUND = 2
 """Heavy attacks come from this round on: the first round can be played in the turn the fight starts."""
+AMBUSH_TURN = 3
+"""An aggressive enemy attacks at the end of the player's third turn in its place without a fight."""
+STALKING = "stalking:"
 
 
 def start_combat(pack: ContentPack, state: GameState, enemy_id: str, out: Outcome) -> None:
@@ -48,6 +57,42 @@ def start_combat(pack: ContentPack, state: GameState, enemy_id: str, out: Outcom
         if enemy.initiative:
             out.messages.append(f"{the(enemy.name, capital=True)} strikes before you are ready!")
             _enemy_turn(pack, state, random.Random(f"{state.seed}:{state.turn}:initiative"), out)  # its own dice
+
+
+def stalk(pack: ContentPack, state: GameState, out: Outcome) -> None:
+    """The end of a turn for aggressive enemies: the player left alone with one is counted, warned, then attacked."""
+    carried = [f for f in state.flags if f.startswith(STALKING)]
+    for flag in carried:
+        state.flags.remove(flag)
+    fought = any(a.effect in ("start_combat", "combat_action", "defeated", "knocked_out") for a in out.applied)
+    if state.ending or state.combat is not None or fought:
+        return
+    enemy_id = next((e for e in enemies_at(state, pack, state.node) if pack.enemies[e].aggressive), None)
+    if enemy_id is None:
+        return
+    enemy = pack.enemies[enemy_id]
+    assert enemy.aggressive is not None
+    where = f"{STALKING}{enemy_id}@{state.node}:"
+    turns = 1 + max((int(f[len(where) :]) for f in carried if f.startswith(where)), default=0)
+    if turns < AMBUSH_TURN:
+        state.add_flag(f"{where}{turns}")
+        if turns == AMBUSH_TURN - 1:
+            out.messages.append(f"{enemy.aggressive.tell} (It will attack if you stay: fight it, or leave.)")
+        return
+    state.combat = CombatState(enemy_id=enemy_id, enemy_hp=enemy.hp)
+    attack = enemy.aggressive.text or f"{the(enemy.name, capital=True)} attacks you!"
+    out.ok("start_combat", enemy_id, f"{attack} ({enemy.name}: {enemy.hp} HP)")
+    _enemy_turn(pack, state, random.Random(f"{state.seed}:{state.turn}:ambush"), out)  # its own dice
+
+
+def ambush_coming(pack: ContentPack, state: GameState) -> str | None:
+    """The aggressive enemy that attacks at the end of the next turn if the player stays (what this turn announced)."""
+    if state.combat is not None or state.ending:
+        return None
+    for enemy_id in enemies_at(state, pack, state.node):
+        if pack.enemies[enemy_id].aggressive and state.has_flag(f"{STALKING}{enemy_id}@{state.node}:{AMBUSH_TURN - 1}"):
+            return enemy_id
+    return None
 
 
 def combat_action(pack: ContentPack, state: GameState, action: str, rng: random.Random, out: Outcome) -> None:

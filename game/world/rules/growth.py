@@ -8,8 +8,10 @@ from game.world.rules.core import Outcome
 from game.world.state import GameState
 
 EXP_PER_LEVEL = 100
-LEVEL_UP_MAX_HP = 10
-LEVEL_UP_STATS = 2
+LEVEL_UP_MAX_HP = 8
+LEVEL_UP_STATS = {"strength": 2, "agility": 2, "intelligence": 1}
+"""Stats a level-up adds: a body hardens with every fight, a mind grows by study (talents, quests, books), so
+intelligence grows slowest and the story's intelligence checks are not opened by fighting alone (issue 25)."""
 
 
 def level_up(state: GameState, out: Outcome) -> bool:
@@ -19,10 +21,9 @@ def level_up(state: GameState, out: Outcome) -> bool:
     gained = target - state.level  # computed at once: a loop per level hung on a save with exp 9e18 (issue 22)
     state.level = target
     state.max_hp += gained * LEVEL_UP_MAX_HP
-    state.strength += gained * LEVEL_UP_STATS
-    state.agility += gained * LEVEL_UP_STATS
-    state.intelligence += gained * LEVEL_UP_STATS
-    state.hp = state.max_hp
+    for stat, bonus in LEVEL_UP_STATS.items():
+        setattr(state, stat, state.stat(stat) + gained * bonus)
+    state.hp += gained * LEVEL_UP_MAX_HP  # the new strength, not a full heal: heals are the player's to find
     out.ok("level_up", str(state.level), f"Level up! You are now level {state.level}.")
     return True
 

@@ -47,6 +47,9 @@ def move(pack: ContentPack, state: GameState, node_id: str, out: Outcome) -> Non
         out.reject("move_to", node_id, f"no such place: {node_id}")
         return
     here = pack.nodes[state.node]
+    if node_id == state.node:
+        out.reject("move_to", node_id, f"you are already at {here.name}")
+        return
     if node_id not in here.exits.values():
         out.reject("move_to", node_id, f"{pack.nodes[node_id].name} is not reachable from here")
         return

@@ -1,0 +1,69 @@
+"""The building blocks of content models: ids, data strings, the frozen model base and conditions.
+
+:mod:`game.world.content` builds the pack's models from these (and re-exports them).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Stat = Literal["strength", "agility", "intelligence"]
+Identifier = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+
+
+class _DataMarker:
+    """Marks a string field as data for the rules, not words a person reads (see :data:`Data`)."""
+
+
+Data = Annotated[str, _DataMarker()]
+"""A string that is data, not text: a flag, an id or topic keyword, a folder, a hash.
+
+Every other ``str`` field of these models (alone, optional, or in a list or
+dict) holds text the story's authors wrote, and :func:`game.world.texts.author_texts`
+finds it without a list of fields; ids are :data:`Identifier`, fixed choices ``Literal``.
+"""
+
+
+FROZEN = ConfigDict(extra="forbid", frozen=True)
+"""Every content model's configuration: frozen, and a field it does not know is an error."""
+
+
+class Model(BaseModel):
+    model_config = FROZEN
+
+
+class Condition(Model):
+    """A machine-checkable condition; every clause given must hold."""
+
+    flags: list[Data] = []
+    not_flags: list[Data] = []
+    quests_completed: list[Identifier] = []
+    min_stats: dict[Stat, int] = {}
+    min_level: int = 0
+    min_affinity: dict[Identifier, int] = {}
+    at_node: Identifier | None = None
+    has_items: list[Identifier] = []
+    defeated: list[Identifier] = []
+    hp_below_percent: int = Field(
+        0, ge=0, le=100, description="Holds while HP is below this share of max HP; for words only (moods, lines)"
+    )
+
+    def describe(self) -> str:
+        """Human-readable summary, used in prompts and rejection reasons."""
+        parts: list[str] = []
+        parts += [f"flag {f}" for f in self.flags]
+        parts += [f"not {f}" for f in self.not_flags]
+        parts += [f"quest {q} completed" for q in self.quests_completed]
+        parts += [f"{s} >= {n}" for s, n in self.min_stats.items()]
+        if self.min_level:
+            parts.append(f"level >= {self.min_level}")
+        parts += [f"{npc} affinity >= {n}" for npc, n in self.min_affinity.items()]
+        if self.at_node:
+            parts.append(f"at {self.at_node}")
+        parts += [f"carrying {i}" for i in self.has_items]
+        parts += [f"{e} defeated" for e in self.defeated]
+        if self.hp_below_percent:
+            parts.append(f"HP below {self.hp_below_percent}%")
+        return ", ".join(parts) or "always"
