@@ -313,6 +313,15 @@ def test_the_attack_is_announced_the_turn_before(mini_pack):
     assert state.combat is not None and ambush_coming(pack, state) is None
 
 
+@pytest.mark.parametrize("count", ["zzz", "9" * 5000, "-1", "２", "2"])
+def test_a_hostile_stalking_count_in_a_save_neither_crashes_nor_hangs(mini_pack, count):
+    pack = pack_with(mini_pack, brute(aggressive=AGGRESSIVE, heavy=None))
+    rules, state = Rules(pack), at_bridge(pack)
+    state.flags.append(f"stalking:brute@{state.node}:{count}")
+    outs = wait_at_bridge(rules, state, AMBUSH_TURN)  # the count starts again, or goes on from 2
+    assert state.combat is not None and any(a.effect == "start_combat" for o in outs for a in o.applied)
+
+
 def test_a_non_aggressive_enemy_never_attacks_first(mini_pack):
     pack = pack_with(mini_pack, brute(heavy=None))
     rules, state = Rules(pack), at_bridge(pack)

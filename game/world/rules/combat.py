@@ -73,7 +73,7 @@ def stalk(pack: ContentPack, state: GameState, out: Outcome) -> None:
     enemy = pack.enemies[enemy_id]
     assert enemy.aggressive is not None
     where = f"{STALKING}{enemy_id}@{state.node}:"
-    turns = 1 + max((int(f[len(where) :]) for f in carried if f.startswith(where)), default=0)
+    turns = 1 + max((_count(f[len(where) :]) for f in carried if f.startswith(where)), default=0)
     if turns < AMBUSH_TURN:
         state.add_flag(f"{where}{turns}")
         if turns == AMBUSH_TURN - 1:
@@ -83,6 +83,12 @@ def stalk(pack: ContentPack, state: GameState, out: Outcome) -> None:
     attack = enemy.aggressive.text or f"{the(enemy.name, capital=True)} attacks you!"
     out.ok("start_combat", enemy_id, f"{attack} ({enemy.name}: {enemy.hp} HP)")
     _enemy_turn(pack, state, random.Random(f"{state.seed}:{state.turn}:ambush"), out)  # its own dice
+
+
+def _count(text: str) -> int:
+    """A stalking flag's count, as a save holds it: digits, else 0 (a hostile save's "zzz" or 5,000 digits must
+    neither crash every turn in that place nor parse for long; anything past the ambush turn is the ambush turn)."""
+    return min(int(text), AMBUSH_TURN) if text.isascii() and text.isdigit() and len(text) <= 3 else 0
 
 
 def ambush_coming(pack: ContentPack, state: GameState) -> str | None:
