@@ -215,3 +215,12 @@ def test_flee_and_defend_before_a_fight_speak_of_the_enemy_here(scifi):
     game = pipeline(scifi, at(scifi, "rain_alley"))
     assert "back away from the Cyber-Ghoul" in game.play("flee").narration
     assert "Cyber-Ghoul in sight" in game.play("defend").narration
+
+
+def test_silas_and_okabe_speak_of_the_way_as_it_is(fantasy, scifi):
+    altar = pipeline(fantasy, at(fantasy, "shadow_altar", "talked:silas", "defeated:shadow_knight"))
+    told = talk(altar, "ask silas about the throne")
+    assert "while it stands" not in told and "no longer stands" in told
+    state = at(scifi, "black_market", "talked:okabe", "obtained:tower_keycard")
+    told = talk(pipeline(scifi, state), "ask okabe about the tower")
+    assert "You need a keycard" not in told and "You've a keycard now" in told
