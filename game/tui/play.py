@@ -176,7 +176,7 @@ class PlayScreen(Screen[None]):
             log.write(Text(f"{engine.pack.story.title}: continuing at turn {engine.state.turn}.", style="bold"))
             self._write_turns(engine.memory.last_episodes(3))
         for notice in self.notices:
-            log.write(Text.assemble((NOTICE, "bold"), plain(notice, "italic")))
+            log.write(_notice(notice))
         self.query_one("#stream", Static).display = False
         self.query_one("#status", Static).display = False
         self.refresh_world(choices_after([], engine.state, engine.pack))  # a new game or Continue: what to try
@@ -302,7 +302,7 @@ class PlayScreen(Screen[None]):
         for line in event_lines(result, self.session):
             log.write(line)
         for notice in result.notices:
-            log.write(Text.assemble((NOTICE, "bold"), plain(notice, "italic")))
+            log.write(_notice(notice))
         self.refresh_world(result.choices if result.ok else None)
         self.app.turn_played(result)  # type: ignore[attr-defined]
 
@@ -360,6 +360,11 @@ class PlayScreen(Screen[None]):
             log.scroll_page_up()
         else:
             log.scroll_page_down()
+
+
+def _notice(notice: str) -> Text:
+    """How the log shows a notice (an autosave failure, a load's note)."""
+    return Text.assemble((NOTICE, "bold"), plain(notice, "italic"))
 
 
 def _echo(action: str) -> Text:

@@ -10,7 +10,7 @@ offered "attack | flee" over a corpse.
 from __future__ import annotations
 
 from game.text import best_match
-from game.world.conditions import enemies_at, holds, items_at, npcs_at, objective_places
+from game.world.conditions import enemies_at, holds, items_at, npcs_at, objective_places, open_exits
 from game.world.content import ContentPack
 from game.world.parser import DIRECTIONS, parse
 from game.world.rules.combat import heavy_coming
@@ -45,11 +45,11 @@ def key_actions(state: GameState, pack: ContentPack) -> list[str]:
     if state.ending or state.combat:
         return []
     out = []
-    for choice in pack.story.choices:
+    for choice in (c for c in pack.story.choices if holds(c.condition, state)):
         flag = f"choice:{choice.id}"
         needing = [e.condition for e in pack.endings if flag in e.condition.flags]
-        chosen = state.model_copy(update={"flags": [*state.flags, flag]})
-        if holds(choice.condition, state) and (not needing or any(holds(c, chosen) for c in needing)):
+        chosen = state.model_copy(update={"flags": [*state.flags, flag]}) if needing else state
+        if not needing or any(holds(c, chosen) for c in needing):
             out.append(choice.name)
     return out
 
@@ -58,12 +58,10 @@ def ways_out(state: GameState, pack: ContentPack) -> list[str]:
     """The directions out of here that are open now (a guarded or locked exit is not a way out yet): the one
     toward the main story's next step first, then those to places not visited yet, each group in the story's
     order."""
-    node = pack.nodes[state.node]
-    open_exits = [d for d in node.exits if d not in node.locked_exits or holds(node.locked_exits[d].condition, state)]
+    exits = open_exits(state, pack)
     goals = _next_steps(state, pack)
-    far = len(pack.nodes)
-    distance = {d: _distance(state, pack, node.exits[d], goals, far) for d in open_exits}
-    return sorted(open_exits, key=lambda d: (distance[d], state.has_flag(f"visited:{node.exits[d]}")))
+    distance = {d: _distance(state, pack, there, goals) for d, there in exits.items()}
+    return sorted(exits, key=lambda d: (distance[d], state.has_flag(f"visited:{exits[d]}")))
 
 
 def _next_steps(state: GameState, pack: ContentPack) -> set[str]:
@@ -78,25 +76,17 @@ def _next_steps(state: GameState, pack: ContentPack) -> set[str]:
     return out
 
 
-def _distance(state: GameState, pack: ContentPack, start: str, goals: set[str], far: int) -> int:
-    """Steps from ``start`` to the nearest of ``goals`` through exits open now (``far`` when none is reachable)."""
-    if not goals:
-        return far
+def _distance(state: GameState, pack: ContentPack, start: str, goals: set[str]) -> int:
+    """Steps from ``start`` to the nearest of ``goals`` through exits open now (the number of places when none
+    is reachable)."""
     seen, frontier, steps = {start}, [start], 0
-    while frontier:
-        if goals & set(frontier):
+    while frontier and goals:
+        if goals.intersection(frontier):
             return steps
         steps += 1
-        nxt = []
-        for here in frontier:
-            node = pack.nodes[here]
-            for direction, there in node.exits.items():
-                lock = node.locked_exits.get(direction)
-                if there not in seen and (lock is None or holds(lock.condition, state)):
-                    seen.add(there)
-                    nxt.append(there)
-        frontier = nxt
-    return far
+        frontier = [t for here in frontier for t in open_exits(state, pack, here).values() if t not in seen]
+        seen.update(frontier)
+    return len(pack.nodes)
 
 
 def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
@@ -114,11 +104,10 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
     if state.combat is not None and verb in ("go", "take", "talk", "give", "rest"):
         return False
     if verb == "go":
-        exits = pack.nodes[here].exits
-        open_exits = {d: exits[d] for d in ways_out(state, pack)}
+        exits = open_exits(state, pack)
         direction = DIRECTIONS.get(target, target)
-        named = best_match(target, [(n, [pack.nodes[n].name]) for n in exits.values()])
-        return direction in open_exits or (named is not None and named in open_exits.values())
+        named = best_match(target, [(n, [pack.nodes[n].name]) for n in pack.nodes[here].exits.values()])
+        return direction in exits or (named is not None and named in exits.values())
     if verb == "take":
         items = [(i, pack.items[i].names) for i in items_at(state, pack, here)]
         return bool(items) and best_match(target, items) is not None

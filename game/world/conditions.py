@@ -66,6 +66,14 @@ def objective_event_happened(obj: Objective, state: GameState) -> bool:
     return state.has_flag(obj.event_flag())
 
 
+def open_exits(state: GameState, pack: ContentPack, node_id: str | None = None) -> dict[str, str]:
+    """The exits of a place (default: the player's) that are open now: direction -> place (a lock's condition
+    holds, or there is none)."""
+    node = pack.nodes[node_id or state.node]
+    locks = node.locked_exits
+    return {d: there for d, there in node.exits.items() if d not in locks or holds(locks[d].condition, state)}
+
+
 def objective_places(objective: Objective, pack: ContentPack) -> set[str]:
     """Where an objective is done: the place; the person's place; the enemy's places; the use's place (else where
     the item lies); where the item lies; the story choice's place."""
