@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from game.engine.pipeline import TurnPipeline
 from game.world.effects import Effects
-from game.world.intent import ACTS, NOT_ASKED, Intent
+from game.world.intent import ACTS, NOT_ASKED
+from game.world.reading import Reading
 from game.world.rules import Rules
 from game.world.state import CombatState, new_game
 from tests.conftest import keyword_memory
@@ -61,7 +62,7 @@ def test_a_possessive_s_is_not_south(fantasy, action, moves):
     """Was: "look at Hunter's Letter" grounded a move south (hypothesis found it: "'s" read as the direction s)."""
     state = new_game(fantasy, seed=2)
     state.node = "misty_path"  # south of it: the trailhead
-    out = Rules(fantasy).resolve_turn(state, Effects(move_to="forest_edge"), Intent.of(action))
+    out = Rules(fantasy).resolve_turn(state, Effects(move_to="forest_edge"), Reading.of(action))
     assert (state.node == "forest_edge") is moves
     assert [r.reason for r in out.rejected] == ([] if moves else [NOT_ASKED])
 
@@ -78,7 +79,7 @@ def test_a_word_of_a_things_name_does_not_name_a_person(fantasy, node, action, n
     """Was: "think about Hunter's Letter" at Garrick's lodge grounded talking to him (his alias "hunter")."""
     state = new_game(fantasy, seed=2)
     state.node = node
-    out = Rules(fantasy).resolve_turn(state, Effects(talk_to=npc), Intent.of(action))
+    out = Rules(fantasy).resolve_turn(state, Effects(talk_to=npc), Reading.of(action))
     assert ("talk_to" in {a.effect for a in out.applied}) is talks
     assert [r.reason for r in out.rejected] == ([] if talks else [NOT_ASKED])
 
@@ -93,7 +94,7 @@ def test_attacking_the_shadow_lord_does_not_join_him(fantasy):
     accepted = engine(fantasy, [answer("You kneel.", choice="join_shadow")], node="shadow_throne")
     accepted.state.flags += list(game.state.flags)
     rules = Rules(fantasy)
-    out = rules.resolve_turn(accepted.state, Effects(choice="join_shadow"), Intent.of("kneel and swear fealty"))
+    out = rules.resolve_turn(accepted.state, Effects(choice="join_shadow"), Reading.of("kneel and swear fealty"))
     assert not [r for r in out.rejected if r.reason == NOT_ASKED]  # said in its own words, it is asked
 
 
@@ -101,10 +102,10 @@ def test_what_the_world_does_to_the_player_is_not_the_players_to_ask(fantasy):
     state = new_game(fantasy, seed=1)
     state.node, state.combat = "misty_path", CombatState(enemy_id="mist_wolf", enemy_hp=30)
     hp = state.hp
-    out = Rules(fantasy).resolve_turn(state, Effects(combat_action="defend"), Intent.of("brace myself"))
+    out = Rules(fantasy).resolve_turn(state, Effects(combat_action="defend"), Reading.of("brace myself"))
     assert not out.rejected and state.hp <= hp  # the wolf's blow is the world's
     quiet = new_game(fantasy, seed=1)
-    out = Rules(fantasy).resolve_turn(quiet, Effects(affinity={"alicia": 3}), Intent.of("look"))
+    out = Rules(fantasy).resolve_turn(quiet, Effects(affinity={"alicia": 3}), Reading.of("look"))
     assert not [r for r in out.rejected if r.reason == NOT_ASKED]
 
 
@@ -200,7 +201,7 @@ def asked(pack, node, carried, action, effects, combat=None):
     state.node, state.combat = node, combat
     state.inventory += carried
     state.hp = max(1, state.hp // 2)  # so that healing has something to do
-    out = Rules(pack).resolve_turn(state, Effects.model_validate(effects), Intent.of(action))
+    out = Rules(pack).resolve_turn(state, Effects.model_validate(effects), Reading.of(action))
     return [(r.effect, r.value) for r in out.rejected if r.reason == NOT_ASKED]
 
 
@@ -249,7 +250,7 @@ def test_no_act_for_the_player_applies_unless_the_action_grounds_it(fantasy, dat
         rest=data.draw(st.booleans()),
         choice=data.draw(st.one_of(st.none(), st.sampled_from([c.id for c in fantasy.story.choices]))),
     )
-    out = Rules(fantasy).resolve_turn(state, effects, Intent.of(action))
+    out = Rules(fantasy).resolve_turn(state, effects, Reading.of(action))
     acts = {"talk_to", "move_to", "items_gained", "items_lost", "use_item", "start_combat", "rest", "choice"}
     assert acts <= set(ACTS)
     for applied in out.applied:

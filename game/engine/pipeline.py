@@ -34,7 +34,7 @@ from game.world.content import ContentPack
 from game.world.describe import help_text, inventory_text, node_text, npc_now, quests_text, status_text
 from game.world.intent import nothing_to_fight
 from game.world.parser import Command, parse
-from game.world.rules import AppliedEffect, Intent, Outcome, RejectedEffect, Rules
+from game.world.rules import AppliedEffect, Outcome, Reading, RejectedEffect, Rules
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.engine")
@@ -140,10 +140,11 @@ class TurnPipeline:
             return self._failed(
                 command, f"That is too long for one action ({len(action)} characters; at most {MAX_ACTION_CHARS})."
             )
+        reading = Reading.of(action)  # read once: the narrator's command and the intent check share it
         trace = DebugTrace()
         try:
             with FOREGROUND.busy():  # background work waits (the narrator's call excepted: _call)
-                return self._play(action, command, trace, attempt)
+                return self._play(action, reading, trace, attempt)
         except Exception as exc:
             log.exception("turn %d failed", self.state.turn + 1)
             trace.validation_errors.append(f"internal error: {type(exc).__name__}: {exc}")
@@ -153,7 +154,8 @@ class TurnPipeline:
                 trace,
             )
 
-    def _play(self, action: str, command: Command, trace: DebugTrace, attempt: int = 0) -> TurnResult:
+    def _play(self, action: str, reading: Reading, trace: DebugTrace, attempt: int = 0) -> TurnResult:
+        command = reading.command
         timer = _Timer(trace.timings_ms)
         seen = self.state.snapshot()  # what the narrator is shown; the trace keeps it as it was
         timer.lap("snapshot")
@@ -181,12 +183,11 @@ class TurnPipeline:
             )
         trace.dropped_notes = list(output.dropped_notes)
         working = seen.snapshot()
-        intent = Intent.of(action)  # what the player asked: an act for them that it does not ask for is refused
-        outcome = self.rules.resolve_turn(working, output.effects, intent)
+        outcome = self.rules.resolve_turn(working, output.effects, reading)  # an act the player did not ask: refused
         timer.lap("adjudicate")
         prose = output.narration
         if _told(outcome) and not working.ending:
-            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, intent)
+            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, reading)
             timer.lap("reask")
         narration = "\n".join([prose, *outcome.messages]).strip()
         record = TurnRecord(
@@ -222,7 +223,7 @@ class TurnPipeline:
         seen: GameState,
         output: TurnOutput,
         outcome: Outcome,
-        intent: Intent,
+        reading: Reading,
     ) -> tuple[TurnOutput, GameState, Outcome, str]:
         """The narrator proposed what the rules refused: ask once more, telling it why (same prompt, no new recall).
 
@@ -253,14 +254,14 @@ class TurnPipeline:
             trace.validation_errors.append(f"asking again failed: {_describe(exc)}")
         if again is not None:
             working = seen.snapshot()
-            second = self.rules.resolve_turn(working, again.effects, intent)
+            second = self.rules.resolve_turn(working, again.effects, reading)
             if not _told(second) and again.narration.strip():
                 trace.dropped_notes = list(again.dropped_notes)
                 return again, working, second, again.narration
             output, outcome = again, second
         else:
             working = seen.snapshot()
-            outcome = self.rules.resolve_turn(working, output.effects, intent)
+            outcome = self.rules.resolve_turn(working, output.effects, reading)
         trace.narration_replaced = True
         return output, working, outcome, rules_account(outcome, seen, working, self.pack)
 

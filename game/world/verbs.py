@@ -52,7 +52,7 @@ _GO = (
 _CONVEYANCE = r"(?:freight\s+)?(?:elevator|lift|stairs?|staircase|stairway|ladder|escalator|ramp|tram|train)"
 _TAKE = (
     r"take|get|grab|pick\s+up|collect|pocket|loot|gather|pluck|harvest|snatch|retrieve|fetch|acquire|obtain"
-    r"|wrench|pry|prise|steal|salvage|scavenge|claim|scoop|catch|unhook|unplug"
+    r"|wrench|pry|prise|steal|salvage|scavenge|claim|scoop|catch|unhook|unplug|pick(?!\s+(?:up|a\s+fight)\b)"
 )
 _USE = (
     r"use|play|strum|drink|quaff|sip|eat|consume|chew|swallow|read|activate|apply|insert|install|wield|wear|equip"

@@ -24,13 +24,14 @@ import random
 
 from game.world.content import ContentPack
 from game.world.effects import Effects
-from game.world.intent import NOT_ASKED, Intent, refused
+from game.world.intent import NOT_ASKED, refused
+from game.world.reading import Reading
 from game.world.rules import combat, growth, interaction, quests
 from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect, record_event
 from game.world.state import MINUTES_PER_TURN, GameState
 from game.world.vocabulary import name_given
 
-__all__ = ["NOT_ASKED", "AppliedEffect", "Intent", "Outcome", "RejectedEffect", "Rules"]
+__all__ = ["NOT_ASKED", "AppliedEffect", "Outcome", "Reading", "RejectedEffect", "Rules"]
 
 
 class Rules:
@@ -42,18 +43,18 @@ class Rules:
         """Whether an aggressive enemy left alone attacks (:func:`combat.stalk`); the content checker plays without:
         a player can always step out of its place and back, which starts its count again."""
 
-    def resolve_turn(self, state: GameState, effects: Effects, intent: Intent | None = None) -> Outcome:
+    def resolve_turn(self, state: GameState, effects: Effects, reading: Reading | None = None) -> Outcome:
         """Play one turn's proposed ``effects`` on ``state`` in place, then advance the turn and the clock.
 
-        With ``intent`` (the player's action), an effect that acts for the player and that the action does not
+        With ``reading`` (the player's action, read), an effect that acts for the player and that the action does not
         ask for is refused first (:mod:`game.world.intent`); without it (the content checker's simulated play),
         every possible effect is applied.
         """
         out = Outcome()
-        if intent is not None:
-            effects = self._asked(state, effects, intent, out)
+        if reading is not None:
+            effects = self._asked(state, effects, reading, out)
         out = self.apply(state, effects, out)
-        name = name_given(intent.command.text) if intent is not None and not state.ending else None
+        name = name_given(reading.text) if reading is not None and not state.ending else None
         if name and name != state.player_name:  # "my name is Kael": the sheet says so from now on
             state.player_name = name
             out.ok("player_name", name)
@@ -63,9 +64,9 @@ class Rules:
         state.clock_minutes += MINUTES_PER_TURN
         return out
 
-    def _asked(self, state: GameState, effects: Effects, intent: Intent, out: Outcome) -> Effects:
-        """``effects`` without the acts for the player ``intent`` does not ask for, each refused in ``out``."""
-        unasked = refused(intent, effects, state, self.pack)
+    def _asked(self, state: GameState, effects: Effects, reading: Reading, out: Outcome) -> Effects:
+        """``effects`` without the acts for the player ``reading`` does not ask for, each refused in ``out``."""
+        unasked = refused(reading, effects, state, self.pack)
         if not unasked:
             return effects
         for effect, value in unasked:
@@ -74,6 +75,8 @@ class Rules:
         update: dict[str, object] = {e: None for e in dropped if e not in ("rest", "items_gained", "items_lost")}
         if "rest" in dropped:
             update["rest"] = False
+        if "gold_delta" in dropped:
+            update["gold_delta"] = 0
         update["items_gained"] = [i for i in effects.items_gained if ("items_gained", i) not in unasked]
         update["items_lost"] = [i for i in effects.items_lost if ("items_lost", i) not in unasked]
         return effects.model_copy(update=update)
