@@ -11,7 +11,7 @@ import pytest
 from game.engine.pipeline import TurnPipeline
 from game.world.effects import Effects
 from game.world.intent import NOT_ASKED
-from game.world.reading import Reading, read
+from game.world.reading import CLASSES, MOODS, Reading, read
 from game.world.rules import Rules
 from game.world.state import new_game
 from tests.conftest import keyword_memory
@@ -86,7 +86,9 @@ def test_no_plain_request_is_refused(packs):
     ],
 )
 def test_each_clause_has_its_mood(action, moods):
-    assert [c.mood for c in read(action).clauses] == moods
+    clauses = read(action).clauses
+    assert [c.mood for c in clauses] == moods
+    assert all(c.classes <= set(CLASSES) and c.mood in MOODS for c in clauses)
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from game.text import keywords
@@ -217,7 +217,6 @@ class Reading:
     command: Command
     """What the scripted narrator plays: the first clause that binds (its core, parsed), else the whole line's
     reading when nothing binds ("what lies north?" stays a question; "I will never kneel" is no command)."""
-    words: frozenset[str] = field(default_factory=frozenset)
 
     @classmethod
     def of(cls, action: str) -> Reading:
@@ -244,7 +243,7 @@ def read(action: str) -> Reading:
     whole = parse(raw)
     lowered = raw.lower()
     if whole.is_meta:
-        return Reading(raw, (), whole, frozenset(keywords(lowered)))
+        return Reading(raw, (), whole)
     clauses: list[Clause] = []
     if whole.verb == "say" and _SPEECH.match(lowered):  # "say I will never kneel": all of it is words said
         clauses.append(_clause(lowered, "command", speech=True))
@@ -252,7 +251,7 @@ def read(action: str) -> Reading:
         for sentence, asked in _sentences(lowered):
             clauses += _clauses(sentence, asked)
         clauses = [replace(c, before=clauses[i - 1].core) if i else c for i, c in enumerate(clauses)]
-    return Reading(raw, tuple(clauses), _command(raw, whole, clauses), frozenset(keywords(lowered)))
+    return Reading(raw, tuple(clauses), _command(raw, whole, clauses))
 
 
 def _sentences(text: str) -> list[tuple[str, bool]]:
