@@ -17,6 +17,7 @@ JOIN, HARP, PEACE = {"choice": "join_shadow"}, {"choice": "play_requiem"}, {"cho
 def gift(item: str, to: str) -> dict[str, Any]:
     return {"give_item": {"item": item, "to": to}}
 
+
 REFUSE: list[Row] = [
     # ---- the issue's examples
     (F, "shadow_throne", [], "I will never kneel to you!", JOIN),

@@ -163,3 +163,18 @@ def test_the_harp_held_back_is_no_requiem(fantasy):
     game.state.flags += ["visited:shadow_throne"]
     game.play("don't play the harp yet, I look around")
     assert game.state.ending is None and not game.state.has_flag("choice:play_requiem")
+
+
+def test_the_debug_panel_shows_how_the_action_was_read(fantasy):
+    """Why an act was refused is on the panel: each clause's mood, polarity, kind and whether it binds."""
+    from game.tui.debug_data import DebugData
+    from game.tui.debug_render import render_output
+
+    moved = answer("You head west.", move_to="thieves_camp")
+    game = TurnPipeline(fantasy, new_game(fantasy, seed=3), ScriptedAnswers([moved, moved]), keyword_memory(fantasy))
+    data = DebugData.from_result(game.play("I stay here and do not go west"))
+    assert data.reading == [
+        '"i stay here": command, no act: binds',
+        '"do not go west": command, negated, move: binds nothing',
+    ]
+    assert "How the action was read" in render_output(data).plain

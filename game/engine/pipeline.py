@@ -25,6 +25,7 @@ from typing import Any
 from game.engine.autopilot import Autopilot
 from game.engine.prompt import compose
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
+from game.engine.voice import RECENT, Voice, judge, mended
 from game.llm.base import Narrator, NarratorError, PromptBundle
 from game.memory.base import Memory, MemoryContext, TurnRecord
 from game.memory.foreground import FOREGROUND
@@ -60,6 +61,12 @@ class DebugTrace:
     reasked: bool = False
     narration_replaced: bool = False
     """The answer still proposed refused effects: the player read the rules' own account instead."""
+    reading: list[str] = field(default_factory=list)
+    """How the action was read (``Clause.describe``): which clauses bind, and why an act was not asked for."""
+    spoke_for_player: bool = False
+    """The first answer spoke or decided for the player (``voice.speaks_for_player``): asked again, then dropped."""
+    repeated: bool = False
+    """The first answer repeated the last tellings (``voice.repeats``, a model's only): asked again once."""
     usage: list[dict[str, Any]] = field(default_factory=list)
     """What each narrator call of the turn cost, as the model reported it (tokens, cached tokens, attempts, ms)."""
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -156,6 +163,7 @@ class TurnPipeline:
 
     def _play(self, action: str, reading: Reading, trace: DebugTrace, attempt: int = 0) -> TurnResult:
         command = reading.command
+        trace.reading = [c.describe() for c in reading.clauses]
         timer = _Timer(trace.timings_ms)
         seen = self.state.snapshot()  # what the narrator is shown; the trace keeps it as it was
         timer.lap("snapshot")
@@ -185,10 +193,12 @@ class TurnPipeline:
         working = seen.snapshot()
         outcome = self.rules.resolve_turn(working, output.effects, reading)  # an act the player did not ask: refused
         timer.lap("adjudicate")
-        prose = output.narration
-        if _told(outcome) and not working.ending:
-            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, reading)
+        prose, voice = output.narration, self._judge(output.narration, reading, trace)
+        if (_told(outcome) or voice.faults) and not working.ending:
+            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, reading, voice)
             timer.lap("reask")
+        elif voice.sentence is not None:  # the story ended on this answer: the ending stands, its words go
+            prose = mended(prose, reading)
         narration = "\n".join([prose, *outcome.messages]).strip()
         record = TurnRecord(
             turn=working.turn,
@@ -224,24 +234,31 @@ class TurnPipeline:
         output: TurnOutput,
         outcome: Outcome,
         reading: Reading,
+        voice: Voice,
     ) -> tuple[TurnOutput, GameState, Outcome, str]:
-        """The narrator proposed what the rules refused: ask once more, telling it why (same prompt, no new recall).
+        """The narrator proposed what the rules refused, or its prose spoke for the player or repeated the last
+        turns (``voice``): ask once more, telling it why (same prompt, no new recall).
 
         Returns the answer, state and outcome to use and the prose to show: the
-        new answer's narration when the rules accept all it proposes, else the
-        rules' own account of what happened, so the player never reads about
-        a move, an item or a reward the rules did not grant.
+        new answer's narration when the rules accept all it proposes (less any
+        sentence that still speaks for the player), else the rules' own account
+        of what happened, so the player never reads about a move, an item or a
+        reward the rules did not grant, nor words they did not say.
         """
-        trace.first_rejected, trace.reasked = list(outcome.rejected), True
-        bundle.refused = list(outcome.rejected)
+        refused = _told(outcome)
+        trace.first_rejected, trace.reasked = list(outcome.rejected) if refused else [], True
+        bundle.refused = list(trace.first_rejected)
+        told = (
+            "The game rules refused: "
+            + "; ".join(f"{r.effect} {r.value}: {r.reason}" for r in outcome.rejected)
+            + ". Tell only what the rules allow, without those effects."
+        )
         bundle.messages = [
             *bundle.messages,
             {"role": "assistant", "content": trace.raw_output[:2000]},
             {
                 "role": "user",
-                "content": "The game rules refused: "
-                + "; ".join(f"{r.effect} {r.value}: {r.reason}" for r in outcome.rejected)
-                + ". Tell only what the rules allow: reply with the corrected JSON object only, without those effects.",
+                "content": " ".join(filter(None, [told if refused else "", voice.why(), _CORRECTED])),
             },
         ]
         again = None
@@ -255,15 +272,29 @@ class TurnPipeline:
         if again is not None:
             working = seen.snapshot()
             second = self.rules.resolve_turn(working, again.effects, reading)
-            if not _told(second) and again.narration.strip():
+            if not _told(second) and (prose := mended(again.narration, reading)).strip():
                 trace.dropped_notes = list(again.dropped_notes)
-                return again, working, second, again.narration
+                return again, working, second, prose
             output, outcome = again, second
         else:
             working = seen.snapshot()
             outcome = self.rules.resolve_turn(working, output.effects, reading)
+            if not refused and (prose := mended(output.narration, reading)).strip():
+                return output, working, outcome, prose  # no second answer: the first, less what it said for them
         trace.narration_replaced = True
         return output, working, outcome, rules_account(outcome, seen, working, self.pack)
+
+    def _judge(self, prose: str, reading: Reading, trace: DebugTrace) -> Voice:
+        """Whether the first answer speaks for the player or repeats the last tellings (``voice.py``), in the trace.
+
+        Repetition is judged for a model only (a narrator whose calls are measured, ``Narrator.last_call``): the
+        scripted narrator makes no model call, and asking a deterministic narrator again tells the same words.
+        """
+        model = self.narrator.last_call is not None
+        previous = [e.narration for e in self.memory.last_episodes(RECENT)] if model else []
+        voice = judge(prose, reading, previous)
+        trace.spoke_for_player, trace.repeated = voice.sentence is not None, voice.repeated
+        return voice
 
     def _call(self, bundle: PromptBundle, trace: DebugTrace) -> str:
         """One narrator call; what it cost goes into the trace, and reported prompt tokens replace the estimate."""
@@ -346,6 +377,9 @@ class TurnPipeline:
             error=message,
             trace=trace or DebugTrace(),
         )
+
+
+_CORRECTED = "Reply with the corrected JSON object only."
 
 
 def _unique(rejected: list[RejectedEffect]) -> list[RejectedEffect]:

@@ -164,6 +164,10 @@ class DebugData:
     timings_ms: dict[str, float]
     usage: list[dict[str, Any]]
     autopilot: str = ""
+    spoke_for_player: bool = False
+    repeated: bool = False
+    reading: list[str] = field(default_factory=list)
+    """How the action was read: each clause's mood, polarity, kind of act and whether it binds."""
     """What the memory autopilot did after this turn, with the budget the turn was composed with."""
 
     @property
@@ -206,6 +210,9 @@ class DebugData:
             repaired=trace.repaired,
             reasked=trace.reasked,
             narration_replaced=trace.narration_replaced,
+            spoke_for_player=trace.spoke_for_player,
+            repeated=trace.repeated,
+            reading=list(trace.reading),
             rejected=[(r.effect, str(r.value), r.reason) for r in result.rejected],
             first_rejected=[(r.effect, str(r.value), r.reason) for r in trace.first_rejected],
             applied=[(a.effect, str(a.detail)) for a in result.applied],

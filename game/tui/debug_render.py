@@ -254,6 +254,7 @@ def render_output(data: DebugData) -> Text:
     status = "ok" if data.ok else f"FAILED: {data.error}"
     _field(out, "Turn", status)
     flags = [f for f, on_ in (("repaired", data.repaired), ("asked again", data.reasked)) if on_]
+    flags += [f for f, on_ in (("spoke for the player", data.spoke_for_player), ("repeated", data.repeated)) if on_]
     if data.narration_replaced:
         flags.append("narration replaced by the rules' account")
     _field(out, "Answer", ", ".join(flags) or "used as given")
@@ -265,6 +266,7 @@ def render_output(data: DebugData) -> Text:
     if data.repair_output:
         out.append_text(_heading("Second answer (repair or asked again)"))
         out.append(safe(data.repair_output) + "\n\n")
+    _bullets(out, "How the action was read", data.reading, "•")
     _bullets(out, "Validation errors", data.validation_errors, "•", "yellow")
     _rejections(out, "Refused by the rules", data.rejected)
     _rejections(out, "Refused in the first answer (then asked again)", data.first_rejected)

@@ -183,6 +183,12 @@ class Clause:
             return False
         return self.speech or self.mood == "question" or "speak" in self.classes
 
+    def describe(self) -> str:
+        """One line for the debug panel: '"do not go west": command, negated, move: binds nothing'."""
+        traits = [self.mood, *(["negated"] if self.negated else []), *(["words said"] if self.speech else [])]
+        kinds = "/".join(sorted(self.classes)) or "no act"
+        return f'"{self.text}": {", ".join(traits)}, {kinds}: ' + ("binds" if self.binds else "binds nothing")
+
     @cached_property
     def words(self) -> frozenset[str]:
         return frozenset(keywords(self.core))
