@@ -8,6 +8,7 @@ title screen does not wait for them; every other command goes to ``game.cli``.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from game import __version__
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.llm.presets import preset_names
+from game.text import RedactingFilter
 
 if TYPE_CHECKING:
     from game.config import Settings
@@ -188,3 +190,13 @@ def game_args(args: argparse.Namespace) -> argparse.Namespace | None:
     if play.headless or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return None
     return play
+
+
+def configure_logging(verbose: bool) -> None:
+    """Log to stderr (INFO with ``-v``, else WARNING), every record with the credentials of any URL in it taken
+    out (``game.text.RedactingFilter``: httpx logs each request's whole URL). The Textual game holds these
+    handlers while it is on screen (``game.tui.logs``)."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr)
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())

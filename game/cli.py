@@ -13,8 +13,10 @@ storyecho --version
 from __future__ import annotations
 
 import argparse
-import logging
+import contextlib
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -22,16 +24,17 @@ from typing import Any, TextIO
 
 import orjson
 
-from game.args import build_parser, game_args, settings_for
+from game.args import build_parser, configure_logging, game_args, settings_for
 from game.checker.analysis import check_pack
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.config import ConfigError, Settings
 from game.engine.pipeline import TurnResult
 from game.engine.report import turn_json
-from game.engine.session import AUTOSAVE_SLOT, start_fresh
+from game.engine.session import AUTOSAVE_SLOT, GameSession, start_fresh
 from game.llm.local_model import find_bundled_model
 from game.memory.chroma import ChromaVectorStore
 from game.memory.embedders import space_of
+from game.memory.foreground import FOREGROUND
 from game.saves.format import SaveError
 from game.saves.slots import SlotStore
 from game.saves.transcript import transcript
@@ -69,20 +72,73 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"storyecho: {notice}", file=sys.stderr)
     engine = session.engine
     source: TextIO = sys.stdin if args.actions in (None, "-") else open(args.actions, encoding="utf-8")  # noqa: SIM115
-    with source:
-        for action in read_actions(source):
-            result = session.play(action)
-            if args.json:
-                sys.stdout.write(orjson.dumps(turn_json(result)).decode() + "\n")
-            else:
-                _print_turn(result, sys.stdout)
-            sys.stdout.flush()
-            if engine.state.ending:
-                break
+    try:
+        with source:
+            for action in read_actions(source):
+                with _interruptible_turn():
+                    result = session.play(action)
+                if args.json:
+                    sys.stdout.write(orjson.dumps(turn_json(result)).decode() + "\n")
+                else:
+                    _print_turn(result, sys.stdout)
+                sys.stdout.flush()
+                if engine.state.ending:
+                    break
+    except KeyboardInterrupt:
+        return _interrupted(session, args.slot)
     closing = session.close(save=args.slot is not None)
     if closing:
         print(f"storyecho: {closing}", file=sys.stderr)
     return 0
+
+
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+@contextlib.contextmanager
+def _interruptible_turn() -> Iterator[None]:
+    """Ctrl-C in a headless turn ends it where it waits (for the model, or for a summary it needs: nothing of the
+    turn is done yet, ``FOREGROUND.waiting_here``); anywhere else, once the turn's own work is over (milliseconds),
+    so a turn is never half committed. Raises KeyboardInterrupt either way."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending = False
+
+    def on_sigint(signum: int, frame: object) -> None:
+        nonlocal pending
+        if FOREGROUND.waiting_here:
+            raise KeyboardInterrupt
+        pending = True
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pending:
+        raise KeyboardInterrupt
+
+
+def _interrupted(session: GameSession, slot: str | None) -> int:
+    """After Ctrl-C: save the game as it stood before the turn that was cut short, say so in a line, exit 130.
+    A second Ctrl-C while saving leaves at once."""
+    print(file=sys.stderr)
+    try:
+        notice = session.close(save=slot is not None)
+    except KeyboardInterrupt:
+        print("storyecho: interrupted again; the game was not saved", file=sys.stderr)
+        return INTERRUPTED
+    turn = session.engine.state.turn
+    if slot is None:
+        said = f"interrupted at turn {turn}; nothing saved (no --slot)"
+    elif notice is None:
+        said = f"interrupted; the game is saved in slot {slot!r} as it was at turn {turn}"
+    else:
+        said = f"interrupted; {notice}"
+    print(f"storyecho: {said}", file=sys.stderr)
+    return INTERRUPTED
 
 
 def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
@@ -120,7 +176,11 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
         except (EOFError, KeyboardInterrupt):
             print()
             break
-        result = session.play(action)
+        try:
+            with _interruptible_turn():
+                result = session.play(action)
+        except KeyboardInterrupt:
+            return _interrupted(session, session.slot)
         if result.meta == "quit":
             break
         _print_turn(result, sys.stdout, echo=False)
@@ -203,7 +263,7 @@ def _doctor_endpoint(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(orjson.dumps(fitness.as_json()).decode())
     print(visible(report(fitness)))
-    return 1 if fitness.verdict.startswith("cannot play") else 0
+    return 1 if fitness.no_endpoint or fitness.verdict.startswith("cannot play") else 0
 
 
 def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
@@ -383,7 +443,7 @@ def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
     """``storyecho``: with ``tui``, no command (or ``play`` without ``--headless``) in a terminal starts it."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    configure_logging(args.verbose)
     try:
         settings = settings_for(args)
         if args.command == "content":

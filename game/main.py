@@ -9,12 +9,10 @@ never imports Textual and the game never imports the CLI's argument handling.
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from game.args import build_parser, game_args, settings_for
+from game.args import build_parser, configure_logging, game_args, settings_for
 
 if TYPE_CHECKING:
     from game.config import Settings
@@ -22,8 +20,12 @@ if TYPE_CHECKING:
 
 def _tui(args: argparse.Namespace, settings: Settings | Callable[[], Settings]) -> int:
     from game.tui.app import run_app  # Textual loads only when the game starts
+    from game.tui.logs import TERMINAL
 
-    return run_app(settings, story=args.story, config_path=args.config)
+    try:
+        return run_app(settings, story=args.story, config_path=args.config)
+    finally:
+        TERMINAL.replay()  # what was logged while the game was on screen, now that the terminal is back
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         from game import cli
 
         return cli.main(argv, tui=_tui)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    configure_logging(args.verbose)
     # the settings are read and validated once the title is on screen (pydantic's import and the validation
     # would delay its first frame); a bad value closes the game with the same message and exit status as the CLI
     return _tui(play, lambda: settings_for(args))

@@ -20,6 +20,7 @@ in ``pyproject.toml`` keeps the layers in order).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -258,6 +259,45 @@ def shown_url(url: str) -> str:
         return "(an invalid URL)"
     host = f"[{host}]" if ":" in host else host
     return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>`]+")
+_USERINFO = re.compile(r"(?<![\w/@])[^\s/@:\"'(]+:[^\s/@\"']+@(?=[\w\[])")
+_SECRET_PARAM = re.compile(
+    r"(?i)\b((?:api[-_]?)?key|[\w-]*token|auth|password|passwd|secret|sig|signature|code)=([^\s&\"'#,;)]+)"
+)
+_AUTH = re.compile(r"(?i)\b(basic|bearer)\s+[A-Za-z0-9+/=._\-]{6,}")
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with every URL in it as :func:`shown_url` shows it (no ``user:password@``, no query, no fragment),
+    and any credential left outside one taken out: a bare ``user:password@host``, a ``key=``/``token=``/
+    ``password=`` value, a ``Basic``/``Bearer`` credential. What shows a URL, or text that may hold one (reports,
+    error messages, log records), goes through this."""
+
+    def url(match: re.Match[str]) -> str:
+        whole = match.group()
+        core = whole.rstrip(").,;:!]")
+        return shown_url(core) + whole[len(core) :]
+
+    text = _URL.sub(url, text)
+    text = _USERINFO.sub("", text)
+    text = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}=***", text)
+    return _AUTH.sub(lambda m: f"{m.group(1)} ***", text)
+
+
+class RedactingFilter(logging.Filter):
+    """A log handler's filter that passes every record with :func:`redact_urls` applied to its message and its
+    traceback (httpx logs each request's whole URL, credentials included, at INFO)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = redact_urls(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact_urls(logging.Formatter().formatException(record.exc_info))
+        return True
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -18,12 +18,17 @@ answers ``server.fallback`` (default: a 500 saying nothing was scripted).
     with FakeOpenAIServer() as server:
         server.script(status(429, retry_after=0.1), ok('{"narration": "Hi"}'))
         narrator = OpenAINarrator(OpenAISettings(base_url=server.url, model="fake"))
+
+:class:`StalledServer` is the other injected fault: an endpoint that accepts every TCP connection and never
+answers a byte (a server hung on a dead GPU, a proxy with no upstream). No real server stalls on demand, so it
+too is a fake, for tests only: the fitness check must stop on it, and the game must close without waiting for it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -309,3 +314,47 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
 def _split(text: str, size: int = 16) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class StalledServer:
+    """A fake endpoint on 127.0.0.1 that accepts connections and never answers (a context manager, for tests only).
+
+    ``connections`` counts the connections accepted; each is held open, unread, until the server closes."""
+
+    def __init__(self) -> None:
+        self._socket = socket.create_server(("127.0.0.1", 0))
+        self._socket.settimeout(0.05)
+        self._held: list[socket.socket] = []
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._socket.getsockname()[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def connections(self) -> int:
+        return len(self._held)
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                connection, _ = self._socket.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._held.append(connection)
+
+    def __enter__(self) -> StalledServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._closed.set()
+        self._thread.join(timeout=1)
+        for connection in self._held:
+            with contextlib.suppress(OSError):
+                connection.close()
+        self._socket.close()

@@ -20,6 +20,7 @@ from game.engine.fitness import SCRIPT, check_endpoint, report
 from game.llm.settings import OpenAISettings
 from game.world.loader import content_root, load_pack
 from tests.fake_openai_server import Behaviour, FakeOpenAIServer, invalid_json, ok, status
+from tests.fitness_models import FollowsTheAction
 
 KEY = "sk-fitness-SECRET-0123456789abcdef"
 
@@ -82,7 +83,7 @@ def test_an_endpoint_that_breaks_half_its_json_is_reported_with_the_share(packs)
 
 def test_an_endpoint_that_answers_well_plays_well_and_one_that_is_down_cannot_play(packs):
     with FakeOpenAIServer() as server:
-        server.responder = HalfBroken(share=0.0)
+        server.responder = FollowsTheAction()
         fitness = check_endpoint(settings_for(server), packs)
     assert fitness.broken_answers == 0 and fitness.first_time == fitness.turns
     assert fitness.verdict == "plays well", report(fitness)
@@ -128,7 +129,7 @@ async def test_the_settings_test_narrator_button_plays_the_check_and_shows_the_r
     config.write_text('llm = "scripted"\n')
     before = config.read_bytes()
     with FakeOpenAIServer() as server:
-        server.responder = HalfBroken(share=0.0)
+        server.responder = FollowsTheAction()
         app = Harness(lambda: SettingsScreen(load_settings(config), config))
         async with app.run_test(size=(110, 32)) as pilot:
             await set_field(pilot, app, "base-url", server.url)

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 from game.llm.base import NarratorError
 from game.llm.presets import PRESETS, WireMode, preset_names
 from game.llm.settings import OpenAISettings
-from game.text import shown_url
+from game.text import redact_urls, shown_url
 
 NO_KEY = "not-needed"
 """The placeholder key sent to endpoints that need none (local servers)."""
@@ -90,7 +90,9 @@ _KEYLIKE = re.compile(r"(?i)\b(bearer\s+)\S+|\b(sk|ak|pk)-[A-Za-z0-9_*.\-]{6,}")
 
 
 def redact(text: str, *secrets: str) -> str:
-    """``text`` with every secret, bearer token and key-like word replaced by ``***``."""
+    """``text`` with every secret, bearer token and key-like word replaced by ``***``, and every URL in it without
+    its credentials (``game.text.redact_urls``)."""
+    text = redact_urls(text)
     for secret in secrets:
         if secret and secret != NO_KEY:
             text = text.replace(secret, "***")

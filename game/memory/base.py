@@ -158,6 +158,11 @@ class Memory(Protocol):
         """The player's review of one Story Bible entry (raises ``ValueError`` with a message when refused)."""
         ...
 
+    def closing(self, grace_s: float = 3.0) -> None:
+        """The game is closing: from now on no wait for background work (a summary under way, embeddings) lasts
+        past ``grace_s`` seconds, and :meth:`close` abandons what is still running then."""
+        ...
+
     def close(self) -> None:
         """Finish background work (consolidation, embeddings)."""
         ...

@@ -39,6 +39,8 @@ class _Depth(threading.local):
     """A thread's nesting depth of :meth:`Foreground.busy` (0 in a thread that never marked one)."""
 
     depth = 0
+    waits = 0
+    """How many :meth:`Foreground.waiting` blocks the thread is in."""
 
 
 class Foreground:
@@ -55,6 +57,12 @@ class Foreground:
     def busy_now(self) -> bool:
         with self._cond:
             return self._busy > 0
+
+    @property
+    def waiting_here(self) -> bool:
+        """Whether this thread is inside a :meth:`waiting` block: waiting for a model or for background work, with
+        nothing of its own half done (where Ctrl-C may end a headless turn: ``game.cli``)."""
+        return self._local.waits > 0
 
     def _depth(self) -> int:
         return self._local.depth
@@ -89,9 +97,11 @@ class Foreground:
         Outside it, nothing changes (another thread's busy block still holds the background back)."""
         depth = self._depth()
         self._mark(0, urgent=True)
+        self._local.waits += 1
         try:
             yield
         finally:
+            self._local.waits -= 1
             self._mark(depth)
 
     def wait_idle(self, timeout: float = MAX_WAIT_S, quiet: float = QUIET_S) -> bool:

@@ -47,7 +47,7 @@ from game.memory.retrieval import MemoryRecall
 from game.memory.settings import MemoryConfig
 from game.memory.stores import VectorStore
 from game.memory.turns import companions, episode_of
-from game.memory.worker import Worker
+from game.memory.worker import CLOSE_GRACE_S, Worker
 from game.world.content import ContentPack
 from game.world.state import GameState
 
@@ -261,9 +261,13 @@ class GameMemory:
         if self.store is not None:
             self.store.flush()
 
+    def closing(self, grace_s: float = CLOSE_GRACE_S) -> None:
+        """The game is closing: every wait for background work ends within ``grace_s`` s; then it is abandoned."""
+        self._worker.closing(grace_s)
+
     def close(self) -> None:
         self.flush()
-        self._worker.shutdown()
+        self._worker.shutdown()  # bounded after closing(): a summary stalled on the endpoint is abandoned
         if self.store is not None:
             self.store.close()
 
@@ -331,8 +335,7 @@ class GameMemory:
         when: str = "",
     ) -> str:
         """Store one free-standing memory (a line of a conversation loaded into memory). Memories of one
-        ``segment`` that follow each other give each other context, as turns do; vectors come with
-        :meth:`embed_pending`."""
+        ``segment`` that follow each other give each other context, as turns do (vectors: :meth:`embed_pending`)."""
         self._export_first()
         with self._lock:
             key = f"mem-{len(self.state.log) + 1}"
@@ -373,8 +376,7 @@ class GameMemory:
             return [e.model_copy() for e in self.state.log[-count:]] if count > 0 else []
 
     def bible_entries(self) -> list[BibleEntry]:
-        """Every Story Bible entry, all statuses, in the order they were proposed (copies: edit through
-        :meth:`review_bible`)."""
+        """Every Story Bible entry, all statuses, in the order proposed (copies: edit through :meth:`review_bible`)."""
         with self._lock:
             return [entry.model_copy(deep=True) for entry in self.state.bible]
 
@@ -454,10 +456,8 @@ class GameMemory:
     def _await_consolidation(self, playing_turn: int) -> float:
         """Wait for every consolidation the turn about to be played must see; returns the ms waited.
 
-        Consolidation of turns N-4..N may run while turns N+1..N+4 are played;
-        turn N+5 waits for it. The first recall after :meth:`prepare` also
-        waits for the vectors the store lacked to be embedded.
-        """
+        Consolidation of turns N-4..N may run while turns N+1..N+4 are played; turn N+5 waits for it. The first
+        recall after :meth:`prepare` also waits for the vectors the store lacked to be embedded."""
         limit = playing_turn - self.config.summary_interval_turns
         with self._lock:
             due = [f for turn, f in self._consolidating.items() if turn <= limit]

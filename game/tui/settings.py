@@ -474,7 +474,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         except ValidationError as exc:
             self.query_one("#settings-error", Static).update(str(exc.errors()[0]["msg"]))
             return
-        self.app.push_screen(NarratorTestScreen(endpoint, self.settings.prompt_budget_tokens))
+        self.app.push_screen(NarratorTestScreen(endpoint, self.settings.prompt_budget_tokens, values["llm"]))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
