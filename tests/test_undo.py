@@ -9,6 +9,7 @@ after its turn; and a save's history gives back every turn's state exactly.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -303,3 +304,41 @@ def test_a_save_without_history_or_with_a_hostile_one_is_refused_with_a_reason(f
     again.save("played-on")
     assert store.branch("played-on", 5, "b5").save.turn == 5
     again.close(save=False)
+
+
+def test_a_saved_ending_keeps_the_turn_before_it_within_undo_and_retry(fantasy, tmp_path):
+    """Was: a save of an ended game (the autosave at the ending, the save on quit) started the session at the
+    ending, so undo had nothing to take back; only ``storyecho slots branch`` could rebuild the turn before."""
+    lines = (Path(__file__).parent / "walkthroughs" / "fantasy_001__eternal_night.txt").read_text()
+    actions = [line.strip() for line in lines.splitlines() if line.strip() and not line.startswith("#")]
+    game = session(fantasy, tmp_path)
+    play(game, actions[:-1])
+    eve, eve_memory = game.engine.state.model_copy(deep=True), memory_json(game)
+    play(game, actions[-1:])
+    ended = game.engine.state.model_copy(deep=True)
+    assert ended.ending == "eternal_night"
+    game.close()  # the ending, saved on quit (over its autosave)
+
+    again = session(fantasy, tmp_path)
+    again.load("autosave")
+    assert again.engine.state == ended
+    undone = again.play("undo")
+    assert undone.ok and f"Back at turn {eve.turn}" in undone.narration
+    assert again.engine.state == eve
+    memory = memory_json(again)
+    assert memory.pop("next_entry") >= eve_memory.pop("next_entry")  # as a branch: ids stay unique
+    assert memory == eve_memory
+    assert again.play("redo").ok and again.engine.state == ended
+    retold = again.play("retry")
+    assert retold.ok and retold.narration.startswith(RETELLINGS[0]) and again.engine.state.ending == ended.ending
+    assert again.play("undo").ok and again.play("look").ok and again.engine.state.ending is None
+    again.close(save=False)
+
+    older = orjson.loads((tmp_path / "autosave.json").read_bytes())
+    del older["history"]  # a save made before histories were kept: the ending is where it starts
+    (tmp_path / "older.json").write_bytes(orjson.dumps(older))
+    last = session(fantasy, tmp_path)
+    last.load("older")
+    refused = last.play("undo")
+    assert not refused.ok and "Nothing to undo" in refused.narration
+    last.close(save=False)

@@ -404,14 +404,16 @@ class GameSession:
         return self.resume(loaded)
 
     def resume(self, loaded: Loaded) -> list[str]:
-        """Continue from a save already read (checked against this story first)."""
+        """Continue from a save already read (checked against this story first). Undo reaches back to the loaded
+        turn; in a game that has ended, to the turn before its ending (``Timeline.resume``)."""
         self.wait_for_autosave()
         save = loaded.save
         notices = [*loaded.notices, *check_against(save, self.engine.pack)]
         self.engine.memory.restore(save.memory)
         self.engine.state = save.game
         moment = Moment(save.game.snapshot(), self.engine.memory.mark(), place=save.place)
-        self.timeline.start(moment, GameHistory.of(save.history, save.game))
+        places = {node_id: node.name for node_id, node in self.engine.pack.nodes.items()}
+        self.timeline.resume(moment, GameHistory.of(save.history, save.game), save.memory, places)
         return notices
 
     def _kind(self) -> SlotKind:
@@ -435,7 +437,9 @@ class GameSession:
         return "Saves:\n" + "\n".join(lines)
 
     def close(self, *, save: bool = True) -> str | None:
-        """End the session: a complete save to this session's slot (unless the game is unsaved), then stop memory."""
+        """End the session: a complete save to this session's slot (unless the game is unsaved), then stop memory.
+        Background work gets a few seconds (``Memory.closing``): a summary stalled on the endpoint is abandoned."""
+        self.engine.memory.closing()
         self.wait_for_autosave()
         if self._saver is not None:
             self._saver.shutdown(wait=True)

@@ -15,10 +15,11 @@ state left behind discards its result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
-from game.memory.records import MemoryState
-from game.saves.history import GameHistory
+from game.memory.records import Episode, MemoryState
+from game.saves.history import GameHistory, HistoryError
 from game.world.state import GameState
 
 LINE_CHARS = 120
@@ -62,6 +63,38 @@ class Timeline:
         ``history`` a loaded save carries (else one starting at ``moment``)."""
         self.moments, self.position = [moment], 0
         self._history = history or GameHistory(moment.game)
+
+    def resume(self, moment: Moment, history: GameHistory, saved: MemoryState, places: Mapping[str, str]) -> None:
+        """Begin at a loaded save's ``moment``; a game that has ended begins at the turn before its ending, with the
+        ending after it, so that undo, retry and the timeline reach that turn as in the session that played it.
+
+        That turn is rebuilt as a branch of the save is (``storyecho slots branch``): the state from the save's
+        ``history``, memory as of the turn from ``saved`` (the save's memory state). A save whose history or
+        log cannot give it (an older save: no history) begins at ``moment``, as any other save does.
+        ``places`` names the places by id."""
+        eve = moment.turn - 1
+        told = _episode(saved, moment.turn)
+        if not moment.game.ending or told is None or eve < history.first:
+            self.start(moment, history)
+            return
+        try:
+            game = history.state_at(eve)
+        except HistoryError:
+            self.start(moment, history)
+            return
+        before = _episode(saved, eve)
+        history.cut(eve)
+        self.start(
+            Moment(
+                game,
+                saved.as_of(eve).frozen(),
+                before.action if before else "",
+                places.get(game.node, game.node),
+                before.narration if before else "",
+            ),
+            history,
+        )
+        self.record(replace(moment, action=told.action, narration=told.narration))
 
     @property
     def history(self) -> GameHistory:
@@ -116,3 +149,8 @@ class Timeline:
     def at(self, turn: int) -> Moment | None:
         """The moment of ``turn`` among :meth:`played`."""
         return next((m for m in self.played() if m.turn == turn), None)
+
+
+def _episode(memory: MemoryState, turn: int) -> Episode | None:
+    """The logged episode of the turn ``turn`` played (its action and narration)."""
+    return next((e for e in reversed(memory.log) if e.action and e.turn == turn), None)

@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from game.tui.confirm import ConfirmScreen
+from game.tui.logs import HoldsLogs
 from game.tui.themes import THEMES, TITLE, theme_for
 from game.tui.title import EndingScreen, LoadingBar, LoadingScreen, StoryScreen, TitleScreen
 
@@ -49,7 +50,7 @@ class Autosaved(Message):
         self.notice = notice
 
 
-class StoryEchoApp(App[None]):
+class StoryEchoApp(HoldsLogs, App[None]):
     """StoryEcho in the terminal."""
 
     CSS_PATH = Path(__file__).parent / "app.tcss"
@@ -340,7 +341,7 @@ class StoryEchoApp(App[None]):
             self.call_from_thread(screen.stream, chunk)
 
     def turn_played(self, result: TurnResult) -> None:
-        """After each turn: note autosaves, show an ending."""
+        """After each turn: note autosaves, show an ending (reached, or still there after an undo or retry)."""
         session = self.session
         if session is None:
             return
@@ -348,7 +349,8 @@ class StoryEchoApp(App[None]):
         state = session.engine.state
         if result.meta in ("save", "load") and result.ok:
             self.saved_turn = state.turn
-        if state.ending and result.meta is None:
+        shown = any(isinstance(screen, EndingScreen) for screen in self.screen_stack)
+        if state.ending and result.meta in (None, "load", "undo", "redo", "retry") and not shown:
             self.push_screen(EndingScreen(session))
 
     def on_autosaved(self, message: Autosaved) -> None:

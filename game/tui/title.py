@@ -169,10 +169,28 @@ def ending_summary(session: GameSession) -> Text:
     return text
 
 
+def ending_where(session: GameSession) -> str:
+    """Where the game stands at its ending, and whether it can be taken back (the ending screen's own words)."""
+    timeline, turn = session.timeline, session.engine.state.turn
+    saved = session.slots is not None and session.autosave_every > 0
+    where = f"The story ended at turn {turn}" + (", and your autosave holds the ending." if saved else ".")
+    if not (timeline.started and timeline.can_undo):
+        return f"{where} This save keeps no turn before it: load another save or start a new game."
+    back = timeline.moments[timeline.position - 1].turn
+    again = " (and the autosave)" if saved else ""
+    return (
+        f"{where} Ctrl+Z takes it back: the game{again} returns to turn {back}, and you play on from there. "
+        f"Ctrl+R tells turn {turn} again. F4 lists the turns to branch from."
+    )
+
+
 class EndingScreen(Screen[None]):
-    """An ending: a summary of the run, then a new game, a load or quit."""
+    """An ending: a summary of the run, then undo, retry, the timeline, a new game, a load or quit."""
 
     BINDINGS = [
+        Binding("ctrl+z", "rewind('undo')", "Undo"),
+        Binding("ctrl+r", "rewind('retry')", "Retry"),
+        Binding("f4", "timeline", "Timeline"),
         Binding("n", "choose('new')", "New game"),
         Binding("l", "choose('load')", "Load"),
         Binding("q", "choose('quit')", "Quit"),
@@ -183,19 +201,55 @@ class EndingScreen(Screen[None]):
         self.session = session
 
     def compose(self) -> ComposeResult:
+        timeline = self.session.timeline
+        stuck = not (timeline.started and timeline.can_undo)
         with VerticalScroll(id="ending-box"):
             yield Static(ending_summary(self.session), id="ending-summary")
-            yield OptionList(Option("New game", id="new"), Option("Load a save", id="load"), Option("Quit", id="quit"))
+            yield Static(plain(ending_where(self.session), "italic"), id="ending-where")
+            yield OptionList(
+                Option("Undo the ending (ctrl+z)", id="undo", disabled=stuck),
+                Option("Retry the last turn (ctrl+r)", id="retry", disabled=stuck),
+                Option("Timeline (F4)", id="timeline"),
+                Option("New game", id="new"),
+                Option("Load a save", id="load"),
+                Option("Quit", id="quit"),
+            )
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.action_choose(event.option.id or "")
+        choice = event.option.id or ""
+        if choice in ("undo", "retry"):
+            self.action_rewind(choice)
+        elif choice == "timeline":
+            self.action_timeline()
+        else:
+            self.action_choose(choice)
 
     def action_choose(self, choice: str) -> None:
         self.app.menu(choice)  # type: ignore[attr-defined]
+
+    def action_rewind(self, verb: str) -> None:
+        """Undo or retry the ending turn on the play screen beneath, as its ctrl+z and ctrl+r do; the app shows
+        this screen again when the game is still at an ending after it (``StoryEchoApp.turn_played``)."""
+        from game.tui.play import PlayScreen
+
+        timeline = self.session.timeline
+        if not (timeline.started and timeline.can_undo):
+            self.notify("This save keeps no turn before the ending.", severity="warning")
+            return
+        play = next((s for s in self.app.screen_stack if isinstance(s, PlayScreen)), None)
+        if play is None or play.session is not self.session or play.busy.is_set():
+            return
+        self.dismiss(None)
+        play.action_rewind(verb)
+
+    def action_timeline(self) -> None:
+        from game.tui.timeline import TimelineScreen
+
+        self.app.push_screen(TimelineScreen(self.session, self.app.game_lock))  # type: ignore[attr-defined]
 
 
 class LoadingBar(Vertical):
