@@ -187,7 +187,7 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
         for notice in result.notices:
             print(f"  ({notice})")
         if engine.state.ending and result.meta is None:
-            print("\nThe End. Type 'load NAME' to go back to a save, or 'quit'.")
+            print("\nThe End. Type 'undo' to take the ending back, 'load NAME' to go back to a save, or 'quit'.")
     closing = session.close()
     if closing:
         print(closing)

@@ -195,3 +195,59 @@ def test_quitting_the_game_after_test_narrator_against_a_stalled_endpoint_ends_w
     print(f"storyecho: quit {seconds:.2f} s after asked, Test narrator stalled")
     assert connections >= 1  # the check had reached the endpoint
     assert seconds < QUIT_WITHIN_S and game.returncode == 0, err
+
+
+_TURN_AND_QUIT = """
+import asyncio, sys
+from pathlib import Path
+from game.config import load_settings
+from game.tui.app import StoryEchoApp
+from game.tui.confirm import ConfirmScreen
+from tests.tui.test_app import new_game, play, until
+
+async def main(url, data):
+    openai = {"base_url": url, "model": "fake-model", "timeout_s": 60, "max_attempts": 1, "json_mode": "json_schema"}
+    settings = load_settings(None, llm="openai", data_dir=Path(data), memory={"embeddings": False}, openai=openai)
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=(110, 32)) as pilot:
+        screen = await new_game(pilot, 0)
+        await play(pilot, "go east")
+        screen.query_one("#action").value = "look"
+        await pilot.press("enter")
+        await pilot.pause(1.0)  # the turn's call to the endpoint is stalled now
+        assert screen.busy.is_set() and app.session.engine.state.turn == 1
+        app.action_request_quit()
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the quit question")
+        print("QUIT", flush=True)
+        await pilot.press("y")
+        await pilot.pause(0.5)
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+def test_quitting_the_game_during_a_stalled_turn_ends_within_seconds_with_the_game_saved(tmp_path):
+    """Was: the turn ran on a Textual thread worker holding the game lock, so the quit waited for the endpoint
+    (up to timeout_s x max_attempts: minutes) and asyncio's executor joined the thread at exit."""
+    with FakeOpenAIServer() as server:
+        server.responder = StallsFromTurn(stall_at=2)
+        game = subprocess.Popen(
+            [sys.executable, "-c", _TURN_AND_QUIT, server.url, str(tmp_path / "saves")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=ENV,
+        )
+        assert game.stdout is not None
+        line = game.stdout.readline()
+        asked = time.monotonic()
+        assert line.strip() == "QUIT", game.stderr.read() if game.stderr else ""
+        try:
+            seconds, _, err = _ended(game, asked)
+        finally:
+            game.kill()
+    print(f"storyecho: quit {seconds:.2f} s after asked, a turn stalled")
+    assert seconds < QUIT_WITHIN_S and game.returncode == 0, err
+    saves = SlotStore(tmp_path / "saves")
+    assert [(i.name, i.turn) for i in saves.list() if i.name.startswith("autosave")] == [("autosave-fantasy_001", 1)]

@@ -18,6 +18,7 @@ Invariants (each has a test in ``tests/test_turn_atomicity.py``):
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -126,6 +127,14 @@ class TurnPipeline:
         self.prompt_budget_tokens = prompt_budget_tokens
         self.autopilot = autopilot
         """Sizes the budget to the narrator's speed (``turn_time_target_s``); None: the budget is fixed."""
+        self._commit = threading.Lock()
+        self._abandoned = False
+
+    def abandon(self) -> None:
+        """Let no turn still out commit (the game closes while a narrator stalls): once this returns, the state and
+        memory are final, and a turn that comes back later changes nothing."""
+        with self._commit:
+            self._abandoned = True
 
     def play(self, action: str, *, attempt: int = 0) -> TurnResult:
         """Play one player action and return what happened (``attempt``: the how-many-th retry of it this is).
@@ -138,7 +147,9 @@ class TurnPipeline:
         if command.is_meta:
             return self._meta(command)
         if self.state.ending:
-            return self._failed(command, "The story has ended. Load a save or start a new game.")
+            return self._failed(
+                command, "The story has ended. 'undo' takes the ending back; or load a save, or start a new game."
+            )
         if not action.strip():
             return self._failed(command, "Type an action, or 'help'.")
         if (nothing := nothing_to_fight(command, self.state, self.pack)) is not None:
@@ -221,9 +232,12 @@ class TurnPipeline:
             memory_notes=[n if isinstance(n, str) else n.model_dump() for n in output.memory_notes],
             trace=trace,
         )
-        trace.dropped_notes += self.memory.record_turn(record, working)  # all or nothing; raises on failure
-        timer.lap("record")
-        self.state = working  # the commit: nothing after this can fail
+        with self._commit:
+            if self._abandoned:
+                return self._failed(command, "The game closed during this turn. Nothing changed.", trace)
+            trace.dropped_notes += self.memory.record_turn(record, working)  # all or nothing; raises on failure
+            timer.lap("record")
+            self.state = working  # the commit: nothing after this can fail
         return result
 
     def _ask_again(

@@ -1,12 +1,10 @@
 """The Textual game: ``storyecho`` with no arguments.
 
-The title screen shows at once; the story engine and the embedding model load
-in a worker thread with a visible progress bar, and a game is built (the
-narrator, the knowledge-base index, "Indexing lore 31/58") in another. Every
-operation on the game (a turn, a save, a load, closing) runs in a worker
-under :attr:`StoryEchoApp.game_lock`, so the screen never freezes and two of
-them never touch the session at once. Heavy libraries (torch, chromadb,
-openai, llama.cpp) are imported in those workers, never before the first frame.
+The title screen shows at once; the story engine and the embedding model load in a worker thread with a visible
+progress bar, and a game is built (the narrator, the knowledge-base index, "Indexing lore 31/58") in another. Every
+operation on the game (a turn, a save, a load, closing) runs in a worker or thread under
+:attr:`StoryEchoApp.game_lock`, so the screen never freezes and two of them never touch the session at once. Heavy
+libraries (torch, chromadb, openai, llama.cpp) are imported in those workers, never before the first frame.
 """
 
 from __future__ import annotations
@@ -37,6 +35,7 @@ if TYPE_CHECKING:
     from game.saves.slots import SlotInfo, SlotStore
 
 AUTOSAVE = "autosave"
+QUIT_WAIT_S = 3.0
 log = logging.getLogger("storyecho.tui")
 
 
@@ -76,12 +75,8 @@ class StoryEchoApp(HoldsLogs, App[None]):
     ) -> None:
         """``settings``: the settings, or what reads them (``game.main``'s path: called after the first frame)."""
         super().__init__()
-        self._settings: Settings | None = None
-        self._read_settings: Callable[[], Settings] | None = None
-        if callable(settings):
-            self._read_settings = settings
-        else:
-            self._settings = settings
+        self._read_settings: Callable[[], Settings] | None = settings if callable(settings) else None
+        self._settings: Settings | None = None if callable(settings) else settings
         self.settings_error: str | None = None
         """Why the settings could not be read (the app then closes, and :func:`run_app` reports it)."""
         self.config_path = config_path or Path("storyecho.toml")
@@ -474,8 +469,13 @@ class StoryEchoApp(HoldsLogs, App[None]):
 
     @work(thread=True, group="game")
     def _quit(self) -> None:
-        with self.game_lock:
-            self._close_session()
+        """Close the game and leave; a turn still out after QUIT_WAIT_S (a stalled endpoint) is abandoned."""
+        held = self.game_lock.acquire(timeout=QUIT_WAIT_S)
+        if not held and self.session is not None:
+            self.session.engine.abandon()
+        self._close_session()
+        if held:
+            self.game_lock.release()
         self.call_from_thread(self.exit)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

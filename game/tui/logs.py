@@ -43,6 +43,12 @@ class LogHold(logging.Handler):
         self._last_resort: logging.Handler | None = None
         self.holding = False
 
+    def createLock(self) -> None:
+        """No handler lock: :meth:`emit` only appends to a deque, which is atomic. With one, the game's tests hung:
+        after a test whose narrator failed, the lock stayed owned by a thread no longer running, and the next
+        record logged anywhere in the process waited for it for ever (``tests/tui/test_terminal_logs.py``)."""
+        self.lock = None
+
     def emit(self, record: logging.LogRecord) -> None:
         if len(self.records) == self.records.maxlen:
             self.dropped += 1

@@ -18,12 +18,13 @@ it leaves the keys with the action line.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -243,16 +244,26 @@ class PlayScreen(Screen[None]):
         self.query_one("#log", RichLog).write(_echo(shown))
         self.play(text)
 
-    @work(thread=True, exclusive=True, group="turn")
     def play(self, text: str) -> None:
-        """Run the turn in a worker thread (the session never raises)."""
+        """Run the turn on a daemon thread of its own, not a Textual thread worker: those run on asyncio's default
+        executor, which is joined when the game closes, so a turn stalled on an endpoint would hold the quit for
+        minutes. Quitting abandons such a turn (``StoryEchoApp._quit``)."""
+        threading.Thread(target=self._turn, args=(text,), name="turn", daemon=True).start()
+
+    def _turn(self, text: str) -> None:
+        """One turn, under the game lock (the session never raises)."""
         try:
             with self.app.game_lock:  # type: ignore[attr-defined]
                 result = self.session.play(text)
         except Exception as exc:  # noqa: BLE001 - the app must survive anything a turn does
-            self.app.call_from_thread(self._failed, f"{type(exc).__name__}: {exc}")
+            self._tell(self._failed, f"{type(exc).__name__}: {exc}")
             return
-        self.app.call_from_thread(self.show_result, result)
+        self._tell(self.show_result, result)
+
+    def _tell(self, show: Callable[[Any], None], what: object) -> None:
+        """Show a turn's end on the screen, unless the game closed while it was out."""
+        with contextlib.suppress(RuntimeError):  # the app is no longer running: nothing to show
+            self.app.call_from_thread(show, what)
 
     def stream(self, chunk: str) -> None:
         """Narration as the model writes it (called on the UI thread).
