@@ -150,6 +150,7 @@ REFUSE: list[Row] = [
     (F, "misty_path", [], "listen to the north", {"move_to": "sanctuary_gate"}),
     (F, "misty_path", [], "the path north looks dangerous", {"move_to": "sanctuary_gate"}),
     (F, "misty_path", [], "without taking the herb, I go east", {"items_gained": ["healing_herb"]}),
+    (F, "shadow_throne", [], "I pretend to kneel", JOIN),
 ]  # fmt: skip
 
 APPLY: list[Row] = [
@@ -250,4 +251,5 @@ APPLY: list[Row] = [
     (F, "hunter_cabin", [], "go back outside", {"move_to": "forest_edge"}),
     (F, "forest_edge", [], "return to the lodge", {"move_to": "hunter_cabin"}),
     (F, "forest_edge", [], "put on the jerkin", {"use_item": "leather_jerkin"}),
+    (F, "forest_edge", [], "I munch on the waybread", {"use_item": "waybread"}),
 ]  # fmt: skip

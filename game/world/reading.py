@@ -86,6 +86,7 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     **_each("drop discard toss throw ditch dump abandon", ("drop",)),
     **_each("give offer hand deliver present", ("give",)),
     **_each("use drink eat read wear wield equip apply pour play heal cure bandage", ("use",)),
+    **_each("munch nibble gulp bite chew swallow sip quaff don", ("use",)),
     **_each("rest sleep nap doze camp", ("rest",)),
     **_each("attack fight hit strike kill slay stab slash smash punch kick shoot", ("fight",)),
     **_each("charge lunge swing hack bash block parry dodge duck evade brace flee", ("fight",)),
@@ -126,7 +127,8 @@ _WISH = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"^(?:(?:and|so|but|then|well|oh|even)\s+)*(?:if|what\s+if|suppose|supposing|imagine|pretend|unless|in\s+case"
-    r"|(?:i|we|you)\s+(?:would|could|might|may)|i'd(?!\s+(?:like|love)\b)|i\s+can|we\s+can|i\s+could)\b"
+    r"|(?:i|we|you)\s+(?:would|could|might|may|pretend|feign)|i'd(?!\s+(?:like|love)\b)|i\s+can|we\s+can"
+    r"|i\s+could)\b"
 )
 _REPORT_SUBJECT = re.compile(
     r"^(?:(?:and|so|but|then|well)\s+)*(?:he|she|they|it|you|someone|somebody|everyone|nobody)\b"
