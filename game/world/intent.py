@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
 
 from game.text import best_match, keywords, whole_words
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.parser import DIRECTIONS, Command, clauses, verb_key
-from game.world.reading import Clause, Reading
+from game.world.reading import Clause, Reading, name_words
 from game.world.state import GameState
 
 NOT_ASKED = "not what you asked"
@@ -63,12 +62,6 @@ _HEAL = re.compile(r"\b(?:heal|cure|patch\s+(?:me|myself)\s+up|bandage|treat\s+(
 _ALL = re.compile(r"\b(?:all|everything|every\s+thing|it\s+all)\b")
 _VERTICAL = re.compile(r"\b(?:climb|ascend|descend|upstairs|downstairs|elevator|lift|stairs?|ladder|ramp|shaft)\b")
 _LEAVE = re.compile(r"\b(?:leave|exit|out|outside|back)\b")
-
-
-@cache
-def _name_words(name: str) -> frozenset[str]:
-    """The keywords of a content name (names repeat every turn: worked out once)."""
-    return frozenset(keywords(name.replace("_", " ")))
 
 
 def _place_words(pack: ContentPack, here: str, node_id: str) -> frozenset[str]:
@@ -149,7 +142,7 @@ def _names_person(clause: Clause, names: Iterable[str], pack: ContentPack) -> bo
     claimed: set[str] = set()
     for things in (pack.items, pack.enemies, pack.nodes):
         for thing in things.values():
-            words = _name_words(thing.name)
+            words = name_words(thing.name)
             if len(words) > 1 and words <= clause.words:
                 claimed |= words
     return clause.names(tuple(names), frozenset(claimed))

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 
 from game.text import keywords
 from game.world.parser import Command, parse, verb_key
@@ -154,6 +154,12 @@ _STARTS_CLAUSE = re.compile(
 )
 
 
+@cache
+def name_words(name: str) -> frozenset[str]:
+    """The keywords of a content name (names are matched every turn: worked out once)."""
+    return frozenset(keywords(name.replace("_", " ")))
+
+
 @dataclass(frozen=True)
 class Clause:
     """One clause of an action, read."""
@@ -199,7 +205,7 @@ class Clause:
         """Whether the clause names something by one of ``names``: every keyword of one of them is a word of the
         clause, not all of them ``claimed`` (words of another thing's full name)."""
         for name in names:
-            wanted = frozenset(keywords(name.replace("_", " ")))
+            wanted = name_words(name)
             if wanted and wanted <= self.words and not wanted <= claimed:
                 return True
         return False
@@ -209,7 +215,7 @@ class Clause:
         if not self.before or not self.pronoun():
             return False
         said = frozenset(keywords(self.before))
-        return any((wanted := frozenset(keywords(n.replace("_", " ")))) and wanted <= said for n in names)
+        return any((wanted := name_words(n)) and wanted <= said for n in names)
 
     def pronoun(self) -> bool:
         """Whether the clause points at someone or something without naming it ("take it", "give her this")."""
