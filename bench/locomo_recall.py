@@ -84,6 +84,13 @@ def recall_at(evidence: list[str], ranked: list[str], k: int) -> float:
     return len(wanted & set(ranked[:k])) / len(wanted)
 
 
+def first_hit(evidence: list[str], ranked: list[str]) -> tuple[float, float]:
+    """(reciprocal rank of the first evidence turn in ``ranked``, 0 if none; whether it is ranked first)."""
+    wanted = set(evidence)
+    rank = next((n for n, dia in enumerate(ranked, 1) if dia in wanted), 0)
+    return (1 / rank if rank else 0.0), float(rank == 1)
+
+
 def load_memory(
     conv: dict[str, Any], embedder: Embedder, store: VectorStore
 ) -> tuple[GameMemory, dict[str, str], GameState]:
@@ -167,6 +174,8 @@ def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
     """Each question's share of evidence in what recall found and in the prompt delivered."""
     pack = load_pack(content_root() / "fantasy_001")
     per_file: dict[str, dict[str, float]] = {}
+    firsts: dict[str, list[tuple[float, float]]] = {}
+    """Each method's (reciprocal rank, hit@1) per question, over its top ``max(ks)``."""
     file_of: list[str] = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as index_dir:
@@ -186,6 +195,9 @@ def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
                     for q, r in zip(conv["questions"], ranked, strict=True)
                 ]
                 per_method[method] += rows
+                firsts.setdefault(method, []).extend(
+                    first_hit(q["evidence"], r) for q, r in zip(conv["questions"], ranked, strict=True)
+                )
                 if method == "ours":
                     file_of += [path.stem] * len(rows)
                 per_file.setdefault(path.stem, {})[method] = (
@@ -216,6 +228,8 @@ def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
             "budget": DEFAULT_PROMPT_BUDGET,
         },
         "questions": len(per_method["ours"]),
+        "mrr": {m: round(float(np.mean([f[0] for f in rows])), 3) for m, rows in firsts.items()},
+        "hit@1": {m: round(float(np.mean([f[1] for f in rows])), 3) for m, rows in firsts.items()},
         "files": [p.stem for p in files],
         "per_file_recall@10": per_file,
         "by_category": by_category,
@@ -235,9 +249,13 @@ def run(data: Path, ks: list[int], store_kind: str) -> dict[str, Any]:
 
 
 def table(result: dict[str, Any], ks: list[int]) -> str:
-    lines = [f"{'retriever':<12}" + "".join(f"{'recall@' + str(k):>12}" for k in ks)]
+    lines = [f"{'retriever':<12}" + "".join(f"{'recall@' + str(k):>12}" for k in ks) + f"{'MRR':>8}{'hit@1':>8}"]
     for method in ("dense", "bm25", "ours"):
-        lines.append(f"{method:<12}" + "".join(f"{result[method][str(k)]:>12.3f}" for k in ks))
+        lines.append(
+            f"{method:<12}"
+            + "".join(f"{result[method][str(k)]:>12.3f}" for k in ks)
+            + f"{result['mrr'][method]:>8.3f}{result['hit@1'][method]:>8.3f}"
+        )
     lines.append(
         f"({result['questions']} questions from {len(result['files'])} conversations, "
         f"store {result['store']}, {result['seconds']} s)"

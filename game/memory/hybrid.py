@@ -23,6 +23,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from game.memory.dates import date_terms
 from game.memory.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
 from game.memory.fusion import Fused, Ranked, fuse_arrays
 from game.memory.indexing import CONTEXT_SEPARATOR, IndexItem
@@ -169,7 +170,7 @@ class HybridIndex:
                     continue
                 self.items[item.id] = item
                 keyword_text = item.keyword_text if item.keyword_text is not None else f"{item.text} {item.context}"
-                self.bm25.add(item.id, keyword_text)
+                self.bm25.add(item.id, f"{keyword_text} {date_terms(str(item.metadata.get('when', '')), item.text)}")
                 self._table.upsert([item.id], [item.metadata])
                 row = self._table.rows[item.id]
                 if row >= len(self._keyword_row):
