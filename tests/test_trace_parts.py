@@ -81,7 +81,12 @@ def test_every_recalled_item_carries_parts_that_explain_its_score(fantasy):
     result = engine.play("what did I tell garrick about the chalice?")
     blocks = {b.name: b for b in result.trace.memory.blocks}
     relevant = blocks["relevant_memories"].items
-    assert relevant and all({"semantic", "importance", "recency"} <= set(i.parts) for i in relevant)
+    # what the question's parts found (answers.py) is scored by them alone; what the search found, by its terms
+    answered = [i for i in relevant if "question" in i.parts]
+    assert answered and all(i.parts == {"question": i.score} for i in answered)
+    searched = [i for i in relevant if "question" not in i.parts]
+    assert searched and all({"semantic", "importance", "recency"} <= set(i.parts) for i in searched)
+    assert min(i.score for i in answered) > max(i.score for i in searched)
     for block in result.trace.memory.blocks:
         for item in block.items + block.cut:
             assert item.parts, (block.name, item.source)
@@ -105,7 +110,7 @@ def test_the_json_trace_reports_the_parts(fantasy):
     line = turn_json(engine.play("what did I tell garrick about the chalice?"))
     blocks = {b["name"]: b for b in line["memory_blocks"]}
     for item in blocks["relevant_memories"]["items"]:
-        assert {"semantic", "importance", "recency"} <= set(item["parts"])
+        assert {"semantic", "importance", "recency"} <= set(item["parts"]) or set(item["parts"]) == {"question"}
         assert sum(item["parts"].values()) == pytest.approx(item["score"], abs=0.01)
     assert all(set(item["parts"]) <= {"required", "named", "met"} for item in blocks["bible_core"]["items"])
     assert all("parts" in item for block in line["memory_blocks"] for item in block["cut"])

@@ -178,7 +178,7 @@ class TurnPipeline:
         timer = _Timer(trace.timings_ms)
         seen = self.state.snapshot()  # what the narrator is shown; the trace keeps it as it was
         timer.lap("snapshot")
-        recalled = self.memory.recall(action, seen)
+        recalled = self.memory.recall(action, seen, reading)
         timer.lap("recall")
         # a narrator that adds text on the wire (the schema, when the endpoint does not decode against it)
         # leaves that much less room for memory, so the prompt the model reads stays within the budget

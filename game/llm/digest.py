@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from game.text import keywords
 from game.world.parser import parse
@@ -36,7 +36,8 @@ _TOLD = re.compile(r'^You tell (?P<who>[^:"]+?): "(?P<said>[^"]+)"')
 _SAID_ALOUD = re.compile(r'^You say aloud: "(?P<said>[^"]+)"')
 _MOVED = re.compile(r"^You make your way to (?P<place>[^.]+)\.")
 _NOTHING = re.compile(
-    r"^(?:You recall|You search your memory|You study |You try to |You glance around|You find a quiet corner"
+    r"^(?:You recall|You cannot recall|You can't recall|You search your memory|You study |You try to "
+    r"|You glance around|You find a quiet corner"
     r"|You cannot go|There is no|You have no|You are not carrying|You call out|Whom do you mean)"
 )
 _EVENTS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -69,6 +70,10 @@ class _Line:
     order: int
     place: str = ""
     """Where it was said: told once before the first line said there ("At the Lodge, ...")."""
+    who: str = ""
+    """Who spoke (someone's words to the player): told as :func:`_spoken` tells them."""
+    topic: str = ""
+    said: str = ""
 
 
 def digest(text: str, max_words: int = 60) -> str:
@@ -92,6 +97,7 @@ def _turn_lines(action: str, narration: str, place: str, order: int) -> list[_Li
     """What one turn adds to the digest (nothing for a look, a rest, a question answered from memory)."""
     out: list[str] = []
     weights: list[int] = []
+    spoken: tuple[str, str, str] = ("", "", "")
     parts = [p.strip() for p in narration.split("\n") if p.strip()]
     command = parse(action)
     for n, part in enumerate(parts):
@@ -102,6 +108,9 @@ def _turn_lines(action: str, narration: str, place: str, order: int) -> list[_Li
         elif n == 0 and not _NOTHING.match(part):  # the story's first line: who spoke, or where the player went
             said = _speech(part, command.topic, place)
             moved = _MOVED.match(part)
+            words = _SPEECH.match(part)
+            if said is not None and words is not None and not words.group("who").startswith("You"):
+                spoken = (words.group("who"), command.topic, _words(words.group("said")))
             if said is not None:
                 out.append(said)
                 weights.append(ANSWER if command.topic and " about " in said.split(":")[0] else SPEECH)
@@ -109,9 +118,19 @@ def _turn_lines(action: str, narration: str, place: str, order: int) -> list[_Li
                 out.append(f"{_WENT}{moved.group('place')}.")
                 weights.append(MOVE)
     return [
-        _Line(text, weight, order + n, place if weight in (ANSWER, SPEECH) else "")
+        _line(text, weight, order + n, place if weight in (ANSWER, SPEECH) else "", spoken)
         for n, (text, weight) in enumerate(zip(out, weights, strict=True))
     ]
+
+
+def _line(text: str, weight: int, order: int, place: str, spoken: tuple[str, str, str]) -> _Line:
+    """A digest line; someone's answer about a topic reads without their words until told (:func:`_spoken`)."""
+    who, topic, said = spoken
+    if not who or not text.startswith(f"{who} told the player"):
+        return _Line(text, weight, order, place)
+    if topic:
+        text = f"{who} told the player about {topic}."
+    return _Line(text, weight, order, place, who, topic, said)
 
 
 def _speech(story: str, topic: str, place: str) -> str | None:
@@ -193,7 +212,7 @@ def _fit(lines: list[_Line], max_words: int) -> str:
         seen.add(key)
         unique.append(line)
     chosen: list[_Line] = []
-    words = 0
+    words = min(SPOKEN_WORDS, max_words // 3) if any(line.topic for line in unique) else 0  # the quote's room
     for line in sorted(unique, key=lambda x: (-x.weight, -x.order)):
         length = len(line.text.split())
         if words + length <= max_words:
@@ -201,12 +220,48 @@ def _fit(lines: list[_Line], max_words: int) -> str:
             words += length
     if not chosen and unique:  # one line longer than the budget: its first words
         return " ".join(_told(unique[-1], "").split()[:max_words])
+    return " ".join(_spoken(sorted(chosen, key=lambda x: x.order)))
+
+
+def _spoken(lines: list[_Line]) -> list[str]:
+    """The lines as the digest tells them. What someone told the player is told as the topics they spoke of, the
+    answers they gave in a row as one line, with one short quote at most (the first answer's; with no answer,
+    the first words someone said); a greeting as "the player spoke with" them, or not at all when they answered."""
+    answered = {line.who for line in lines if line.who and line.topic}
+    quote_left = True
     told: list[str] = []
     here = ""
-    for line in sorted(chosen, key=lambda x: x.order):
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        group = [line]
+        while line.who and line.topic and n + len(group) < len(lines):
+            after = lines[n + len(group)]
+            if (after.who, after.place) != (line.who, line.place) or not after.topic:
+                break
+            group.append(after)
+        n += len(group)
+        if line.who and line.topic:
+            topics = list(dict.fromkeys(g.topic for g in group))
+            text = f"{line.who} told the player about {_listed(topics)}."
+            if quote_left:
+                more = f" {line.who} also told the player about {_listed(topics[1:])}." if topics[1:] else ""
+                text = f'{line.who} told the player about {topics[0]}: "{line.said}"{more}'
+                quote_left = False
+            line = replace(line, text=text)
+        elif line.who in answered:
+            continue
+        elif line.who and quote_left and not answered:
+            quote_left = False
+        elif line.who:
+            line = replace(line, text=f"the player spoke with {line.who}.")
         told.append(_told(line, here))
         here = line.place or here
-    return " ".join(told)
+    return told
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _told(line: _Line, here: str) -> str:

@@ -109,7 +109,9 @@ class Recollection:
         return best_match(name, [(i, npc.names) for i, npc in self.pack.npcs.items()]) if name else None
 
     # -------------------------------------------------------------- answers
-    def answer(self, question: str, bundle: PromptBundle, *, must_cue: bool = False) -> str | None:
+    def answer(
+        self, question: str, bundle: PromptBundle, *, must_cue: bool = False, only: set[str] | None = None
+    ) -> str | None:
         """Answer from the injected memory blocks only (extractive), in sentences.
 
         The best item shares the most question words; at a tie a Story Bible
@@ -119,7 +121,8 @@ class Recollection:
         logged turn ("Turn 2 at ...: player: ... | ...") is said as what
         happened, never shown as it is logged. With ``must_cue``, only an item
         with a sentence that fits the kind of question ("name is" for a name)
-        answers: a character sketch that only mentions a name does not.
+        answers: a character sketch that only mentions a name does not. With ``only``, only the items of those
+        sources (what recall found to answer the question's parts) are read.
         """
         lowered = question.lower()
         wanted = words(question) - _QUESTION_NOISE
@@ -134,6 +137,8 @@ class Recollection:
                 continue
             weight = _BLOCK_WEIGHT.get(block.name, 0.5)
             for item in block.items:
+                if only is not None and item.source not in only:
+                    continue
                 sentences, when = self._fact_sentences(item)
                 if not sentences:
                     continue

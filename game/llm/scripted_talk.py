@@ -14,10 +14,13 @@ from typing import Any
 
 from game.llm.base import PromptBundle
 from game.llm.lore import lore_reply
+from game.llm.recalled_events import told_events
 from game.llm.recollection import PLAYER, Recollection, second_person, sentence, to_you
 from game.llm.recollection import words as _words
 from game.llm.scripted_reading import StoryReader, pronouns
 from game.memory.player_facts import PLAYER_TEMPLATES
+from game.memory.query import QueryRewriter
+from game.memory.question import read_question
 from game.text import best_match, mentions
 from game.world.conditions import holds, npcs_at
 from game.world.content import ContentPack
@@ -55,6 +58,7 @@ class Conversation(StoryReader):
     def __init__(self, pack: ContentPack) -> None:
         super().__init__(pack)
         self.recollection = Recollection(pack)
+        self.query = QueryRewriter(pack)
 
     def _do_talk(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
@@ -155,10 +159,18 @@ class Conversation(StoryReader):
         question = command.topic
         if re.search(r"\bwhere am i\b", question):
             return node_text(state, self.pack)
+        asked = read_question(command.text or question, self.query)
+        events = asked is not None and asked.about_past and asked.speaker is None and not asked.topic
+        if events and asked is not None and (asked.event or asked.order):
+            return told_events(asked, bundle, self.pack)
+        if asked is not None and asked.about_past and asked.topic and asked.speaker is None:
+            answer = self._who_said(asked.topic, bundle)
+            if answer:
+                return answer
         told = _TOLD_ME.search(question)
         speaker = best_match(told.group("who"), self._npc_names(self.pack.npcs)) if told else None
         if speaker is not None:
-            return self._what_they_said(speaker, bundle)
+            return self._what_they_said(speaker, bundle, asked.topic if asked is not None else "")
         here = npcs_at(self.pack, state.node)
         if _MY_NAME.search(question) or (_ABOUT_PLAYER.search(question) and not _YOU.search(question)):
             mine = self._about_myself(question, here, state, effects, bundle)
@@ -185,12 +197,41 @@ class Conversation(StoryReader):
             return answer
         return "You search your memory, but nothing you know answers that."
 
-    def _what_they_said(self, npc_id: str, bundle: PromptBundle) -> str:
-        """What a person told the player, in their words, from the memory the prompt holds."""
+    def _who_said(self, topic: str, bundle: PromptBundle) -> str | None:
+        """ "What do I know about Hal?", "who told me about the wolves?": who spoke of it and what, else the memory
+        recall found for the question's parts (items scored by their ``question`` part)."""
+        wanted = _words(topic)
+        told = [
+            (quote.turn, npc_id, quote)
+            for npc_id in self.pack.npcs
+            for quote in self.recollection.said_by(npc_id, bundle)
+            if wanted <= _words(quote.topic) or wanted <= _words(quote.words)
+        ]
+        if told:
+            _, npc_id, quote = max(told, key=lambda t: t[0])
+            about = f"about {quote.topic}, " if quote.topic else ""
+            return f'You recall what {self.pack.npcs[npc_id].name} told you: {about}"{quote.words}"'
+        found = {i.source for i in bundle.memory.all_items() if "question" in i.parts}
+        return self.recollection.answer(topic, bundle, only=found) if found else None
+
+    def _what_they_said(self, npc_id: str, bundle: PromptBundle, topic: str = "") -> str:
+        """What a person told the player (about ``topic``, when one is asked about), in their words, from the
+        memory the prompt holds."""
         name = self.pack.npcs[npc_id].name
-        quotes = self.recollection.said_by(npc_id, bundle)[:2]
+        quotes = self.recollection.said_by(npc_id, bundle)
+        wanted = _words(topic)
+        if wanted:
+            about = [q for q in quotes if wanted <= _words(q.topic) or wanted <= _words(q.words)]
+            if not about:  # someone else may have: what memory found on the topic is still the answer
+                elsewhere = self._who_said(topic, bundle)
+                if elsewhere:
+                    return f"You cannot recall {name} telling you about {to_you(topic)}. {elsewhere}"
+                known = "; ".join(q.topic for q in quotes if q.topic)
+                other = f" (you remember {name} speaking of {known})" if known else ""
+                return f"You cannot recall {name} telling you about {to_you(topic)}{other}."
+            quotes = about
         if quotes:
-            told = "; ".join(f'{f"about {q.topic}, " if q.topic else ""}"{q.words}"' for q in quotes)
+            told = "; ".join(f'{f"about {q.topic}, " if q.topic else ""}"{q.words}"' for q in quotes[:2])
             return f"You recall what {name} told you: {told}"
         return f"You cannot recall {name} telling you anything."
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from game.world.reading import Reading
 from game.world.state import GameState
 
 if TYPE_CHECKING:
@@ -111,8 +112,9 @@ class TurnRecord:
 class Memory(Protocol):
     """The engine's view of memory: recall before narrating, record after, restore from a save."""
 
-    def recall(self, action: str, state: GameState) -> MemoryContext:
-        """Memory blocks for ``action`` as of ``state.turn``."""
+    def recall(self, action: str, state: GameState, reading: Reading | None = None) -> MemoryContext:
+        """Memory blocks for ``action`` (``reading``: the action read, when the caller has it) as of
+        ``state.turn``."""
         ...
 
     def record_turn(self, record: TurnRecord, state: GameState) -> list[str]:

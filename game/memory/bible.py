@@ -462,29 +462,24 @@ class StoryBible:
             )
         return out
 
-    def from_summary(
-        self, text: str, first_turn: int, turn: int, companions: Iterable[str]
-    ) -> list[tuple[BibleEntry, Outcome]]:
-        """The consolidation's facts: for each character the player was with, the latest time with them.
+    def from_summary(self, people: Mapping[str, tuple[int, int, str]], turn: int) -> list[tuple[BibleEntry, Outcome]]:
+        """The consolidation's facts: for each character the player was with, what happened with them.
 
-        ``companions`` are the people present where the turns were played or spoken to
-        (``GameMemory.consolidate``); someone the summary merely names ("asked Garrick about Hal") is not
-        one of them. One key per character (``event:with:<npc>``), so each newer summary supersedes the last
-        and an NPC's memory of the player stays current.
+        ``people`` maps a character to its first and last turn with the player and what happened then
+        (``people.py``: spoken or given to, or named or heard where they stand; never what happened elsewhere).
+        One key per character (``event:with:<npc>``), so each newer one supersedes the last and an NPC's memory
+        of the player stays current.
         """
-        return [
-            self.propose(
-                "event",
-                f"event:with:{npc_id}",
-                f"Last time with {self.pack.npcs[npc_id].name}",
-                f"Last time with {self.pack.npcs[npc_id].name} (turns {first_turn}-{turn}): {text}",
-                importance=50,
-                turn=turn,
-                npcs=[npc_id],
-                source="consolidation",
-            )
-            for npc_id in sorted(set(companions) & set(self.pack.npcs))
-        ]
+        out = []
+        for npc_id, (first, last, text) in sorted(people.items()):
+            if npc_id not in self.pack.npcs:
+                continue
+            name, span = self.pack.npcs[npc_id].name, f"turn {last}" if first == last else f"turns {first}-{last}"
+            content = f"Last time with {name} ({span}): {text}"
+            title = f"Last time with {name}"
+            key = f"event:with:{npc_id}"
+            out.append(self.propose("event", key, title, content, turn=turn, npcs=[npc_id], source="consolidation"))
+        return out
 
 
 def _label(entry: BibleEntry) -> str:

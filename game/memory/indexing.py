@@ -9,6 +9,7 @@ carries the session and the turn every query filters on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from game.memory.records import BibleEntry, Episode, Summary
@@ -38,13 +39,24 @@ CONTEXT_TURNS = 2
 """Turns on each side that give a turn its context (for embedding and keywords)."""
 
 
+SCAN = 50
+"""How far back and ahead an episode's context is looked for past turns that only recalled (never evidence)."""
+
+
+def _neighbours(log: list[Episode], position: int, step: int) -> list[Episode]:
+    """Up to ``CONTEXT_TURNS`` episodes of the same segment on one side, skipping turns that only recalled."""
+    segment = log[position].segment
+    stop = max(-1, position - SCAN) if step < 0 else min(len(log), position + SCAN)
+    found = (log[n] for n in range(position + step, stop, step) if not log[n].recalled)
+    return [e for e in islice(found, CONTEXT_TURNS) if e.segment == segment]
+
+
 def episode_item(log: list[Episode], position: int, session: str) -> IndexItem:
+    """What is indexed for ``log[position]`` (a turn that only recalled the past is never indexed: see
+    :func:`episode_items`)."""
     episode = log[position]
-    window = [
-        log[n]
-        for n in range(max(0, position - CONTEXT_TURNS), min(len(log), position + CONTEXT_TURNS + 1))
-        if log[n].segment == episode.segment
-    ]
+    before, after = _neighbours(log, position, -1), _neighbours(log, position, 1)
+    window = [*reversed(before), episode, *after]
     context = " ".join(e.text() for e in window if e is not episode)
     return IndexItem(
         episode.id,
@@ -55,10 +67,18 @@ def episode_item(log: list[Episode], position: int, session: str) -> IndexItem:
     )
 
 
+def episode_items(log: list[Episode], session: str) -> list[IndexItem]:
+    """Every episode that is evidence: a turn that only answered a question about the past is not."""
+    return [episode_item(log, n, session) for n in range(len(log)) if not log[n].recalled]
+
+
 def latest_episode_items(log: list[Episode], session: str) -> list[IndexItem]:
-    """The newest episode and the ones before it whose context it just changed."""
+    """The newest episode and the ones before it whose context it just changed (none when it only recalled)."""
     last = len(log) - 1
-    return [episode_item(log, n, session) for n in range(max(0, last - CONTEXT_TURNS), last + 1)]
+    if last < 0 or log[last].recalled:
+        return []
+    earlier = [n for n in range(last - 1, max(-1, last - SCAN), -1) if not log[n].recalled][:CONTEXT_TURNS]
+    return [episode_item(log, n, session) for n in [*reversed(earlier), last]]
 
 
 def entry_item(entry: BibleEntry, session: str) -> IndexItem:

@@ -31,14 +31,14 @@ import orjson
 
 from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import ReviewAction, StoryBible
-from game.memory.consolidation import FactExtractor, Summarizer, ask, extracted, gather, make_summary
+from game.memory.consolidation import MAX_BATCHES, FactExtractor, Summarizer, ask, commit, gather, settled
 from game.memory.embedders import Embedder, Vectors
 from game.memory.embedding import Progress, embed, embed_reporting, note_pending
 from game.memory.export import LaterExport, StateEncoder
 from game.memory.foreground import FOREGROUND
 from game.memory.guard import system_words
 from game.memory.hybrid import HybridIndex
-from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_item, latest_episode_items, summary_item
+from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_items, latest_episode_items, summary_item
 from game.memory.knowledge import KnowledgeBase
 from game.memory.query import QueryRewriter
 from game.memory.recall import ScoredMemory
@@ -46,9 +46,10 @@ from game.memory.records import BibleEntry, Episode, MemoryState, Summary
 from game.memory.retrieval import MemoryRecall
 from game.memory.settings import MemoryConfig
 from game.memory.stores import VectorStore
-from game.memory.turns import companions, episode_of
+from game.memory.turns import episode_of
 from game.memory.worker import CLOSE_GRACE_S, Worker
 from game.world.content import ContentPack
+from game.world.reading import Reading
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.memory")
@@ -172,7 +173,7 @@ class GameMemory:
         ``progress``, reporting each batch; else in the worker)."""
         with self._lock:
             session, log_ = self.session_id, self.state.log
-            items = [episode_item(log_, n, session) for n in range(len(log_))]
+            items = episode_items(log_, session)
             items += [entry_item(b, session) for b in self.state.bible if b.status == "active"]
             summaries = [summary_item(s, session) for s in self.state.summaries]
         self.memories.add(items, embed=False)
@@ -287,7 +288,8 @@ class GameMemory:
                 self.state.log.append(episode)
                 changed: list[BibleEntry] = []
                 if self.bible is not None:
-                    notes = self.bible.from_notes(record.notes, record.turn, episode.npcs)
+                    said = [] if episode.recalled else record.notes  # a recollection is never evidence
+                    notes = self.bible.from_notes(said, record.turn, episode.npcs)
                     refused = [
                         f"{e.canonical_key}: {o} ({e.reason})" for e, o in notes if o in ("rejected", "disputed")
                     ]
@@ -418,40 +420,29 @@ class GameMemory:
         return len(self.memories.pending_ids() | self.history.pending_ids()) if self.memories.dense_ok else 0
 
     def consolidate(self, upto_turn: int) -> Summary | None:
-        """Summarise the turns since the last consolidation (runs in the worker; ``consolidation.py``)."""
+        """Summarise the turns not consolidated up to ``upto_turn``, oldest first, in bounded batches (at most
+        ``MAX_BATCHES``; a failed one stays queued): runs in the worker, ``consolidation.py``. The last summary."""
         persona = system_words(self.pack.story.persona) if self.pack else ""
         extractor = self.summarizer if isinstance(self.summarizer, FactExtractor) else None
-        with self._lock:
-            known = [e.canonical_key for e in self.bible.active()] if self.bible is not None else []
-            batch = gather(self.state, known, self.config, persona, self.generation, upto_turn)
-        if batch is None:
-            return None
-        answers = ask(self.summarizer, extractor, batch, self.config, persona)
-        if answers is None:
-            self.failures.append(f"summary of turns {batch.first}-{upto_turn}")
-            log.warning(
-                "summary of turns %d-%d failed; they stay queued for the next consolidation", batch.first, upto_turn
-            )
-            return None
-        summary = make_summary(batch, answers, self.config, persona)
-        with self._lock:
-            if batch.generation != self.generation:  # a save was loaded meanwhile: another timeline's summary
-                log.info("summary of turns %d-%d discarded: another memory state was loaded", batch.first, upto_turn)
-                return None
-            self.state.summaries.append(summary)
-            self.state.last_consolidated_turn = upto_turn
-            self.history.add([summary_item(summary, self.session_id)], embed=False)
-            if self.bible is not None:
-                present = companions(self.pack, batch.episodes)
-                results = self.bible.from_summary(summary.text, batch.first, upto_turn, present)
-                if extractor is not None:
-                    results += extracted(self.bible, self.state, self.failures, answers.facts, batch, summary.npcs)
-                self.bible.age_threads(upto_turn)
+        made: Summary | None = None
+        for _ in range(MAX_BATCHES):
+            with self._lock:
+                known = [e.canonical_key for e in self.bible.active()] if self.bible is not None else []
+                batch = gather(self.state, known, self.config, persona, self.generation, upto_turn)
+            asked = ask(self.summarizer, extractor, batch, self.config, persona) if batch is not None else None
+            with self._lock:
+                answers = settled(batch, asked, self.generation, self.failures) if batch is not None else None
+                if batch is None or answers is None:
+                    break
+                made, changed = commit(self.state, self.bible, batch, answers, self.config, persona, self.failures)
+                self.history.add([summary_item(made, self.session_id)], embed=False)
                 self.bible_version += 1
-                self._index_bible_changes([entry for entry, _ in results])
-            self.consolidations += 1
+                self._index_bible_changes(changed)
+                self.consolidations += 1
+            if batch.upto >= upto_turn:
+                break
         self._embed()
-        return summary
+        return made
 
     def _await_consolidation(self, playing_turn: int) -> float:
         """Wait for every consolidation the turn about to be played must see; returns the ms waited.
@@ -473,11 +464,12 @@ class GameMemory:
             wait(due, timeout=self.config.consolidation_wait_s)
         return round((time.perf_counter() - started) * 1000, 2)
 
-    def recall(self, action: str, state: GameState) -> MemoryContext:
-        """Memory blocks for this action as of ``state.turn``, stable to dynamic, each within its budget."""
+    def recall(self, action: str, state: GameState, reading: Reading | None = None) -> MemoryContext:
+        """Memory blocks for this action (``reading``: the action read, if the caller has it) as of ``state.turn``,
+        stable to dynamic, each within its budget."""
         self.prepare()
         waited = self._await_consolidation(state.turn + 1)
-        context = self._recall.recall(action, state)
+        context = self._recall.recall(action, state, reading)
         context.retrieval_meta["wait_ms"] = waited
         return context
 

@@ -134,6 +134,7 @@ class Episode(BaseModel):
     importance: int = Field(40, ge=0, le=100, description="Eventless turns 20, turns that changed things 50")
     segment: Count = Field(0, description="Stretch of time the episode belongs to; context never crosses segments")
     key: str = Field("", description="Id of a free-standing memory (empty for a played turn)")
+    recalled: bool = Field(False, description="A turn that only answered a question about the past: never evidence")
 
     @property
     def id(self) -> str:

@@ -28,11 +28,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from game.memory.answers import answers
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
 from game.memory.bible_view import BibleView, BibleViews, active_at, characters_block
 from game.memory.embedders import Vectors
+from game.memory.events import EventRecord
 from game.memory.features import MemoryFeatures, SummaryIndex
 from game.memory.knowledge import snippet
+from game.memory.question import Question, asked_characters, read_question
 from game.memory.recall import (
     MEMORY_HEADER,
     ScoredMemory,
@@ -40,6 +43,7 @@ from game.memory.recall import (
     rounded,
 )
 from game.text import keywords
+from game.world.reading import Reading
 from game.world.state import GameState
 
 if TYPE_CHECKING:
@@ -49,7 +53,7 @@ if TYPE_CHECKING:
     from game.memory.hybrid import HybridIndex
     from game.memory.knowledge import KnowledgeBase
     from game.memory.query import QueryRewriter
-    from game.memory.records import MemoryState
+    from game.memory.records import BibleEntry, MemoryState
     from game.memory.settings import MemoryConfig
     from game.memory.stores import VectorStore
     from game.world.content import ContentPack
@@ -113,13 +117,18 @@ class MemoryRecall:
         self._features = MemoryFeatures()
         self._summaries = SummaryIndex()
         self._bible = BibleViews()
+        self._record = EventRecord()
 
-    def recall(self, action: str, state: GameState) -> MemoryContext:
+    def recall(self, action: str, state: GameState, reading: Reading | None = None) -> MemoryContext:
+        """The blocks of one turn's prompt; ``reading`` is the action read (``Reading.of``), when the caller has
+        it. A question about the past is read into its parts (``question.py``) and what answers it
+        (``answers.py``) goes first among the relevant memories."""
         memory = self.memory
         config = memory.config
         started = time.perf_counter()
         turn = state.turn
-        characters = memory.query.characters(action)
+        asked = read_question(reading if reading is not None else action, memory.query)
+        characters = asked_characters(asked, action, memory.query)
         focus = self._focus_npcs(action, state, characters)
         places = memory.query.places(characters[1])
         rewritten = places[1] or action  # what search_memories searches: the action without the names it holds
@@ -160,6 +169,8 @@ class MemoryRecall:
             places=places,
             embedded=rewrite,
         )
+        if asked is not None and asked.about_past:
+            relevant = self._answered(asked, turn, view.active, relevant)
         claims = view.claims  # said in play: recalled, they read as quoted claims
         texts = [claims[m.id].shown() if m.id in claims else m.text for m in relevant]
         items = [
@@ -187,6 +198,18 @@ class MemoryRecall:
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
         }
         return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
+
+    def _answered(
+        self, asked: Question, turn: int, active: list[BibleEntry], relevant: list[ScoredMemory]
+    ) -> list[ScoredMemory]:
+        """``relevant`` with what answers ``asked`` first (each memory once)."""
+        memory = self.memory
+        with memory.lock:
+            log = memory.state.log
+            record = self._record.sync(memory.pack, log)
+            found = answers(asked, memory.pack, log, active, turn=turn, record=record)
+        ids = {m.id for m in found}
+        return [*found, *(m for m in relevant if m.id not in ids)][: max(len(relevant), len(found))]
 
     def _knowledge_block(
         self, action: str, query_vector: Any, strategies: dict[str, str], fallbacks: dict[str, str]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from game.memory.base import TurnRecord
+from game.memory.people import with_whom
 from game.memory.query import QueryRewriter
+from game.memory.question import read_question
 from game.memory.records import Episode
 from game.text import clip
-from game.world.conditions import npcs_at
 from game.world.content import ContentPack
 
 QUIET_EFFECTS = frozenset({"move_to", "rest", "achievement"})
@@ -25,7 +26,18 @@ def episode_of(record: TurnRecord, pack: ContentPack | None, query: QueryRewrite
         events=record.events,
         when=when,
         importance=60 if record.notes else 50 if any(e not in QUIET_EFFECTS for e, _ in record.applied) else 20,
+        recalled=recollects(record, query),
     )
+
+
+def recollects(record: TurnRecord, query: QueryRewriter) -> bool:
+    """Whether the turn only answered a question about the past ("what did Garrick tell me?"): nothing but quiet
+    effects applied (nobody answered, nothing changed). Its narration (a recollection, or a denial) is kept in the
+    log the player reads back, never as evidence (issue 32: each stored answer ranked first the next time)."""
+    if any(effect not in QUIET_EFFECTS for effect, _ in record.applied):
+        return False
+    asked = read_question(record.action, query)
+    return asked is not None and asked.about_past
 
 
 def _given_or_spoken(effect: str, detail: str) -> str | None:
@@ -49,19 +61,8 @@ def involved(record: TurnRecord, query: QueryRewriter) -> list[str]:
 
 
 def companions(pack: ContentPack | None, episodes: list[Episode]) -> list[str]:
-    """The people the player was with in ``episodes``: present where a turn was played, or spoken or given to
-    (someone the player only named is not)."""
+    """The people the player was with in ``episodes``: spoken or given to, or named or heard where they stand
+    (someone the player only named, or passed, is not; ``people.with_whom``)."""
     if pack is None:
         return []
-    places = {node.name: node.id for node in pack.nodes.values()}
-    found: set[str] = set()
-    for episode in episodes:
-        node = places.get(episode.node)
-        if node is not None:
-            found.update(npcs_at(pack, node))
-        for event in episode.events:
-            effect, _, detail = event.partition(" ")
-            person = _given_or_spoken(effect, detail)
-            if person is not None:
-                found.add(person)
-    return sorted(found & set(pack.npcs))
+    return sorted({npc for episode in episodes for npc in with_whom(pack, episode)})

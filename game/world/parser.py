@@ -213,7 +213,11 @@ def parse(text: str) -> Command:
         return Command(verb_word, target=rest.strip(), text=raw)
     if line.startswith(QUESTION_WORDS):
         return Command("ask", topic=line, text=raw)
-    told = re.match(r"^tell\s+me\s+(?P<topic>(?:where|what|who|whom|why|how|when|which|if|whether)\b.+)$", line)
+    told = re.match(
+        r"^(?:tell\s+me(?:\s+again)?|remind\s+me(?:\s+of)?)\s+"
+        r"(?P<topic>(?:where|what|who|whom|why|how|when|which|if|whether)\b.+)$",
+        line,
+    )
     if told:
         return Command("ask", topic=told.group("topic"), text=raw)
     if SELF_STATEMENT.match(line):
