@@ -335,3 +335,19 @@ def test_a_question_with_no_answer_is_denied_and_one_with_an_answer_never_is(fan
     assert not wrong, wrong
     still = engine.play("who did I fight?").narration
     assert any(has(still, d) for d in NO_ANSWER) and not has(still, "Mist Wolf"), still
+
+
+def test_who_else_spoke_of_the_topic_is_told_beside_the_denial(fantasy):
+    """ "What did Garrick tell me about the circlet?" when Alicia told of it: not Garrick's other lines, nor a bare
+    denial, but that he did not and what she said; a topic nobody spoke of is denied, naming what she spoke of."""
+    engine = keyword_engine(fantasy)
+    play(engine, EVENTS_OPENING)
+    answer = engine.play("what did garrick tell me about the circlet?").narration
+    assert answer.startswith("You cannot recall Old Garrick telling you about the circlet.")
+    assert "Princess Alicia told you" in answer and "Silver leaves" in answer
+    assert "My boy, Hal" not in answer and "Mist wolves" not in answer
+    nobody = engine.play("what did alicia tell me about the dragon?").narration
+    assert nobody == (
+        "You cannot recall Princess Alicia telling you about the dragon (you remember Princess Alicia speaking of the"
+        " circlet)."
+    )

@@ -197,9 +197,9 @@ class Conversation(StoryReader):
             return answer
         return "You search your memory, but nothing you know answers that."
 
-    def _who_said(self, topic: str, bundle: PromptBundle) -> str | None:
-        """ "What do I know about Hal?", "who told me about the wolves?": who spoke of it and what, else the memory
-        recall found for the question's parts (items scored by their ``question`` part)."""
+    def _who_said(self, topic: str, bundle: PromptBundle, *, quoted: bool = False) -> str | None:
+        """ "What do I know about Hal?", "who told me about the wolves?": who spoke of it and what, else (unless
+        ``quoted``) the memory recall found for the question's parts (items scored by their ``question`` part)."""
         wanted = _words(topic)
         told = [
             (quote.turn, npc_id, quote)
@@ -212,7 +212,7 @@ class Conversation(StoryReader):
             about = f"about {quote.topic}, " if quote.topic else ""
             return f'You recall what {self.pack.npcs[npc_id].name} told you: {about}"{quote.words}"'
         found = {i.source for i in bundle.memory.all_items() if "question" in i.parts}
-        return self.recollection.answer(topic, bundle, only=found) if found else None
+        return self.recollection.answer(topic, bundle, only=found) if found and not quoted else None
 
     def _what_they_said(self, npc_id: str, bundle: PromptBundle, topic: str = "") -> str:
         """What a person told the player (about ``topic``, when one is asked about), in their words, from the
@@ -223,7 +223,7 @@ class Conversation(StoryReader):
         if wanted:
             about = [q for q in quotes if wanted <= _words(q.topic) or wanted <= _words(q.words)]
             if not about:  # someone else may have: what memory found on the topic is still the answer
-                elsewhere = self._who_said(topic, bundle)
+                elsewhere = self._who_said(topic, bundle, quoted=True)
                 if elsewhere:
                     return f"You cannot recall {name} telling you about {to_you(topic)}. {elsewhere}"
                 known = "; ".join(q.topic for q in quotes if q.topic)
