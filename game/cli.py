@@ -158,7 +158,7 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
             except SaveError as exc:
                 notices = [f"Could not continue: {exc}. A new game starts."]
         else:
-            notices += start_fresh(session, autosave, f"'load {autosave}-previous'")
+            notices += start_fresh(session, autosave, "type 'load {slot}' to go back to it")
     region = pack.region(pack.nodes[engine.state.node].region)
     if region:
         print(region.banner)

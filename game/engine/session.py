@@ -459,10 +459,15 @@ class GameSession:
 
 
 def start_fresh(session: GameSession, autosave: str, how_to_load: str) -> list[str]:
-    """A new game never overwrites the last one: the session autosaves to ``autosave``, whose last game is first set
-    aside as ``<autosave>-previous`` (``SlotStore.set_aside``: the save that reads, slot or backup, copied and read
-    back before anything is deleted). When it cannot be set aside, the new game saves to a slot of its own and the
-    last one stays where it is. The TUI and ``storyecho play`` both start a new game through here.
+    """A new game never overwrites an old one: the session autosaves to ``autosave``, whose last game is first set
+    aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``: the save that reads, slot or
+    backup, copied to a slot no game has, read back before anything is deleted; a game with no turns is not kept).
+    When it cannot be set aside, the new game saves to a slot of its own and the last one stays where it is. The
+    TUI and ``storyecho play`` both start a new game through here. Saves set aside by older versions, in
+    ``<autosave>-previous``, are left as they are.
+
+    Args:
+        how_to_load: how the player loads a slot, told after its name; ``{slot}`` in it becomes the slot's name.
 
     Returns:
         What the player should be told.
@@ -471,16 +476,17 @@ def start_fresh(session: GameSession, autosave: str, how_to_load: str) -> list[s
     slots = session.slots
     if slots is None or not slots.exists(autosave):
         return []
-    kept = f"{autosave}-previous"
     try:
-        slots.set_aside(autosave, kept)
+        kept = slots.set_aside(autosave, f"{autosave}-previous")
     except SaveError as exc:
         session.slot = f"{autosave}-{session.engine.memory.session_id}"
         return [
             f"A new game. Your last one could not be set aside ({exc}); it stays in slot {autosave!r}, "
             f"and this game saves to {session.slot!r}."
         ]
-    return [f"A new game. Your last one is kept in slot {kept!r} ({how_to_load})."]
+    if kept is None:  # the last game had no turns: nothing to go back to
+        return []
+    return [f"A new game. Your last one is kept in slot {kept!r} ({how_to_load.replace('{slot}', kept)})."]
 
 
 def _at(moment: Moment) -> str:

@@ -25,8 +25,8 @@ import secrets
 import shutil
 import stat
 import time
-from datetime import datetime
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from game.files import sync_folder, write_synced
@@ -39,6 +39,12 @@ STALE_TEMP_S = 600.0
 """A temporary file older than this is a leftover of a killed writer and is removed."""
 _TEMP = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}\.json(?:\.bak)?\.\d+\.[0-9a-f]{8}\.tmp")
 """The names of the game's own temporary files: ``.<slot>.json.<pid>.<8 hex>.tmp`` and the backup's, with ``.bak``."""
+SET_ASIDE_TRIES = 100
+"""How many numbered slots :meth:`SlotStore.set_aside` tries when other processes take the ones it picks."""
+
+
+class SlotTaken(SaveError):
+    """A write meant for a new slot found the slot already there (``SlotStore.write(..., new=True)``)."""
 
 
 @dataclass(frozen=True)
@@ -111,10 +117,12 @@ class SlotStore:
         return self.path(name).exists() or self.backup_path(name).exists()
 
     # ---------------------------------------------------------------- write
-    def write(self, name: str, data: bytes) -> Path:
-        """Write ``data`` to the slot atomically, keeping the previous version as the backup.
+    def write(self, name: str, data: bytes, *, new: bool = False) -> Path:
+        """Write ``data`` to the slot atomically, keeping the previous version as the backup; with ``new``, only
+        to a slot that does not exist yet (a hard link claims it: two processes never both get it).
 
         Raises:
+            SlotTaken: ``new`` and the slot (or its backup) is there; it is left as it was.
             SaveError: the disk is full, the folder is read-only, ...; the
                 previous save is left as it was.
         """
@@ -127,9 +135,14 @@ class SlotStore:
         temp = self.root / f".{name}{SLOT_SUFFIX}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
             write_synced(temp, data, exclusive=True)
-            if path.exists() and self._readable(name, path):  # a backup is only ever a save that reads: a
-                self._keep_backup(path, self.backup_path(name))  # damaged slot is replaced, its good backup stays
-            os.replace(temp, path)
+            if new:
+                if self.backup_path(name).exists() or not _claim(temp, path):
+                    temp.unlink()
+                    raise SlotTaken(f"there is already a save named {name!r}")
+            else:
+                if path.exists() and self._readable(name, path):  # a backup is only ever a save that reads: a
+                    self._keep_backup(path, self.backup_path(name))  # damaged slot is replaced, its good backup
+                os.replace(temp, path)  # stays
             sync_folder(self.root)
             info = path.stat()
             self._written[name] = (info.st_mtime_ns, info.st_size)
@@ -173,26 +186,59 @@ class SlotStore:
                 if temp.stat().st_mtime < cutoff:
                     temp.unlink()
 
-    def set_aside(self, name: str, kept: str) -> None:
-        """Move the save in slot ``name`` to slot ``kept``: the save that reads (the slot's file, else its backup)
-        is copied, the copy is read back, and only then is ``name`` deleted.
+    def set_aside(self, name: str, prefix: str) -> str | None:
+        """Move the game in slot ``name`` to a new slot ``<prefix>-<n>`` (``n`` one past the highest already
+        used, so set-aside games sort in the order they were played) and return its name. No slot is ever
+        overwritten: each game set aside gets its own. The save that reads and has turns (the slot's file, else
+        its backup) is copied, the copy is read back, and only then is ``name`` deleted. A game with no turns is
+        not worth a slot: ``name`` is deleted and the answer is None.
 
         Raises:
-            SaveError: neither the slot nor its backup is a save, or the copy failed; nothing was deleted.
+            SaveError: neither the slot nor its backup is a save, ``<prefix>-<n>`` is not a slot name, or the copy
+                failed; nothing was deleted.
         """
-        source = self.path(name)
-        if not _valid(source):
-            source = self.backup_path(name)
-            if not _valid(source):
-                raise SaveError(f"slot {name!r} and its backup are both damaged")
-        try:
-            data = source.read_bytes()
-        except OSError as exc:
-            raise SaveError(f"cannot read slot {name!r}: {exc.strerror or exc}") from None
-        self.write(kept, data)
-        if not _valid(self.path(kept)):
-            raise SaveError(f"the copy in slot {kept!r} does not read back")
-        self.delete(name)
+        data = self._worth_keeping(name)
+        if data is None:
+            self.delete(name)
+            return None
+        first = 1 + max((int(n) for n in self._numbers(prefix)), default=0)
+        for number in range(first, first + SET_ASIDE_TRIES):
+            kept = f"{prefix}-{number}"
+            try:
+                self.write(kept, data, new=True)
+            except SlotTaken:  # another StoryEcho took it a moment ago: the next one
+                continue
+            if not _valid(self.path(kept)):
+                raise SaveError(f"the copy in slot {kept!r} does not read back")
+            self.delete(name)
+            return kept
+        raise SaveError(f"no free slot named {prefix!r}-<n> after {SET_ASIDE_TRIES} tries")
+
+    def _worth_keeping(self, name: str) -> bytes | None:
+        """The bytes of the game in slot ``name``: its file when that reads and has turns, else its backup when
+        that does; None when what reads has no turns (a game never played).
+
+        Raises:
+            SaveError: neither the slot nor its backup is a save.
+        """
+        readable = False
+        for source in (self.path(name), self.backup_path(name)):
+            try:
+                data = _read_bytes(source)
+                save = decode(data)
+            except SaveError:
+                continue
+            if save.turn > 0:
+                return data
+            readable = True
+        if not readable:
+            raise SaveError(f"slot {name!r} and its backup are both damaged")
+        return None
+
+    def _numbers(self, prefix: str) -> list[str]:
+        """The ``n`` of every slot named ``<prefix>-<n>``."""
+        pattern = re.compile(rf"{re.escape(prefix)}-(\d{{1,9}})")
+        return [m.group(1) for m in map(pattern.fullmatch, self._names()) if m]
 
     def branch(self, name: str, turn: int, new: str) -> Loaded:
         """Save the game in slot ``name`` as it was after ``turn`` to a new slot ``new`` (``format.branch``);
@@ -289,6 +335,11 @@ class SlotStore:
 
 def read_save(path: Path) -> SaveFile:
     """Read and validate one save file, checking its size before reading it."""
+    return decode(_read_bytes(path))
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of one save file (not empty, not over the size cap), checking its size before reading it."""
     try:  # non-blocking open: a FIFO or device named like a slot must not hang the game
         with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -302,7 +353,24 @@ def read_save(path: Path) -> SaveFile:
         raise SaveError(f"cannot read {path.name}: {exc.strerror or exc}") from None
     if not data:
         raise SaveError("the file is empty")
-    return decode(data)
+    return data
+
+
+def _claim(temp: Path, path: Path) -> bool:
+    """Give ``temp``'s file the name ``path`` unless a file has it (then False; ``temp`` is left). A hard link
+    fails when ``path`` exists, even when another process makes it at the same moment; where there are no hard
+    links, a check then a rename."""
+    try:
+        os.link(temp, path)
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links on this file system
+        if path.exists():
+            return False
+        os.replace(temp, path)
+        return True
+    temp.unlink()
+    return True
 
 
 def _valid(path: Path) -> bool:

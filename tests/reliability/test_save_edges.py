@@ -98,8 +98,8 @@ def test_a_new_game_sets_aside_the_good_backup_of_a_damaged_autosave(tmp_path):
     store.path("autosave-fantasy_001").write_bytes(b'{"schema_version": 1, "truncated')
     fresh = session_at(tmp_path / "saves", turns=0)
     told = start_fresh(fresh, "autosave-fantasy_001", "F3 to load it")
-    assert told == ["A new game. Your last one is kept in slot 'autosave-fantasy_001-previous' (F3 to load it)."]
-    kept = store.read("autosave-fantasy_001-previous")
+    assert told == ["A new game. Your last one is kept in slot 'autosave-fantasy_001-previous-1' (F3 to load it)."]
+    kept = store.read("autosave-fantasy_001-previous-1")
     assert kept.save.turn == 3 and not kept.from_backup
     assert not store.exists("autosave-fantasy_001") and fresh.slot == "autosave-fantasy_001"
 

@@ -1,0 +1,132 @@
+"""A new game never loses an old one (issue 33, item 1): each game a new game sets aside gets a slot of its own,
+never overwritten, listed and loadable, and the player is told which one. A game with no turns is not kept."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from game.engine.pipeline import TurnPipeline
+from game.engine.session import GameSession, start_fresh
+from game.llm.scripted import ScriptedNarrator
+from game.saves.slots import SlotStore, SlotTaken
+from game.world.loader import content_root, load_pack
+from game.world.state import new_game
+from tests.conftest import keyword_memory
+
+FANTASY = load_pack(content_root() / "fantasy_001")
+AUTOSAVE = "autosave-fantasy_001"
+HOW = "type 'load {slot}' to go back to it"
+
+
+def session_in(root: Path, seed: int = 5) -> GameSession:
+    engine = TurnPipeline(FANTASY, new_game(FANTASY, seed=seed), ScriptedNarrator(FANTASY), keyword_memory(FANTASY))
+    return GameSession(engine, SlotStore(root), slot=AUTOSAVE)
+
+
+def play_and_quit(session: GameSession, turns: int) -> str:
+    """Play ``turns`` turns and quit (the save on quit goes to the session's slot); the game's memory session id."""
+    for _ in range(turns):
+        assert session.play("look").ok
+    assert session.close() is None
+    return session.engine.memory.session_id
+
+
+def told_slot(notices: list[str]) -> str:
+    """The one slot the notices name."""
+    [notice] = notices
+    named = re.search(r"kept in slot '([^']+)'", notice)
+    assert named, notice
+    return named.group(1)
+
+
+def test_three_new_games_keep_every_previous_game(tmp_path):
+    """Was: each new game moved the autosave to ``<autosave>-previous``, overwriting the game kept there: after
+    three one-turn new games, the 12-turn game A was loadable from nowhere, and the player had been told each time
+    that it was kept in ``autosave-fantasy_001-previous``."""
+    games = [(play_and_quit(session_in(tmp_path), 12), 12)]  # game A
+    kept: list[str] = []
+    for _ in range(3):
+        fresh = session_in(tmp_path)
+        notices = start_fresh(fresh, AUTOSAVE, HOW)  # what the CLI and the Textual game call
+        slot = told_slot(notices)
+        session_id, turns = games[-1]
+        held = SlotStore(tmp_path).read(slot).save
+        assert (held.session_id, held.turn) == (session_id, turns)  # the slot really holds the last game
+        assert f"load {slot}" in notices[0]  # and how to load it names that slot
+        assert fresh.slot == AUTOSAVE and slot not in kept
+        kept.append(slot)
+        games.append((play_and_quit(fresh, 1), 1))
+    store = SlotStore(tmp_path)
+    listed = {info.name: info for info in store.list()}
+    for slot, (session_id, turns) in zip(kept, games, strict=False):
+        assert listed[slot].turn == turns and not listed[slot].error  # every game set aside is listed
+        assert store.read(slot).save.session_id == session_id
+    a = store.read(kept[0]).save
+    assert a.turn == 12 and a.history is not None and len(a.history.turns) == 12  # game A, loadable with its 12 turns
+    back = session_in(tmp_path)
+    back.load(kept[0])
+    assert back.engine.state.turn == 12 and back.play("look").ok
+    assert store.read(AUTOSAVE).save.turn == 1  # the last new game, still where the next start looks
+
+
+def test_a_game_with_no_turns_is_not_kept(tmp_path):
+    """An autosave at turn 0 holds nothing to go back to: the new game replaces it, and no slot fills up."""
+    empty = session_in(tmp_path)
+    empty.save(AUTOSAVE, kind="autosave")
+    empty.close(save=False)
+    fresh = session_in(tmp_path)
+    assert start_fresh(fresh, AUTOSAVE, HOW) == []
+    assert [info.name for info in SlotStore(tmp_path).list()] == []
+    assert fresh.slot == AUTOSAVE
+
+
+def test_a_slot_named_previous_from_the_current_version_stays_loadable_and_is_never_overwritten(tmp_path):
+    """Saves written by the last version kept the set-aside game in ``<autosave>-previous``: it still loads, and a
+    new game sets the next one aside elsewhere."""
+    old_id = play_and_quit(session_in(tmp_path, seed=7), 4)
+    store = SlotStore(tmp_path)
+    store.write(f"{AUTOSAVE}-previous", store.path(AUTOSAVE).read_bytes())  # as the current version left it
+    store.delete(AUTOSAVE)
+    play_and_quit(session_in(tmp_path), 3)
+    slot = told_slot(start_fresh(session_in(tmp_path), AUTOSAVE, HOW))
+    assert slot != f"{AUTOSAVE}-previous" and store.read(slot).save.turn == 3
+    legacy = store.read(f"{AUTOSAVE}-previous").save
+    assert legacy.turn == 4 and legacy.session_id == old_id
+    back = session_in(tmp_path)
+    back.load(f"{AUTOSAVE}-previous")
+    assert back.engine.state.turn == 4
+
+
+def test_a_slot_at_turn_zero_over_a_backup_with_turns_keeps_the_backup(tmp_path):
+    """The slot reads at turn 0 but its backup holds turns (a game undone to its start, say): the turns are kept."""
+    store = SlotStore(tmp_path)
+    empty = session_in(tmp_path)
+    empty.save("start")
+    empty.close(save=False)
+    played = session_in(tmp_path)
+    played.play("look")
+    played.play("look")
+    played.save(AUTOSAVE, kind="autosave")
+    played.close(save=False)
+    store.write(AUTOSAVE, store.path("start").read_bytes())  # the turn-2 save is now the backup
+    store.delete("start")
+    slot = told_slot(start_fresh(session_in(tmp_path), AUTOSAVE, HOW))
+    assert store.read(slot).save.turn == 2 and not store.exists(AUTOSAVE)
+
+
+def test_a_new_slot_is_never_written_over(tmp_path):
+    """``write(new=True)`` refuses a slot that is there (its file or only its backup); set_aside goes past it."""
+    play_and_quit(session_in(tmp_path), 2)
+    store = SlotStore(tmp_path)
+    data = store.path(AUTOSAVE).read_bytes()
+    with pytest.raises(SlotTaken):
+        store.write(AUTOSAVE, b"other", new=True)
+    assert store.path(AUTOSAVE).read_bytes() == data
+    store.backup_path(f"{AUTOSAVE}-previous-1").write_bytes(data)  # a slot whose file is gone, its backup left
+    with pytest.raises(SlotTaken):
+        store.write(f"{AUTOSAVE}-previous-1", data, new=True)
+    assert store.set_aside(AUTOSAVE, f"{AUTOSAVE}-previous") == f"{AUTOSAVE}-previous-2"
+    assert not list(tmp_path.glob(".*.tmp"))
