@@ -37,7 +37,7 @@ from game.world.describe import help_text, inventory_text, node_text, npc_now, q
 from game.world.intent import nothing_to_fight
 from game.world.parser import Command, parse
 from game.world.rules import AppliedEffect, Outcome, Reading, RejectedEffect, Rules
-from game.world.state import GameState
+from game.world.state import MAX_TURN, GameState
 
 log = logging.getLogger("storyecho.engine")
 
@@ -149,6 +149,10 @@ class TurnPipeline:
         if self.state.ending:
             return self._failed(
                 command, "The story has ended. 'undo' takes the ending back; or load a save, or start a new game."
+            )
+        if self.state.turn >= MAX_TURN:  # the most turns a save holds (issue 33): the game stays loadable
+            return self._failed(
+                command, f"This game has reached its last turn ({MAX_TURN:,}); load a save or start anew."
             )
         if not action.strip():
             return self._failed(command, "Type an action, or 'help'.")

@@ -46,6 +46,7 @@ from game.memory.effect_facts import effect_fact
 from game.memory.guard import looks_like_instruction, quotes, system_words
 from game.memory.player_facts import PLAYER_TEMPLATES, clean, player_facts
 from game.memory.records import BibleEntry, EntryType, MemoryNote, MemoryState
+from game.memory.records import ReviewAction as ReviewAction
 from game.text import mentions, slug
 from game.world.content import ContentPack
 
@@ -55,7 +56,6 @@ NOTE_MAX_IMPORTANCE = 80
 THREAD_MAX_AGE_TURNS = 150
 """A promise thread older than this is archived at the next consolidation."""
 Outcome = Literal["created", "skipped", "superseded", "rejected", "disputed"]
-ReviewAction = Literal["accept", "reject", "pin", "unpin", "archive"]
 REVIEW_ACTIONS: tuple[str, ...] = get_args(ReviewAction)
 ACCEPTABLE: tuple[str, ...] = ("candidate", "disputed", "rejected")
 """Statuses the player may accept (make active)."""

@@ -44,6 +44,7 @@ from game.memory.query import QueryRewriter
 from game.memory.recall import ScoredMemory
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
 from game.memory.retrieval import MemoryRecall
+from game.memory.reviews import keep, reapply
 from game.memory.settings import MemoryConfig
 from game.memory.stores import VectorStore
 from game.memory.turns import episode_of
@@ -111,6 +112,8 @@ class GameMemory:
         self.bible_version += 1
         self.state = state
         self.bible = StoryBible(state, self.pack) if self.pack else None
+        if self.bible is not None:
+            reapply(state, self.bible)  # the player's reviews hold on any moment returned to (``reviews.py``)
         self.memories = HybridIndex("memories", self.store, self.embedder, namespace=state.session_id)
         self.history = HybridIndex("history", self.store, self.embedder, namespace=state.session_id)
 
@@ -294,7 +297,8 @@ class GameMemory:
                         f"{e.canonical_key}: {o} ({e.reason})" for e, o in notes if o in ("rejected", "disputed")
                     ]
                     results = notes + self.bible.from_effects(record.applied, record.turn, episode.node)
-                    changed = [entry for entry, _ in results]
+                    made = {entry.id for entry in self.state.bible[checkpoint.bible :]}  # ids an undo may reuse
+                    changed = [entry for entry, _ in results] + reapply(self.state, self.bible, made)
             except Exception:
                 log.warning("recording turn %d failed; memory is left as it was", record.turn)
                 self.state.rollback(checkpoint)
@@ -394,6 +398,7 @@ class GameMemory:
             if self.bible is None:
                 raise ValueError("This game has no Story Bible.")
             changed = self.bible.review(entry_id, action, turn)
+            keep(self.state, changed[0], action, turn)
             self._index_bible_changes(changed)
             reviewed = changed[0].model_copy(deep=True)
         self._schedule_embedding()

@@ -27,6 +27,8 @@ EntryType = Literal[
     "safety_rule",
 ]
 EntryStatus = Literal["candidate", "active", "superseded", "disputed", "archived", "rejected"]
+ReviewAction = Literal["accept", "reject", "pin", "unpin", "archive"]
+"""What the player may do to a Story Bible entry (``StoryBible.review``)."""
 ENTRY_TYPES: tuple[str, ...] = EntryType.__args__  # type: ignore[attr-defined]
 Turn = Annotated[int, Field(ge=0, le=MAX_TURN)]
 """A turn number, bounded like the game's (a save is checked at load, issue 22)."""
@@ -167,6 +169,19 @@ class Summary(BaseModel):
         return f"[Turn {self.turn}] {self.text}"
 
 
+class Review(BaseModel):
+    """One review the player made of a Story Bible entry (``reviews.py``): the player's, not a turn's, so it is
+    made again on memory returned to any moment (undo, redo, retry, a branch)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entry: str = Field(description="Id of the entry reviewed")
+    key: str = Field(description="Its canonical key and content: an entry of that id made anew must say the same")
+    content: str
+    action: ReviewAction
+    turn: Turn = Field(description="Game turn the review was made at")
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """Enough of a :class:`MemoryState` to take back what was appended after it."""
@@ -198,6 +213,9 @@ class MemoryState(BaseModel):
     )
     next_entry: Count = 1
     pending_vectors: list[str] = Field(default=[], description="ids still waiting for their vector")
+    reviews: list[Review] = Field(
+        default=[], description="the player's Story Bible reviews, latest last (older saves: none kept apart)"
+    )
 
     def frozen(self, previous: MemoryState | None = None) -> MemoryState:
         """A copy of this state as it stands, for undo and branches, that shares what never changes: logged
@@ -205,7 +223,8 @@ class MemoryState(BaseModel):
         entries unchanged since it. Never change a frozen copy; :meth:`thawed` gives one to play on.
 
         A copy costs a pointer per episode and entry (the Bible list is append-only, so entry ``i`` of
-        ``previous`` is entry ``i`` here, changed or not)."""
+        ``previous`` is entry ``i`` here, changed or not). The player's :attr:`reviews` are not a moment's: every
+        copy shares this state's list, so a review made at any time is in every moment (``reviews.py``)."""
         old = previous.bible if previous is not None else []
         bible = [
             old[i] if i < len(old) and old[i].__dict__ == entry.__dict__ else entry.model_copy()
@@ -217,6 +236,7 @@ class MemoryState(BaseModel):
                 "summaries": list(self.summaries),
                 "bible": bible,
                 "pending_vectors": list(self.pending_vectors),
+                "reviews": self.reviews,  # shared on purpose (see above)
             }
         )
 
@@ -228,6 +248,7 @@ class MemoryState(BaseModel):
                 "summaries": list(self.summaries),
                 "bible": [entry.model_copy() for entry in self.bible],
                 "pending_vectors": list(self.pending_vectors),
+                "reviews": self.reviews,  # the player's, shared by every copy (:meth:`frozen`)
             }
         )
 
@@ -236,7 +257,8 @@ class MemoryState(BaseModel):
         ``storyecho slots branch``): the episodes and summaries up to ``turn``, the Story Bible entries made by
         then, each with the status it had (a fact superseded, archived or rejected later is active again).
 
-        What no turn dates is kept as it is: a player's pin, and the entry counter (ids stay unique)."""
+        What no turn dates is kept as it is: a player's pin, the player's :attr:`reviews` (made again when memory
+        is restored from the copy, ``reviews.py``), and the entry counter (ids stay unique)."""
         bible = []
         for entry in self.bible:
             if entry.source_turn > turn:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,7 +26,8 @@ Turns = Annotated[int, Field(ge=0, le=MAX_TURN)]
 Affinity = Annotated[int, Field(ge=-100, le=100)]
 """Every number of the saved state is bounded (issue 22): a save is checked at load, so a hostile one that holds
 ``exp: 9e18`` or ``gold: 2**64`` is refused with a message instead of loading a game that hangs or cannot be saved
-again."""
+again. Play keeps to the same bounds (:meth:`GameState.keep_in_bounds`, issue 33): whatever a save accepts, the
+game played on from it saves again."""
 
 
 _SAVED = ConfigDict(extra="forbid")
@@ -104,6 +106,39 @@ class GameState(BaseModel):
 
     def snapshot(self) -> GameState:
         return self.model_copy(deep=True)
+
+    def keep_in_bounds(self) -> None:
+        """Bring every bounded number back within the bounds a save is checked against (the fields' own: one set
+        for load and play), and HP within max HP (``saves.format.check_against``). The rules call it after each
+        turn: experience and money stop at the most there is, a level-up past the most HP and stats there are
+        still raises the level."""
+        _clamp(self, _int_bounds(GameState))
+        if self.combat is not None:
+            _clamp(self.combat, _int_bounds(CombatState))
+        self.hp = min(self.hp, self.max_hp)
+
+
+@cache
+def _int_bounds(model: type[BaseModel]) -> dict[str, tuple[int | None, int | None]]:
+    """The integer fields of ``model`` with their bounds, the least and the most value allowed (read from the
+    schema a save is checked with, once, on the first turn: not at import, which the title screen waits for)."""
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for name, field in model.model_json_schema()["properties"].items():
+        low, high = field.get("minimum"), field.get("maximum")
+        if "exclusiveMaximum" in field:
+            high = field["exclusiveMaximum"] - 1
+        if field.get("type") == "integer" and (low is not None or high is not None):
+            out[name] = (low, high)
+    return out
+
+
+def _clamp(model: BaseModel, bounds: dict[str, tuple[int | None, int | None]]) -> None:
+    for name, (low, high) in bounds.items():
+        value = model.__dict__[name]  # a saved model's fields are its attributes (``records.model_fields``)
+        if low is not None and value < low:
+            setattr(model, name, low)
+        elif high is not None and value > high:
+            setattr(model, name, high)
 
 
 def new_game(pack: ContentPack, seed: int = 0, player_name: str | None = None) -> GameState:

@@ -62,6 +62,7 @@ class Rules:
             combat.stalk(self.pack, state, out)  # time passes: an aggressive enemy left alone comes closer
         state.turn += 1
         state.clock_minutes += MINUTES_PER_TURN
+        state.keep_in_bounds()  # what a save accepts, a turn keeps to (issue 33)
         return out
 
     def _asked(self, state: GameState, effects: Effects, reading: Reading, out: Outcome) -> Effects:
@@ -123,6 +124,7 @@ class Rules:
             quests.check_claim(pack, state, update.quest, update.objective, out)
         if effects.ending:
             growth.claim_ending(pack, state, effects.ending, out)
+        state.keep_in_bounds()
         return out
 
     def consequences(self, state: GameState, out: Outcome, affinity_before: dict[str, int]) -> None:

@@ -1,0 +1,100 @@
+"""Bounds that agree (issue 33, item 4): whatever a save accepts, play keeps in range and saves again.
+
+Was: a save with exp 1e9 loaded and played, but its first level-up took max HP and the stats past what a save
+accepts, so every save written afterwards was refused at load. The bounds are the saved state's own
+(``game/world/state.py``); the rules keep a played turn within them (``Rules.resolve_turn``).
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from game.engine.pipeline import TurnPipeline
+from game.engine.session import GameSession
+from game.llm.scripted import ScriptedNarrator
+from game.saves.format import encode
+from game.saves.slots import SlotStore
+from game.world.effects import Effects
+from game.world.loader import content_root, load_pack
+from game.world.rules import Rules
+from game.world.state import MAX_AMOUNT, MAX_STAT, MAX_TURN, GameState, new_game
+from tests.conftest import keyword_memory
+
+EXTREME = {
+    "exp": MAX_AMOUNT,
+    "gold": MAX_AMOUNT,
+    "strength": MAX_STAT,
+    "agility": MAX_STAT,
+    "intelligence": MAX_STAT - 1,
+    "max_hp": MAX_STAT,
+    "hp": MAX_STAT,
+    "clock_minutes": MAX_AMOUNT - 5,
+}
+"""The largest values a save accepts (level 1: the first turn levels up by ten million)."""
+
+
+@pytest.fixture(scope="module")
+def fantasy():
+    return load_pack(content_root() / "fantasy_001")
+
+
+def session(pack, root) -> GameSession:
+    engine = TurnPipeline(pack, new_game(pack, seed=5), ScriptedNarrator(pack), keyword_memory(pack))
+    return GameSession(engine, SlotStore(root), autosave_every=0)
+
+
+def write(game: GameSession, name: str, **fields: object) -> None:
+    """Save ``game`` to slot ``name`` with its state's ``fields`` replaced (as a file may hold them)."""
+    doc = orjson.loads(encode(game.engine.pack, game.engine.state, game.engine.memory.export_state()))
+    doc["game"].update(fields)
+    assert game.slots is not None
+    game.slots.write(name, orjson.dumps(doc))
+
+
+def test_a_save_at_the_bounds_plays_a_fight_and_a_level_up_and_saves_again(fantasy, tmp_path):
+    first = session(fantasy, tmp_path)
+    assert first.play("look").ok
+    write(first, "extreme", node="misty_path", **EXTREME)
+
+    game = session(fantasy, tmp_path)
+    game.load("extreme")
+    assert game.engine.state.exp == MAX_AMOUNT
+    for action in ["look", "attack the mist wolf", "attack the mist wolf", "look"]:
+        assert game.play(action).ok, action
+    state = game.engine.state
+    assert "defeated:mist_wolf" in state.flags  # the fight was won (its exp and gold on top of the most there is)
+    assert state.level > 1  # and the player levelled up
+    game.save("after")
+    again = session(fantasy, tmp_path)
+    again.load("after")  # was: SaveError "damaged save: game.max_hp: Input should be less than or equal to 100000"
+    assert again.engine.state == state
+    assert again.play("look").ok
+
+
+def test_every_bounded_number_stays_in_bounds_after_a_turn_at_its_limit(fantasy):
+    """The rules' one door keeps every number of the state where a save accepts it."""
+    rules = Rules(fantasy)
+    state = new_game(fantasy, seed=5)
+    for field, value in EXTREME.items():
+        setattr(state, field, value)
+    state.level = 1
+    for _ in range(3):
+        rules.resolve_turn(state, Effects(exp_delta=5, rest=True))
+    GameState.model_validate(state.model_dump())  # what a load checks
+    assert state.exp == MAX_AMOUNT and state.max_hp == MAX_STAT and state.hp <= state.max_hp
+    assert state.strength == MAX_STAT and state.level == 1 + MAX_AMOUNT // 100
+
+
+def test_a_game_at_the_last_turn_is_told_so_and_still_saves(fantasy, tmp_path):
+    first = session(fantasy, tmp_path)
+    assert first.play("look").ok
+    write(first, "last", turn=MAX_TURN - 1)
+    game = session(fantasy, tmp_path)
+    game.load("last")
+    assert game.play("look").ok and game.engine.state.turn == MAX_TURN
+    refused = game.play("look")
+    assert not refused.ok and "last turn" in refused.narration
+    assert game.engine.state.turn == MAX_TURN
+    game.save("at-the-end")
+    session(fantasy, tmp_path).load("at-the-end")
