@@ -105,14 +105,6 @@ def _block(name: str, text: str) -> PromptBlock:
     return PromptBlock(name=name, text=text, tokens=estimate_tokens(text))
 
 
-def system_prompt(pack: ContentPack, synopsis: str = "") -> str:
-    """The persona and the safety line, then the synopsis: the system prompt of a turn without memory blocks."""
-    text = persona_text(pack)
-    if synopsis:
-        text += f"\n\n{synopsis_text(synopsis)}"
-    return text
-
-
 def persona_text(pack: ContentPack) -> str:
     return f"{pack.story.persona}\n\n{DATA_NOT_ORDERS}"
 

@@ -103,10 +103,6 @@ class Question:
     def topic_words(self) -> frozenset[str]:
         return frozenset(keywords(self.topic))
 
-    def search_text(self, fallback: str) -> str:
-        """What recall searches for: the topic when there is one (so its words weigh), else the question."""
-        return self.topic or fallback
-
 
 def read_question(action: str | Reading, query: QueryRewriter) -> Question | None:
     """The question ``action`` asks about the past, None when it asks none (a command, or a question about now:

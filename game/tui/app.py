@@ -92,7 +92,6 @@ class StoryEchoApp(HoldsLogs, App[None]):
         self.loading: tuple[str, int, int] = ("Starting", 0, 0)
         self.saved_turn = 0
         """The turn of the last save of this game (quit asks first when the game is past it)."""
-        self.results: list[TurnResult] = []
         for theme in THEMES:
             self.register_theme(theme)
         # The title's theme is set without its watcher, as App.__init__ sets its default: no stylesheet has been
@@ -340,7 +339,6 @@ class StoryEchoApp(HoldsLogs, App[None]):
         session = self.session
         if session is None:
             return
-        self.results.append(result)
         state = session.engine.state
         if result.meta in ("save", "load") and result.ok:
             self.saved_turn = state.turn

@@ -223,13 +223,6 @@ class BibleView(Vertical):
         self.status_filter = BIBLE_FILTERS[(BIBLE_FILTERS.index(self.status_filter) + 1) % len(BIBLE_FILTERS)]
         self.refresh_entries()
 
-    def set_filter(self, status: str) -> None:
-        """Show only entries of ``status`` (one of ``BIBLE_FILTERS``)."""
-        if status not in BIBLE_FILTERS:
-            raise ValueError(f"unknown filter {status!r}; one of {', '.join(BIBLE_FILTERS)}")
-        self.status_filter = status
-        self.refresh_entries()
-
 
 def _clip(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[: chars - 1] + "…"

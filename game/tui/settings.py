@@ -183,25 +183,6 @@ def _target(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def write_config(path: Path, updates: Mapping[str, Any]) -> Path:
-    """Merge ``updates`` into the TOML file ``path`` (created if missing) and replace it atomically.
-
-    A None value removes its key. Nothing is validated: see :func:`save_settings`.
-
-    Raises:
-        ConfigError: the existing file is not valid TOML, or the file cannot be written.
-    """
-    target = _target(path)
-    text = dump_toml(merge(read_config(target), updates))
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp = _write_beside(target, text)
-        os.replace(temp, target)
-    except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
-
-
 def save_settings(path: Path, updates: Mapping[str, Any]) -> Settings:
     """Merge ``updates`` into the config file, if the result loads; the settings it now gives.
 

@@ -9,13 +9,17 @@ demand.
 
 from __future__ import annotations
 
+import gc
 import json
 import time
+import weakref
 from pathlib import Path
 
 from textual.widgets import RichLog
 
+import game.engine.session as session_module
 from game.config import load_settings
+from game.engine.pipeline import TurnResult
 from game.engine.session import GameSession
 from game.saves.slots import SlotStore
 from game.tui.app import StoryEchoApp
@@ -234,6 +238,31 @@ async def test_an_autosave_is_told_once_it_is_written_after_its_turn(tmp_path):
             pilot, lambda: any("Autosaved at turn 5" in n.message for n in app._notifications), what="the toast"
         )
         assert SlotStore(settings.data_dir).read("autosave-fantasy_001").save.turn == 5
+
+
+async def test_the_app_holds_no_turn_results_beyond_the_sessions_bounded_history(tmp_path, monkeypatch):
+    """Issue 33: the app kept every turn's result in a list nothing read (about 51 MB per 1,000 turns). The
+    results of the turns played stay alive only while ``GameSession.history`` (at most HISTORY_LIMIT) keeps them."""
+    monkeypatch.setattr(session_module, "HISTORY_LIMIT", 2)
+    told: list[weakref.ref[TurnResult]] = []
+    turn_played = StoryEchoApp.turn_played
+
+    def spy(app: StoryEchoApp, result: TurnResult) -> None:
+        told.append(weakref.ref(result))
+        turn_played(app, result)
+
+    monkeypatch.setattr(StoryEchoApp, "turn_played", spy)
+    app = StoryEchoApp(settings_for(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await new_game(pilot, 0)
+        for _ in range(6):
+            await play(pilot, "look")
+        await pilot.pause(0.1)
+        gc.collect()
+        kept = {id(result) for result in app.session.history}
+        alive = [result for ref in told if (result := ref()) is not None and id(result) not in kept]
+        assert len(told) == 6 and len(app.session.history) == 2
+        assert alive == [], f"{len(alive)} results of turns the session's history let go are still held"
 
 
 async def test_a_failed_narrator_shows_a_message_and_the_game_goes_on(tmp_path):
