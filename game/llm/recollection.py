@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from game.llm.base import PromptBundle
 from game.memory.base import MemoryBlock, MemoryItem
+from game.memory.people import RECOLLECTION
 from game.memory.player_facts import PLAYER_TEMPLATES
 from game.memory.records import unquoted
 from game.text import best_match, keywords
@@ -41,7 +42,6 @@ _EPISODE = re.compile(
     r"^Turn (?P<turn>\d+)(?: at (?P<place>[^:]+))?: player: (?P<action>.*?) \| (?P<narration>.*)$", re.S
 )
 _LOGGED_TURN = re.compile(r"\bTurn (?P<turn>\d+)(?: at (?P<place>[^:]+))?: (?:player: )?(?P<action>[^.|]*)[.|]\s*")
-_RECOLLECTION = re.compile(r"^(?:You recall\b|You search your memory)")
 _TO_YOU = {"me": "you", "my": "your", "myself": "yourself", "mine": "yours", "i": "you", "i'm": "you're", "am": "are"}
 _QUOTE = re.compile(r'"(?P<said>[^"]{3,})"?')
 
@@ -220,7 +220,7 @@ class Recollection:
         if logged:
             when = int(logged.group("turn"))
             narration = logged.group("narration").strip()
-            if _RECOLLECTION.match(narration):
+            if RECOLLECTION.match(narration):
                 return [], when
             said = self._action_sentence(logged.group("action"), logged.group("place") or "")
             parts = [said] if said else []

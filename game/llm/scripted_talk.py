@@ -160,13 +160,13 @@ class Conversation(StoryReader):
         if re.search(r"\bwhere am i\b", question):
             return node_text(state, self.pack)
         asked = read_question(command.text or question, self.query)
-        events = asked is not None and asked.about_past and asked.speaker is None and not asked.topic
-        if events and asked is not None and (asked.event or asked.order):
-            return told_events(asked, bundle, self.pack)
-        if asked is not None and asked.about_past and asked.topic and asked.speaker is None:
-            answer = self._who_said(asked.topic, bundle)
-            if answer:
-                return answer
+        if asked is not None and asked.about_past and asked.speaker is None:  # about the player's past, no speaker
+            if asked.topic:
+                answer = self._who_said(asked.topic, bundle)
+                if answer:
+                    return answer
+            elif asked.event or asked.order:
+                return told_events(asked, bundle, self.pack)
         told = _TOLD_ME.search(question)
         speaker = best_match(told.group("who"), self._npc_names(self.pack.npcs)) if told else None
         if speaker is not None:
