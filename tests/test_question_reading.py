@@ -48,6 +48,8 @@ NOT_ABOUT_THE_PAST = [
     "take the tonic",
     'say "what did you do?"',
     "I will never kneel",
+    "tell me what you know about hal",
+    "garrick, what did you see?",
 ]
 
 

@@ -68,6 +68,7 @@ _REMIND = re.compile(r"^(?:remind me|recall|remember|tell me again|tell me (?=(?
 _WHEN = re.compile(r"\bwhen\s+(?:i|we)\s+(?P<verb>\w+)")
 _DONE = re.compile(r"\b(?:finish|finished|complete|completed|done|solved|fulfilled)\b")
 _WHO = re.compile(r"^(?:who|whom)\b")
+_ADDRESSED = re.compile(r"\b(?:you|your|yours|yourself)\b")
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,9 @@ def read_question(action: str | Reading, query: QueryRewriter) -> Question | Non
     if not asked and not remind:
         return None
     clause = asked[0].text if asked else _REMIND.sub("", text).strip()
-    about_past = bool(_PAST.search(clause) or _MEMORY.search(clause) or remind)
+    # asked of someone ("tell me what you know about Hal", "garrick, what did you see?"): they answer, not memory
+    addressed = _ADDRESSED.search(clause) is not None
+    about_past = not addressed and bool(_PAST.search(clause) or _MEMORY.search(clause) or remind)
     speaker = _speaker(clause, query)
     about = _ABOUT.search(clause)
     topic = about.group("topic").strip() if about else ""
@@ -132,7 +135,7 @@ def read_question(action: str | Reading, query: QueryRewriter) -> Question | Non
     wants = "where" if _WHERE.match(clause) else "who" if _WHO.match(clause) else ""
     return Question(
         text=reading.text,
-        about_past=about_past or bool(speaker or event),
+        about_past=about_past or (not addressed and bool(speaker or event)),
         speaker=speaker,
         topic=topic,
         topic_ids=topic_ids,
