@@ -155,7 +155,8 @@ async def test_the_turn_before_an_ending_can_be_reached_after_the_ending_is_auto
     async with fresh.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(fresh.screen, TitleScreen), what="title")
         fresh.start_game(None, slot=AUTOSAVE)
-        await until(pilot, lambda: isinstance(fresh.screen, EndingScreen), WAIT, "the loaded ending")
+        shown = lambda: isinstance(fresh.screen, EndingScreen) and bool(fresh.screen.query("#ending-where"))  # noqa: E731
+        await until(pilot, shown, WAIT, "the loaded ending, composed")
         assert f"returns to turn {EVE}" in where(fresh.screen)
         await undo_back_to_the_eve(pilot)
         state = fresh.session.engine.state
