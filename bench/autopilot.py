@@ -32,9 +32,9 @@ from game.engine.autopilot import Autopilot
 from game.engine.pipeline import TurnPipeline
 from game.llm.local import LocalNarrator
 from game.llm.settings import LocalSettings
-from game.memory.chroma import open_chroma
-from game.memory.embedders import SentenceTransformerEmbedder
 from game.memory.manager import GameMemory
+from game.memory.vectors.chroma import open_chroma
+from game.memory.vectors.embedders import SentenceTransformerEmbedder
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game

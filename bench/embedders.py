@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 
 from bench.locomo_recall import baseline_rankings, load_conversation, ours_ranking, recall_at
-from game.memory.embedders import Embedder, SentenceTransformerEmbedder, Vectors
-from game.memory.inprocess import InProcessVectorStore
-from game.memory.onnx_embedder import OnnxEmbedder
+from game.memory.vectors.embedders import Embedder, SentenceTransformerEmbedder, Vectors
+from game.memory.vectors.inprocess import InProcessVectorStore
+from game.memory.vectors.onnx_embedder import OnnxEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo"

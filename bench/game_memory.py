@@ -54,11 +54,11 @@ import numpy as np
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
 from game.llm.scripted import ScriptedNarrator
-from game.memory import retrieval
-from game.memory.chroma import open_chroma
-from game.memory.embedders import SentenceTransformerEmbedder
 from game.memory.manager import GameMemory
+from game.memory.search import retrieval
 from game.memory.settings import MemoryConfig
+from game.memory.vectors.chroma import open_chroma
+from game.memory.vectors.embedders import SentenceTransformerEmbedder
 from game.text import DEFAULT_PROMPT_BUDGET, estimate_tokens
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack

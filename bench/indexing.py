@@ -60,8 +60,8 @@ class Counting:
 
 def other_embedder(default: Any) -> Any:
     """The other backend than ``default``'s, loaded (None when it cannot load here)."""
-    from game.memory.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
-    from game.memory.onnx_embedder import OnnxEmbedder, onnx_available
+    from game.memory.vectors.embedders import EmbedderUnavailable, SentenceTransformerEmbedder
+    from game.memory.vectors.onnx_embedder import OnnxEmbedder, onnx_available
 
     other: Any
     if isinstance(default, SentenceTransformerEmbedder):
@@ -80,9 +80,9 @@ def other_embedder(default: Any) -> Any:
 def run(quick: bool) -> dict[str, Any]:
     from game import wiring
     from game.config import load_settings
-    from game.memory.chroma import open_chroma
-    from game.memory.embedders import space_of
-    from game.memory.stores import SpaceMismatch
+    from game.memory.vectors.chroma import open_chroma
+    from game.memory.vectors.embedders import space_of
+    from game.memory.vectors.stores import SpaceMismatch
     from game.world.loader import available_stories, content_root
 
     started = time.perf_counter()

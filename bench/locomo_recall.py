@@ -44,12 +44,12 @@ import numpy as np
 
 from game.engine.prompt import compose
 from game.llm.digest import ExtractiveSummarizer
-from game.memory.chroma import open_chroma
-from game.memory.embedders import Embedder, SentenceTransformerEmbedder
-from game.memory.inprocess import InProcessVectorStore
 from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig
-from game.memory.stores import VectorStore
+from game.memory.vectors.chroma import open_chroma
+from game.memory.vectors.embedders import Embedder, SentenceTransformerEmbedder
+from game.memory.vectors.inprocess import InProcessVectorStore
+from game.memory.vectors.stores import VectorStore
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack

@@ -30,10 +30,10 @@ import numpy as np
 
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
-from game.memory.chroma import open_chroma
-from game.memory.embedders import SentenceTransformerEmbedder
 from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig
+from game.memory.vectors.chroma import open_chroma
+from game.memory.vectors.embedders import SentenceTransformerEmbedder
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 

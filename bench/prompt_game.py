@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from game.engine.session import GameSession
-from game.memory.embedders import Embedder
+from game.memory.vectors.embedders import Embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 STORY = "fantasy_001"

@@ -17,7 +17,7 @@
   counted: it builds the index, its snapshot and the embedder's cache (the
   ONNX export), which a player's second start finds on disk.
 
-  Mechanism (``game/memory/mirror.py``): Chroma is off the first turn's path.
+  Mechanism (``game/memory/vectors/mirror.py``): Chroma is off the first turn's path.
   A clean exit leaves a snapshot of the index's collections beside it
   (``<data>/.index.mirror``, with a marker that any open of the index deletes
   first), so the next start loads the vectors without importing ``chromadb``;
@@ -25,7 +25,7 @@
   in-memory copy at once and to Chroma on a writer thread that waits until
   the game is idle (or the exit) before it imports and opens Chroma. And the
   vectors of texts embedded before are remembered beside the index
-  (``game/memory/embed_cache.py``), so a new game's seeded Story Bible, which
+  (``game/memory/vectors/embed_cache.py``), so a new game's seeded Story Bible, which
   the first recall waits for, is not embedded again. What is left on the
   path beyond ``--no-embeddings`` is loading the embedder (ONNX Runtime, the
   weights' digest, the session) and the turn's own query embeddings.

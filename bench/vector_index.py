@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from game.memory.inprocess import InProcessVectorStore
+from game.memory.vectors.inprocess import InProcessVectorStore
 
 DIM = 384
 SESSIONS = 10

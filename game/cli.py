@@ -32,9 +32,9 @@ from game.engine.pipeline import TurnResult
 from game.engine.report import turn_json
 from game.engine.session import AUTOSAVE_SLOT, GameSession, start_fresh
 from game.llm.local_model import find_bundled_model
-from game.memory.chroma import ChromaVectorStore
-from game.memory.embedders import space_of
-from game.memory.foreground import FOREGROUND
+from game.memory.vectors.chroma import ChromaVectorStore
+from game.memory.vectors.embedders import space_of
+from game.memory.vectors.foreground import FOREGROUND
 from game.saves.format import SaveError
 from game.saves.slots import SlotStore
 from game.saves.transcript import transcript

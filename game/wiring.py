@@ -26,17 +26,17 @@ from game.llm.local import LocalNarrator
 from game.llm.local_model import find_bundled_model
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.scripted import ScriptedNarrator
-from game.memory.chroma import IndexBusy, open_chroma
 from game.memory.consolidation import Summarizer
-from game.memory.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
-from game.memory.embedding import Progress
-from game.memory.inprocess import InProcessVectorStore
-from game.memory.knowledge import KnowledgeBase, index_stories
 from game.memory.manager import GameMemory
-from game.memory.mirror import MirroredStore
-from game.memory.onnx_embedder import OnnxEmbedder, onnx_available
+from game.memory.search.embedding import Progress
+from game.memory.search.knowledge import KnowledgeBase, index_stories
 from game.memory.settings import MemoryConfig
-from game.memory.stores import StoreUnavailable, VectorStore
+from game.memory.vectors.chroma import IndexBusy, open_chroma
+from game.memory.vectors.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
+from game.memory.vectors.inprocess import InProcessVectorStore
+from game.memory.vectors.mirror import MirroredStore
+from game.memory.vectors.onnx_embedder import OnnxEmbedder, onnx_available
+from game.memory.vectors.stores import StoreUnavailable, VectorStore
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.text import shown_url

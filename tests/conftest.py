@@ -89,7 +89,7 @@ def keyword_memory(pack: ContentPack, **config: object) -> GameMemory:
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2 embedder, loaded once for the test session."""
-    from game.memory.embedders import SentenceTransformerEmbedder
+    from game.memory.vectors.embedders import SentenceTransformerEmbedder
 
     real = SentenceTransformerEmbedder(device="cpu")
     real.load()
@@ -99,6 +99,6 @@ def embedder():
 @pytest.fixture
 def chroma_store(tmp_path):
     """A real Chroma store persisted in a temporary folder."""
-    from game.memory.chroma import open_chroma
+    from game.memory.vectors.chroma import open_chroma
 
     return open_chroma(tmp_path / "index")

@@ -95,7 +95,7 @@ class FlakyEmbedder:
         self.broken = True
 
     def embed(self, texts):
-        from game.memory.embedders import EmbedderUnavailable
+        from game.memory.vectors.embedders import EmbedderUnavailable
 
         if self.broken:
             raise EmbedderUnavailable("GPU fell off the bus")
@@ -129,7 +129,7 @@ class BreakableStore:
 
     def _reach(self):
         if self.broken:
-            from game.memory.stores import StoreUnavailable
+            from game.memory.vectors.stores import StoreUnavailable
 
             raise StoreUnavailable("connection reset by the vector server")
 

@@ -124,7 +124,7 @@ def test_seeded_core_settings(mini_pack):
 
 
 def test_query_rewriter_separates_characters_and_places():
-    from game.memory.query import QueryRewriter
+    from game.memory.search.query import QueryRewriter
     from game.world.loader import content_root, load_pack
 
     rewriter = QueryRewriter(load_pack(content_root() / "fantasy_001"))

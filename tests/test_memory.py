@@ -15,11 +15,11 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import SYSTEM_BLOCKS
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
-from game.memory.inprocess import InProcessVectorStore
-from game.memory.knowledge import KnowledgeBase
 from game.memory.manager import GameMemory
 from game.memory.records import MemoryState
+from game.memory.search.knowledge import KnowledgeBase
 from game.memory.settings import MemoryConfig
+from game.memory.vectors.inprocess import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import DATA
@@ -155,7 +155,7 @@ def test_chroma_unavailable_falls_back_to_in_process_index(fantasy, tmp_path):
 
 
 def test_embeddings_unavailable_fall_back_to_keywords(fantasy, tmp_path, monkeypatch):
-    import game.memory.embedders as embedders
+    import game.memory.vectors.embedders as embedders
     from game.wiring import make_memory
 
     monkeypatch.setattr(embedders, "default_model_path", lambda: str(tmp_path / "no-such-model"))
@@ -366,7 +366,7 @@ def test_threads_lock_protects_concurrent_recall(mini_pack, embedder):
 
 
 def test_hidden_endings_keep_their_conditions_out_of_the_knowledge_base(fantasy):
-    from game.memory.knowledge import build_documents
+    from game.memory.search.knowledge import build_documents
 
     endings = {d.id.rsplit(":", 1)[1]: d.text for d in build_documents(fantasy) if d.category == "ending"}
     assert "Requires:" not in endings["peace"] and "negotiate" not in endings["peace"]
@@ -374,8 +374,8 @@ def test_hidden_endings_keep_their_conditions_out_of_the_knowledge_base(fantasy)
 
 
 def test_prepare_reports_indexing_progress_with_real_embeddings(mini_pack, embedder, chroma_store, monkeypatch):
-    from game.memory import embedding as embedding_module
-    from game.memory import knowledge as knowledge_module
+    from game.memory.search import embedding as embedding_module
+    from game.memory.search import knowledge as knowledge_module
 
     monkeypatch.setattr(knowledge_module, "EMBED_BATCH", 4)  # several batches even for the small test story
     monkeypatch.setattr(embedding_module, "EMBED_BATCH", 2)
@@ -416,7 +416,7 @@ def test_prepare_reports_indexing_progress_with_real_embeddings(mini_pack, embed
 
 
 def test_a_quest_offered_at_any_time_reads_as_offered_not_offered_when_always(fantasy):
-    from game.memory.knowledge import build_documents
+    from game.memory.search.knowledge import build_documents
 
     quests = [d.text for d in build_documents(fantasy) if "Offered by" in d.text]
     assert quests and not any("when always" in text for text in quests)

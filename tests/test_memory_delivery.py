@@ -8,8 +8,8 @@ import re
 from game.engine.pipeline import TurnPipeline
 from game.llm.digest import digest
 from game.llm.scripted import ScriptedNarrator
-from game.memory.inprocess import InProcessVectorStore
 from game.memory.manager import GameMemory
+from game.memory.vectors.inprocess import InProcessVectorStore
 from game.world.state import new_game
 from tests.conftest import MISTY_OPENING as OPENING
 from tests.conftest import keyword_memory

@@ -14,11 +14,11 @@ from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import TurnRecord
 from game.memory.bible import THREAD_MAX_AGE_TURNS
-from game.memory.hybrid import HybridIndex
-from game.memory.indexing import CONTEXT_SEPARATOR, IndexItem
-from game.memory.inprocess import InProcessVectorStore
 from game.memory.manager import GameMemory
 from game.memory.records import unquoted
+from game.memory.search.hybrid import HybridIndex
+from game.memory.search.indexing import CONTEXT_SEPARATOR, IndexItem
+from game.memory.vectors.inprocess import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import keyword_memory

@@ -12,8 +12,8 @@ import itertools
 
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
-from game.memory.inprocess import InProcessVectorStore
 from game.memory.manager import GameMemory
+from game.memory.vectors.inprocess import InProcessVectorStore
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 from tests.memory_questions import (

@@ -30,18 +30,18 @@ import pytest
 
 from bench.turn_overhead import generate_state
 from game.llm.scripted import ScriptedNarrator
-from game.memory import hybrid
 from game.memory.base import TurnRecord
-from game.memory.bible_view import CANDIDATES, active_at
-from game.memory.fusion import KEYWORD_WEIGHT, Hit, fuse_arrays
-from game.memory.hybrid import HybridIndex
-from game.memory.inprocess import InProcessVectorStore
-from game.memory.keyword import BM25Index
 from game.memory.manager import GameMemory
-from game.memory.metadata_table import MetadataTable, where_clauses
-from game.memory.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts
-from game.memory.retrieval import PLACE_PRIOR
-from game.memory.stores import VectorHit
+from game.memory.search import hybrid
+from game.memory.search.bible_view import CANDIDATES, active_at
+from game.memory.search.fusion import KEYWORD_WEIGHT, Hit, fuse_arrays
+from game.memory.search.hybrid import HybridIndex
+from game.memory.search.keyword import BM25Index
+from game.memory.search.recall import ScoredMemory, distinct, hybrid_score, recency, score_parts
+from game.memory.search.retrieval import PLACE_PRIOR
+from game.memory.vectors.inprocess import InProcessVectorStore
+from game.memory.vectors.metadata_table import MetadataTable, where_clauses
+from game.memory.vectors.stores import VectorHit
 from game.text import keywords
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
@@ -500,8 +500,8 @@ def test_hybrid_search_matches_the_one_query_search(big_memory, monkeypatch):
 
 def test_mirrored_chroma_answers_as_an_exact_store(tmp_path):
     """The in-memory copy of a local Chroma index answers as an exact store would, and writes reach Chroma."""
-    from game.memory.chroma import open_chroma
-    from game.memory.mirror import MirroredStore
+    from game.memory.vectors.chroma import open_chroma
+    from game.memory.vectors.mirror import MirroredStore
 
     rng = np.random.default_rng(7)
     COLLECTION = "memories__mirror-test"  # a collection of a model (a bare name is a legacy one, dropped at open)
@@ -655,8 +655,8 @@ def test_recall_stays_exact_as_the_index_changes(monkeypatch, tmp_path, backend)
     monkeypatch.setattr(hybrid, "NARROW_BACKOFF", 0)
     pack = load_pack(content_root() / "fantasy_001")
     if backend == "mirror":
-        from game.memory.chroma import open_chroma
-        from game.memory.mirror import MirroredStore
+        from game.memory.vectors.chroma import open_chroma
+        from game.memory.vectors.mirror import MirroredStore
 
         store: Any = MirroredStore(open_chroma(tmp_path / "index"))
     else:
@@ -742,7 +742,7 @@ def test_a_big_restored_game_is_frozen_for_the_garbage_collector(monkeypatch):
 def test_the_mirror_reuses_a_querys_products_only_while_its_rows_are_unchanged():
     """A turn's recall asks one collection with one vector under several filters, and the copy reuses that
     vector's products with every row; a row added or replaced in between is seen by the next query."""
-    from game.memory.inprocess import CollectionCopy
+    from game.memory.vectors.inprocess import CollectionCopy
 
     rng = np.random.default_rng(3)
     copy, exact = CollectionCopy(), ReferenceStore()
@@ -776,7 +776,7 @@ def test_the_mirror_reuses_a_querys_products_only_while_its_rows_are_unchanged()
 def test_the_copys_filters_follow_every_write():
     """The copy's metadata table follows every write (rows added, replaced with another value, deleted, a batch
     repeating an id, a row without the key): every query, interleaved with writes, answers as an exact store."""
-    from game.memory.inprocess import CollectionCopy
+    from game.memory.vectors.inprocess import CollectionCopy
 
     rng = np.random.default_rng(11)
     copy, exact = CollectionCopy(), ReferenceStore()

@@ -1,4 +1,4 @@
-"""Chroma off the first turn's path (``game/memory/mirror.py``): the index snapshot and the writes behind.
+"""Chroma off the first turn's path (``game/memory/vectors/mirror.py``): the index snapshot and the writes behind.
 
 - a clean close leaves a snapshot and its marker; the next open reads the
   collections from it without importing ``chromadb``, and Chroma holds every write;
@@ -28,11 +28,11 @@ import numpy as np
 import orjson
 import pytest
 
-from game.memory import mirror
-from game.memory.chroma import SNAPSHOT_MARKER, IndexBusy, open_chroma, snapshot_dir
-from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.mirror import MirroredStore
-from game.memory.stores import SpaceMismatch, StoreUnavailable
+from game.memory.vectors import mirror
+from game.memory.vectors.chroma import SNAPSHOT_MARKER, IndexBusy, open_chroma, snapshot_dir
+from game.memory.vectors.embedders import EmbeddingSpace, Vectors
+from game.memory.vectors.mirror import MirroredStore
+from game.memory.vectors.stores import SpaceMismatch, StoreUnavailable
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
@@ -92,8 +92,8 @@ CHILD = textwrap.dedent(
     """
     import sys, numpy as np
     from pathlib import Path
-    from game.memory.embedders import EmbeddingSpace, Vectors
-    from game.memory.mirror import MirroredStore
+    from game.memory.vectors.embedders import EmbeddingSpace, Vectors
+    from game.memory.vectors.mirror import MirroredStore
     store = MirroredStore.open_local(Path(sys.argv[1]))
     space = EmbeddingSpace("fake-model", "v1")
     vector = np.asarray([float(x) for x in sys.argv[2].split(",")], dtype=np.float32)
@@ -233,8 +233,8 @@ CRASH = textwrap.dedent(
     """
     import os, sys, numpy as np
     from pathlib import Path
-    from game.memory.embedders import EmbeddingSpace, Vectors
-    from game.memory.mirror import MirroredStore
+    from game.memory.vectors.embedders import EmbeddingSpace, Vectors
+    from game.memory.vectors.mirror import MirroredStore
     store = MirroredStore.open_local(Path(sys.argv[1]))
     late = np.ones((1, 8), dtype=np.float32) / 8 ** 0.5
     space = EmbeddingSpace("fake-model", "v1")
@@ -315,7 +315,7 @@ def test_writes_queued_behind_a_wait_go_at_once_so_back_to_back_turns_never_pile
     always under way, one bounded wait per write let the queue grow faster than it drained."""
     import threading
 
-    from game.memory.foreground import FOREGROUND
+    from game.memory.vectors.foreground import FOREGROUND
 
     monkeypatch.setattr(mirror, "WRITE_WAIT_S", 0.3)
     store = MirroredStore.open_local(index)

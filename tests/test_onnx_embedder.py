@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from game.config import ConfigError, load_settings
-from game.memory.embedders import SentenceTransformerEmbedder
-from game.memory.onnx_embedder import CPU, CUDA, DEFAULT_BATCH, OnnxEmbedder, pick_providers
-from game.memory.onnx_export import EXPORTER_VERSION
+from game.memory.vectors.embedders import SentenceTransformerEmbedder
+from game.memory.vectors.onnx_embedder import CPU, CUDA, DEFAULT_BATCH, OnnxEmbedder, pick_providers
+from game.memory.vectors.onnx_export import EXPORTER_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCES = [
@@ -250,7 +250,7 @@ def test_a_game_turn_with_the_onnx_embedder_never_imports_torch(cache_root, tmp_
 def test_the_weights_digest_is_remembered_until_the_file_changes(tmp_path, monkeypatch):
     """The weights are hashed once per file version: a second start reads the digest from the cache's record,
     and a rewritten file (another size or time) is hashed again, so its model is exported anew."""
-    from game.memory import onnx_embedder
+    from game.memory.vectors import onnx_embedder
 
     weights, cache = tmp_path / "model.safetensors", tmp_path / "cache"
     weights.write_bytes(b"first weights")
@@ -271,8 +271,8 @@ def test_the_weights_digest_is_remembered_until_the_file_changes(tmp_path, monke
 def test_a_failed_load_is_remembered_and_never_tried_again(tmp_path, kind, monkeypatch):
     """Both embedders load once under one lock (``embedders.LazyModel``): a model that cannot load raises
     ``EmbedderUnavailable`` naming it, and every later load or embed raises that same error at once."""
-    from game.memory import embedders
-    from game.memory.embedders import EmbedderUnavailable
+    from game.memory.vectors import embedders
+    from game.memory.vectors.embedders import EmbedderUnavailable
 
     (tmp_path / "model.safetensors").write_bytes(b"not weights")
     (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")

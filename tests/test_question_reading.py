@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from game.memory.answers import ANSWER_SCORE, answers
 from game.memory.base import TurnRecord
 from game.memory.events import EventRecord, record_of
-from game.memory.query import QueryRewriter
-from game.memory.question import read_question
 from game.memory.records import BibleEntry, Episode
+from game.memory.search.answers import ANSWER_SCORE, answers
+from game.memory.search.query import QueryRewriter
+from game.memory.search.question import read_question
 from game.memory.turns import recollects
 
 # text, speaker, topic, event, order, places, people

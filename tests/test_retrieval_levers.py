@@ -6,9 +6,9 @@ from datetime import date
 
 import pytest
 
-from game.memory.dates import calendar_date, date_terms
-from game.memory.hybrid import HybridIndex
-from game.memory.indexing import IndexItem
+from game.memory.search.dates import calendar_date, date_terms
+from game.memory.search.hybrid import HybridIndex
+from game.memory.search.indexing import IndexItem
 
 SAID = "1:56 pm on 8 May, 2023"  # a Monday
 

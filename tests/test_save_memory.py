@@ -17,9 +17,9 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.report import turn_json
 from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
-from game.memory.chroma import open_chroma
 from game.memory.manager import GameMemory
 from game.memory.records import MemoryState, to_json
+from game.memory.vectors.chroma import open_chroma
 from game.saves.slots import SlotStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game

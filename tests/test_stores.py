@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from game.memory.chroma import open_chroma
-from game.memory.inprocess import InProcessVectorStore
-from game.memory.stores import StoreUnavailable
+from game.memory.vectors.chroma import open_chroma
+from game.memory.vectors.inprocess import InProcessVectorStore
+from game.memory.vectors.stores import StoreUnavailable
 
 
 @pytest.fixture(params=["chroma", "inprocess"])

@@ -12,7 +12,7 @@ from game.engine.session import GameSession
 from game.llm.base import NarratorError
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
-from game.memory.recall import W_IMPORTANCE, W_MATCH, W_RECENCY
+from game.memory.search.recall import W_IMPORTANCE, W_MATCH, W_RECENCY
 from game.saves.slots import SlotStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game

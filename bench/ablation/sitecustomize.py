@@ -67,10 +67,10 @@ def _no_onnx(module: ModuleType) -> None:
 
 PATCHES: dict[str, tuple[str, Callable[[ModuleType], None]]] = {
     "mirror": ("game.wiring", _no_mirror),
-    "embed_cache": ("game.memory.mirror", _no_embed_cache),
-    "foreground": ("game.memory.foreground", _no_foreground),
-    "onnx": ("game.memory.onnx_embedder", _no_onnx),
-    "store_rows": ("game.memory.hybrid", _no_store_rows),
+    "embed_cache": ("game.memory.vectors.mirror", _no_embed_cache),
+    "foreground": ("game.memory.vectors.foreground", _no_foreground),
+    "onnx": ("game.memory.vectors.onnx_embedder", _no_onnx),
+    "store_rows": ("game.memory.search.hybrid", _no_store_rows),
 }
 unknown = ABLATE - set(PATCHES)
 if unknown:

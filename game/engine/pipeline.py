@@ -29,7 +29,7 @@ from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.engine.voice import RECENT, Voice, judge, mended
 from game.llm.base import Narrator, NarratorError, PromptBundle
 from game.memory.base import Memory, MemoryContext, TurnRecord
-from game.memory.foreground import FOREGROUND
+from game.memory.vectors.foreground import FOREGROUND
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.choices import choices_after
 from game.world.content import ContentPack

@@ -53,8 +53,8 @@ import orjson
 
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.timeline import Moment, Timeline
-from game.memory.foreground import FOREGROUND
 from game.memory.records import model_fields
+from game.memory.vectors.foreground import FOREGROUND
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
 from game.saves.slots import Loaded, SlotStore, saved_at_text

@@ -1,7 +1,7 @@
 """How the scripted narrator answers a question about what the player did, from the rules' record it was given.
 
 Recall puts the events that answer an event or order question ("what did I give to Garrick?", "who did I talk to
-first?") first among the relevant memories (``game/memory/answers.py``, ids ``event:...``). Like every scripted
+first?") first among the relevant memories (``game/memory/search/answers.py``, ids ``event:...``). Like every scripted
 answer, this one is read from the prompt's memory only: it is a probe of what memory delivered. The record is
 exact, so when it holds no such event the answer says the player has not done it (not that they forgot).
 """
@@ -12,7 +12,7 @@ import re
 
 from game.llm.base import PromptBundle
 from game.llm.recollection import second_person, sentence
-from game.memory.question import Question
+from game.memory.search.question import Question
 from game.world.content import ContentPack
 
 _EVENT_ITEM = re.compile(r"^Turn (?P<turn>\d+)(?: at (?P<place>[^:]+))?: (?P<what>.+?)\.?$", re.S)

@@ -19,8 +19,8 @@ from game.llm.recollection import PLAYER, Recollection, second_person, sentence,
 from game.llm.recollection import words as _words
 from game.llm.scripted_reading import StoryReader, pronouns
 from game.memory.player_facts import PLAYER_TEMPLATES
-from game.memory.query import QueryRewriter
-from game.memory.question import read_question
+from game.memory.search.query import QueryRewriter
+from game.memory.search.question import read_question
 from game.text import best_match, mentions
 from game.world.conditions import holds, npcs_at
 from game.world.content import ContentPack

@@ -32,22 +32,22 @@ import orjson
 from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import ReviewAction, StoryBible
 from game.memory.consolidation import MAX_BATCHES, FactExtractor, Summarizer, ask, commit, gather, settled
-from game.memory.embedders import Embedder, Vectors
-from game.memory.embedding import Progress, embed, embed_reporting, note_pending
 from game.memory.export import LaterExport, StateEncoder
-from game.memory.foreground import FOREGROUND
 from game.memory.guard import system_words
-from game.memory.hybrid import HybridIndex
-from game.memory.indexing import CONTEXT_TURNS, entry_item, episode_items, latest_episode_items, summary_item
-from game.memory.knowledge import KnowledgeBase
-from game.memory.query import QueryRewriter
-from game.memory.recall import ScoredMemory
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
-from game.memory.retrieval import MemoryRecall
 from game.memory.reviews import keep, reapply
+from game.memory.search.embedding import Progress, embed, embed_reporting, note_pending
+from game.memory.search.hybrid import HybridIndex
+from game.memory.search.indexing import CONTEXT_TURNS, entry_item, episode_items, latest_episode_items, summary_item
+from game.memory.search.knowledge import KnowledgeBase
+from game.memory.search.query import QueryRewriter
+from game.memory.search.recall import ScoredMemory
+from game.memory.search.retrieval import MemoryRecall
 from game.memory.settings import MemoryConfig
-from game.memory.stores import VectorStore
 from game.memory.turns import episode_of
+from game.memory.vectors.embedders import Embedder, Vectors
+from game.memory.vectors.foreground import FOREGROUND
+from game.memory.vectors.stores import VectorStore
 from game.memory.worker import CLOSE_GRACE_S, Worker
 from game.world.content import ContentPack
 from game.world.reading import Reading

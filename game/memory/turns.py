@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from game.memory.base import TurnRecord
 from game.memory.people import with_whom
-from game.memory.query import QueryRewriter
-from game.memory.question import read_question
 from game.memory.records import Episode
+from game.memory.search.query import QueryRewriter
+from game.memory.search.question import read_question
 from game.text import clip
 from game.world.content import ContentPack
 

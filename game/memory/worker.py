@@ -21,7 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, wait
 from typing import Any
 
-from game.memory.foreground import FOREGROUND
+from game.memory.vectors.foreground import FOREGROUND
 
 log = logging.getLogger("storyecho.memory")
 

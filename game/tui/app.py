@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from game.config import Settings
     from game.engine.pipeline import TurnResult
     from game.engine.session import GameSession
-    from game.memory.embedders import Embedder
+    from game.memory.vectors.embedders import Embedder
     from game.saves.slots import SlotInfo, SlotStore
 
 AUTOSAVE = "autosave"

@@ -27,8 +27,8 @@ from game.engine.prompt import DATA_NOT_ORDERS
 from game.llm.scripted import ScriptedNarrator
 from game.memory.bible import INSTRUCTION_REASON, QUOTE_REASON
 from game.memory.guard import looks_like_instruction, quotes, strip_instructions
-from game.memory.inprocess import InProcessVectorStore
 from game.memory.manager import GameMemory
+from game.memory.vectors.inprocess import InProcessVectorStore
 from game.world.loader import content_root, load_pack
 from game.world.state import GameState, new_game
 from tests.conftest import DATA, keyword_memory

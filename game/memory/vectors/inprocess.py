@@ -1,8 +1,8 @@
 """The in-process vector index: each collection held as row-aligned ids, a float32 matrix and metadata columns.
 
-:class:`InProcessVectorStore` is a whole :class:`~game.memory.stores.VectorStore` in memory (no Chroma: the
+:class:`InProcessVectorStore` is a whole :class:`~game.memory.vectors.stores.VectorStore` in memory (no Chroma: the
 fallback, tests, benches); the local Chroma index is the same store with Chroma behind it
-(:class:`~game.memory.mirror.MirroredStore`: it loads each collection on first use and writes behind). Reads
+(:class:`~game.memory.vectors.mirror.MirroredStore`: it loads each collection on first use and writes behind). Reads
 are an exact inner-product top ``k`` under a Chroma-style ``where`` filter (a vectorised mask, then one matrix
 product over every row), with what a turn's recall asks again kept between queries (the last query's products,
 the rows matching each ``$eq`` clause): :class:`CollectionCopy`.
@@ -19,9 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.metadata_table import MetadataTable, Where
-from game.memory.stores import DenseAnswer, VectorHit, check_space, one_blas_thread, recorded_space, space_metadata
+from game.memory.vectors.embedders import EmbeddingSpace, Vectors
+from game.memory.vectors.metadata_table import MetadataTable, Where
+from game.memory.vectors.stores import (
+    DenseAnswer,
+    VectorHit,
+    check_space,
+    one_blas_thread,
+    recorded_space,
+    space_metadata,
+)
 
 
 class CollectionCopy:

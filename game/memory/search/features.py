@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from game.memory.recall import (
+from game.memory.search.recall import (
     W_IMPORTANCE,
     W_MATCH,
     W_OPEN_THREAD,

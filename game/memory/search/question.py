@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from game.memory.query import QueryRewriter
+from game.memory.search.query import QueryRewriter
 from game.text import keywords
 from game.world.reading import Reading
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from game.memory.hybrid import HybridIndex
 from game.memory.records import MemoryState
+from game.memory.search.hybrid import HybridIndex
 
 Progress = Callable[[str, int, int], None]
 """A loading-progress callback: ``progress(label, done, total)`` ("Indexing lore", 31, 58)."""

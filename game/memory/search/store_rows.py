@@ -1,4 +1,4 @@
-"""Which row of a :class:`~game.memory.hybrid.HybridIndex`'s table each row of an in-process collection holds.
+"""Which row of a :class:`~game.memory.search.hybrid.HybridIndex`'s table each row of an in-process collection holds.
 
 A dense search over the mirror (``mirror.MirroredStore.query_rows``) answers with
 rows of its collection copy. Mapping each hit to the index's own row through its

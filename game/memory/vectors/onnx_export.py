@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from game.memory.embedders import EmbedderUnavailable
+from game.memory.vectors.embedders import EmbedderUnavailable
 
 if TYPE_CHECKING:
     import onnx

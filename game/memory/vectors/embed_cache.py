@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from game.files import replace_durably
-from game.memory.embedders import Embedder, Vectors, space_of
+from game.memory.vectors.embedders import Embedder, Vectors, space_of
 
 log = logging.getLogger("storyecho.memory")
 

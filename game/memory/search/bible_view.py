@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from game.memory.base import MemoryBlock, MemoryItem
 from game.memory.bible import MODEL_SOURCES
-from game.memory.recall import make_block
 from game.memory.records import BibleEntry
+from game.memory.search.recall import make_block
 from game.world.conditions import npcs_at
 from game.world.content import ContentPack
 from game.world.state import GameState

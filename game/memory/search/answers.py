@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterable, Sequence
 
 from game.memory.events import Event, record_of
-from game.memory.question import EVENT_VERBS, Question
-from game.memory.recall import ScoredMemory
 from game.memory.records import BibleEntry, Episode
+from game.memory.search.question import EVENT_VERBS, Question
+from game.memory.search.recall import ScoredMemory
 from game.text import keywords
 from game.world.content import ContentPack
 

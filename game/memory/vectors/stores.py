@@ -33,8 +33,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.metadata_table import Where
+from game.memory.vectors.embedders import EmbeddingSpace, Vectors
+from game.memory.vectors.metadata_table import Where
 
 log = logging.getLogger("storyecho.memory")
 

@@ -23,14 +23,14 @@ from typing import Any, cast
 
 import numpy as np
 
-from game.memory.dates import date_terms
-from game.memory.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
-from game.memory.fusion import Fused, Ranked, fuse_arrays
-from game.memory.indexing import CONTEXT_SEPARATOR, IndexItem
-from game.memory.keyword import BM25Index
-from game.memory.metadata_table import MetadataTable, Where, equalities, matches
-from game.memory.store_rows import StoreRows
-from game.memory.stores import DenseAnswer, StoreUnavailable, VectorStore, space_collection
+from game.memory.search.dates import date_terms
+from game.memory.search.fusion import Fused, Ranked, fuse_arrays
+from game.memory.search.indexing import CONTEXT_SEPARATOR, IndexItem
+from game.memory.search.keyword import BM25Index
+from game.memory.search.store_rows import StoreRows
+from game.memory.vectors.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
+from game.memory.vectors.metadata_table import MetadataTable, Where, equalities, matches
+from game.memory.vectors.stores import DenseAnswer, StoreUnavailable, VectorStore, space_collection
 
 log = logging.getLogger("storyecho.memory")
 

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from game.files import sync_folder
-from game.memory.embedders import EmbeddingSpace, Vectors
-from game.memory.metadata_table import Where
-from game.memory.stores import (
+from game.memory.vectors.embedders import EmbeddingSpace, Vectors
+from game.memory.vectors.metadata_table import Where
+from game.memory.vectors.stores import (
     COLLECTION_PREFIX,
     LEGACY_COLLECTIONS,
     DenseAnswer,

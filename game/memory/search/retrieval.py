@@ -28,20 +28,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from game.memory.answers import answers
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
-from game.memory.bible_view import BibleView, BibleViews, active_at, characters_block
-from game.memory.embedders import Vectors
 from game.memory.events import EventRecord
-from game.memory.features import MemoryFeatures, SummaryIndex
-from game.memory.knowledge import snippet
-from game.memory.question import Question, asked_characters, read_question
-from game.memory.recall import (
+from game.memory.search.answers import answers
+from game.memory.search.bible_view import BibleView, BibleViews, active_at, characters_block
+from game.memory.search.features import MemoryFeatures, SummaryIndex
+from game.memory.search.knowledge import snippet
+from game.memory.search.question import Question, asked_characters, read_question
+from game.memory.search.recall import (
     MEMORY_HEADER,
     ScoredMemory,
     make_block,
     rounded,
 )
+from game.memory.vectors.embedders import Vectors
 from game.text import keywords
 from game.world.reading import Reading
 from game.world.state import GameState
@@ -49,13 +49,13 @@ from game.world.state import GameState
 if TYPE_CHECKING:
     import threading
 
-    from game.memory.embedders import Embedder
-    from game.memory.hybrid import HybridIndex
-    from game.memory.knowledge import KnowledgeBase
-    from game.memory.query import QueryRewriter
     from game.memory.records import BibleEntry, MemoryState
+    from game.memory.search.hybrid import HybridIndex
+    from game.memory.search.knowledge import KnowledgeBase
+    from game.memory.search.query import QueryRewriter
     from game.memory.settings import MemoryConfig
-    from game.memory.stores import VectorStore
+    from game.memory.vectors.embedders import Embedder
+    from game.memory.vectors.stores import VectorStore
     from game.world.content import ContentPack
 
 

@@ -24,12 +24,19 @@ import numpy as np
 import orjson
 
 from game.files import replace_durably, write_synced
-from game.memory.chroma import SNAPSHOT_MARKER, ChromaVectorStore, IndexLock, lock_index, open_locked, snapshot_dir
-from game.memory.embed_cache import CachedEmbedder
-from game.memory.embedders import Embedder
-from game.memory.foreground import FOREGROUND, MAX_WAIT_S
-from game.memory.inprocess import CollectionCopy, InProcessVectorStore
-from game.memory.stores import StoreUnavailable, recorded_space
+from game.memory.vectors.chroma import (
+    SNAPSHOT_MARKER,
+    ChromaVectorStore,
+    IndexLock,
+    lock_index,
+    open_locked,
+    snapshot_dir,
+)
+from game.memory.vectors.embed_cache import CachedEmbedder
+from game.memory.vectors.embedders import Embedder
+from game.memory.vectors.foreground import FOREGROUND, MAX_WAIT_S
+from game.memory.vectors.inprocess import CollectionCopy, InProcessVectorStore
+from game.memory.vectors.stores import StoreUnavailable, recorded_space
 
 log = logging.getLogger("storyecho.memory")
 

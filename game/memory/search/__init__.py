@@ -1,0 +1,1 @@
+"""How memory is found: reading the question, hybrid search, the knowledge base, the blocks of one recall."""
