@@ -139,6 +139,13 @@ def _add_index(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _add_content(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     content = sub.add_parser("content", help="content pack tools")
     content_sub = content.add_subparsers(dest="content_command", required=True)
+    made = content_sub.add_parser(
+        "new", help="make a small story that passes 'content check' at once, in your stories folder"
+    )
+    made.add_argument("id", help="the story's id: lowercase letters, digits and _, starting with a letter")
+    made.add_argument("--title", default=None, help="its title (default: from the id)")
+    made.add_argument("--genre", default="mystery", help="its genre, in words (default: mystery)")
+    made.add_argument("--dir", type=Path, default=None, help="make it in this folder instead of your stories folder")
     validate = content_sub.add_parser("validate", help="validate content packs")
     validate.add_argument("--story", default=None)
     check = content_sub.add_parser(

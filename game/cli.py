@@ -20,13 +20,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import orjson
 
 from game.args import build_parser, configure_logging, game_args, settings_for
-from game.checker.analysis import check_pack
-from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
+from game.checker.commands import content_command, title_of
 from game.config import ConfigError, Settings
 from game.engine.pipeline import TurnResult
 from game.engine.report import turn_json
@@ -42,7 +41,8 @@ from game.text import visible
 from game.wiring import index_knowledge, lasting_store, make_embedder, make_session, make_store
 from game.world.content import ContentError, ContentPack
 from game.world.describe import money, node_text
-from game.world.loader import available_stories, content_root, load_pack
+from game.world.library import StoryLibrary
+from game.world.loader import load_pack
 
 DEFAULT_STORY = "fantasy_001"
 
@@ -142,7 +142,7 @@ def _interrupted(session: GameSession, slot: str | None) -> int:
 
 
 def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
-    story = args.story or _pick_story()
+    story = args.story or _pick_story(settings.library())
     if story is None:
         return 0
     autosave = f"{AUTOSAVE_SLOT}-{story}"  # one per story: a new game of one story never overwrites the other's
@@ -215,13 +215,13 @@ def _ask(question: str) -> bool:
         return True
 
 
-def _pick_story() -> str | None:
+def _pick_story(library: StoryLibrary) -> str | None:
     """The story the player picks by number (Enter: the first); None when they leave (Ctrl-D, Ctrl-C)."""
-    stories = available_stories()
+    stories = library.ids()
     if not sys.stdin.isatty() or len(stories) < 2:
         return DEFAULT_STORY if DEFAULT_STORY in stories else stories[0]
     for index, story in enumerate(stories, 1):
-        print(f"{index}. {load_pack(content_root() / story).story.title} ({story})")
+        print(f"{index}. {title_of(library, story)} ({story})")
     while True:
         try:
             answer = input(f"Choose a story [1-{len(stories)}, Enter for 1]: ").strip() or "1"
@@ -264,57 +264,6 @@ def _doctor_endpoint(args: argparse.Namespace, settings: Settings) -> int:
         print(orjson.dumps(fitness.as_json()).decode())
     print(visible(report(fitness)))
     return 1 if fitness.no_endpoint or fitness.verdict.startswith("cannot play") else 0
-
-
-def cmd_validate(args: argparse.Namespace, settings: Settings) -> int:
-    stories = [args.story] if args.story else available_stories()
-    failed = 0
-    for story in stories:
-        try:
-            pack = load_pack(content_root() / story)
-        except ContentError as exc:
-            failed += 1
-            print(f"{story}: INVALID\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
-        else:
-            print(
-                f"{story}: OK - {len(pack.nodes)} nodes, {len(pack.npcs)} NPCs, {len(pack.quests.main)} main + "
-                f"{len(pack.quests.side)} side quests, {len(pack.enemies)} enemies, {len(pack.endings)} endings"
-            )
-    return 1 if failed else 0
-
-
-def cmd_check(args: argparse.Namespace, settings: Settings) -> int:
-    """``content check``: explore each story's states for soft-locks and dangling content; 1 when defects are found."""
-    targets: list[tuple[str, Path, bool]] = [(str(args.pack), args.pack, False)] if args.pack else []
-    if not targets:
-        stories = [args.story] if args.story else available_stories()
-        targets = [(story, content_root() / story, True) for story in stories]
-    found = 0
-    reports: list[dict[str, Any]] = []
-    for name, root, full in targets:
-        try:
-            pack = load_pack(root, require_full_story=full)
-        except ContentError as exc:
-            found += 1
-            problems = str(exc).splitlines()
-            reports.append({"story": name, "invalid": problems, "defects": len(problems)})
-            if not args.json:
-                print(f"{name}: INVALID (the loader rejects it)\n" + "\n".join(f"  {line}" for line in problems))
-            continue
-        report = check_pack(
-            pack,
-            max_states=DEFAULT_MAX_STATES if args.max_states is None else args.max_states,
-            max_depth=DEFAULT_MAX_DEPTH if args.max_depth is None else args.max_depth,
-            max_losses=DEFAULT_MAX_LOSSES if args.max_losses is None else args.max_losses,
-            fight_seeds=DEFAULT_FIGHT_SEEDS if args.fight_seeds is None else args.fight_seeds,
-        )
-        found += report.defects
-        reports.append(report.to_dict())
-        if not args.json:
-            print(report.text() + "\n")
-    if args.json:
-        print(orjson.dumps({"reports": reports, "defects": found}, option=orjson.OPT_INDENT_2).decode())
-    return 1 if found else 0
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
@@ -393,7 +342,7 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
     for notice in loaded.notices:
         print(f"storyecho: {notice}", file=sys.stderr)
     save = loaded.save
-    pack = _story_of(save.story_id)
+    pack = _story_of(save.story_id, settings.library())
     if args.slots_command == "show":
         memory, game = save.memory, save.game
         items = [pack.items[i].name if pack and i in pack.items else i for i in game.inventory]
@@ -422,10 +371,10 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _story_of(story_id: str) -> ContentPack | None:
+def _story_of(story_id: str, library: StoryLibrary) -> ContentPack | None:
     """The installed story a save belongs to (names for ids), or None when it is not installed or broken."""
     try:
-        return load_pack(content_root() / story_id) if story_id in available_stories() else None
+        return load_pack(library.path(story_id))
     except ContentError:
         return None
 
@@ -447,7 +396,7 @@ def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
     try:
         settings = settings_for(args)
         if args.command == "content":
-            return cmd_check(args, settings) if args.content_command == "check" else cmd_validate(args, settings)
+            return content_command(args, settings.library(), settings.stories_folder)
         if args.command == "index":
             return cmd_index(args, settings)
         if args.command == "doctor":

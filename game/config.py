@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from game.llm.settings import LocalSettings, OpenAISettings
 from game.memory.settings import check_window
 from game.text import DEFAULT_PROMPT_BUDGET
+from game.world.library import StoryLibrary
 
 DEFAULT_CONFIG_FILE = Path("storyecho.toml")
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
@@ -119,6 +120,9 @@ class Settings(BaseModel):
         local: the local llama.cpp model (GGUF file, threads, context, mode).
         data_dir: where save slots and the rebuildable vector index live
             (default: :func:`default_data_dir`).
+        stories_dir: the player's own stories, one folder per story, found beside
+            the shipped ones (default: ``stories`` in ``data_dir``;
+            ``STORYECHO_STORIES_DIR``).
         seed: seed of the game's dice (combat, loot).
         prompt_budget_tokens: the most tokens one narrator prompt may take;
             over it, the least essential memory is cut (and the cut recorded).
@@ -132,12 +136,22 @@ class Settings(BaseModel):
 
     llm: Literal["auto", "openai", "local", "scripted"] = "auto"
     data_dir: Path = Field(default_factory=default_data_dir)
+    stories_dir: Path | None = None
     seed: int = 0
     prompt_budget_tokens: int = Field(DEFAULT_PROMPT_BUDGET, ge=1000, le=200_000)
     turn_time_target_s: float | None = Field(None, gt=0, le=3600)
     memory: MemorySettings = MemorySettings()
     openai: OpenAISettings = OpenAISettings()
     local: LocalSettings = LocalSettings()
+
+    @property
+    def stories_folder(self) -> Path:
+        """The player's stories folder: ``stories_dir``, else ``stories`` in the data folder."""
+        return self.stories_dir if self.stories_dir is not None else self.data_dir / "stories"
+
+    def library(self) -> StoryLibrary:
+        """The stories these settings can play: the shipped ones and the player's."""
+        return StoryLibrary.of(self.stories_folder)
 
 
 ENV_PREFIX = "STORYECHO_"

@@ -40,8 +40,9 @@ from game.memory.vectors.stores import StoreUnavailable, VectorStore
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
 from game.text import shown_url
-from game.world.content import ContentPack
-from game.world.loader import available_stories, content_root, load_pack
+from game.world.content import ContentError, ContentPack
+from game.world.library import StoryLibrary
+from game.world.loader import load_pack
 from game.world.state import new_game
 
 log = logging.getLogger("storyecho.wiring")
@@ -197,6 +198,11 @@ def make_store(
     return InProcessVectorStore() if fallback else None
 
 
+def library_of(settings: Settings, content_dir: Path | None = None) -> StoryLibrary:
+    """The stories ``settings`` can play, the shipped ones from ``content_dir`` when given (tests, benchmarks)."""
+    return StoryLibrary(content_dir, settings.stories_folder) if content_dir is not None else settings.library()
+
+
 def index_knowledge(
     settings: Settings,
     embedder: Embedder,
@@ -215,8 +221,13 @@ def index_knowledge(
     """
     if not lasting_store(settings):
         return None
-    root = content_dir or content_root()
-    packs = [load_pack(root / story) for story in (stories or available_stories())]
+    library = library_of(settings, content_dir)
+    packs = []
+    for story in stories or library.ids():
+        try:
+            packs.append(load_pack(library.path(story)))
+        except ContentError as exc:  # a broken story of the player's: the others' lore is still indexed
+            say(f"story {story!r} not indexed: {str(exc).splitlines()[0]}")
     store = make_store(settings, say, fallback=False, mirrored=True)  # an unchanged index: Chroma is not even opened
     if store is None:
         return None
@@ -266,7 +277,7 @@ def make_engine(
     on_text: Callable[[str], None] | None = None,
 ) -> TurnPipeline:
     """Build a ready-to-play pipeline for ``story_id`` (``on_text``: the narration as a model streams it)."""
-    pack = load_pack((content_dir or content_root()) / story_id)
+    pack = load_pack(library_of(settings, content_dir).path(story_id))
     state = new_game(pack, seed=settings.seed)
     narrator, chosen = make_narrator(settings, pack)
     say(chosen)

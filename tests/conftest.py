@@ -68,7 +68,7 @@ def scifi() -> ContentPack:
 
 @pytest.fixture(scope="session")
 def mini_pack() -> ContentPack:
-    return load_pack(DATA / "mini", require_full_story=False)
+    return load_pack(DATA / "mini")
 
 
 @pytest.fixture

@@ -51,7 +51,7 @@ def story_reports() -> dict[str, tuple[ContentPack, CheckReport]]:
 
 @pytest.fixture(scope="module")
 def broken_pack() -> ContentPack:
-    return load_pack(DATA / "broken", require_full_story=False)
+    return load_pack(DATA / "broken")
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,7 @@ def test_things_the_texts_mention_that_do_not_exist_are_reported(broken):
 
 
 def test_mentions_of_things_that_exist_are_not_reported():
-    mini = load_pack(DATA / "mini", require_full_story=False)
+    mini = load_pack(DATA / "mini")
     assert mentions(mini) == []
     intro = "You set out with a sword, a tome and a letter."
     told = mini.model_copy(update={"story": mini.story.model_copy(update={"intro": intro})})
@@ -144,7 +144,7 @@ def test_mentions_of_things_that_exist_are_not_reported():
 
 
 def test_a_mention_says_which_text_it_is_in():
-    mini = load_pack(DATA / "mini", require_full_story=False)
+    mini = load_pack(DATA / "mini")
     camp = mini.nodes["camp"]
     nodes = {**mini.nodes, "camp": camp.model_copy(update={"variants": [NodeVariant(text="A rusty key lies here.")]})}
     quest = mini.quests.main[0]
@@ -179,7 +179,7 @@ def test_the_loader_already_rejects_an_exit_to_nothing(tmp_path):
     game_map["nodes"][0]["exits"]["west"] = "nowhere"
     (pack_dir / "map.json").write_text(json.dumps(game_map))
     with pytest.raises(ContentError, match=r"map\.json: nodes\[camp\]\.exits\.west: unknown node 'nowhere'"):
-        load_pack(pack_dir, require_full_story=False)
+        load_pack(pack_dir)
 
 
 def test_the_action_lists_play_through_the_game(broken_pack, broken):

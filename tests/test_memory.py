@@ -112,17 +112,17 @@ def test_knowledge_base_reindexes_only_changed_documents(tmp_path, embedder):
     pack_dir = tmp_path / "mini"
     shutil.copytree(DATA / "mini", pack_dir)
     store = InProcessVectorStore()
-    first = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder).build()
+    first = KnowledgeBase(load_pack(pack_dir), store, embedder).build()
     assert first.embedded == first.documents and first.unchanged == 0
-    again = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder).build()
+    again = KnowledgeBase(load_pack(pack_dir), store, embedder).build()
     assert again.embedded == 0 and again.unchanged == again.documents
     npcs = (pack_dir / "npcs.json").read_text().replace("Patient and wry.", "Impatient and sour.")
     (pack_dir / "npcs.json").write_text(npcs)
-    edited = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder).build()
+    edited = KnowledgeBase(load_pack(pack_dir), store, embedder).build()
     assert edited.embedded == 1 and edited.unchanged == edited.documents - 1
     achievements = (pack_dir / "achievements.json").read_text()
     (pack_dir / "achievements.json").write_text("[]" if achievements else achievements)
-    last = KnowledgeBase(load_pack(pack_dir, require_full_story=False), store, embedder)
+    last = KnowledgeBase(load_pack(pack_dir), store, embedder)
     removed = last.build()
     assert removed.removed == 1 and removed.embedded == 0
     assert store.count(last.index.collection) == removed.documents

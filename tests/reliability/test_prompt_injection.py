@@ -324,7 +324,7 @@ def poisoned_pack(tmp_path):
             }
         )
     path.write_text(json.dumps(entries))
-    return load_pack(folder, require_full_story=False)
+    return load_pack(folder)
 
 
 def test_injected_lore_changes_nothing(poisoned_pack):

@@ -1,0 +1,88 @@
+"""The stories a player can play: the ones shipped with the game and the ones in the player's stories folder.
+
+The shipped stories live in :func:`game.world.loader.content_root`; the player's in a folder of their own
+(``STORYECHO_STORIES_DIR``, the ``stories_dir`` setting, else ``stories`` in the data folder beside the saves), one
+sub-folder per story holding a ``story.json``. Every command and screen that finds a story by id asks a
+:class:`StoryLibrary`, so ``--story ID``, the title screen, ``content validate`` and ``content check`` see the same
+stories. A user story may not take a shipped story's id: that would make ``--story`` ambiguous and could load a
+save of the shipped story into another world, so it is left out of the list and named in :attr:`refused`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from game.world.content import ContentError
+from game.world.loader import content_root
+
+
+def story_ids(folder: Path) -> list[str]:
+    """The ids of the story folders in ``folder`` (each with a ``story.json``), sorted; none when it is missing."""
+    try:
+        return sorted(p.name for p in folder.iterdir() if (p / "story.json").is_file())
+    except OSError:  # missing, not a folder, unreadable: no stories there
+        return []
+
+
+@dataclass(frozen=True)
+class StoryLibrary:
+    """The shipped stories beside the player's own.
+
+    Attributes:
+        shipped: the folder of the stories that come with the game.
+        user: the player's stories folder (None: none).
+    """
+
+    shipped: Path
+    user: Path | None = None
+
+    @classmethod
+    def of(cls, user: Path | None = None) -> StoryLibrary:
+        """The library of the installed game with the player's folder ``user``."""
+        return cls(content_root(), user)
+
+    @property
+    def shipped_ids(self) -> list[str]:
+        return story_ids(self.shipped)
+
+    @property
+    def user_ids(self) -> list[str]:
+        """The player's stories that can be played (a shipped story's id is refused: :attr:`refused`)."""
+        if self.user is None or self.user.resolve() == self.shipped.resolve():
+            return []
+        shipped = set(self.shipped_ids)
+        return [story for story in story_ids(self.user) if story not in shipped]
+
+    @property
+    def refused(self) -> list[str]:
+        """One message per story of the player's folder that is left out, and why."""
+        if self.user is None or self.user.resolve() == self.shipped.resolve():
+            return []
+        shipped = set(self.shipped_ids)
+        return [
+            f"{self.user / story}: a story shipped with the game has the id {story!r}; "
+            "rename the folder and the id in its story.json"
+            for story in story_ids(self.user)
+            if story in shipped
+        ]
+
+    def ids(self) -> list[str]:
+        """Every story that can be played: the shipped ones first, then the player's, each sorted."""
+        return self.shipped_ids + self.user_ids
+
+    def is_shipped(self, story_id: str) -> bool:
+        return story_id in self.shipped_ids
+
+    def path(self, story_id: str) -> Path:
+        """The folder of the story ``story_id``.
+
+        Raises:
+            ContentError: no story has that id (the message names the stories there are).
+        """
+        if story_id in self.shipped_ids:
+            return self.shipped / story_id
+        if story_id in self.user_ids and self.user is not None:
+            return self.user / story_id
+        where = f" (your stories folder: {self.user})" if self.user is not None else ""
+        raise ContentError(f"no story {story_id!r}; the stories there are: {', '.join(self.ids()) or 'none'}{where}")
