@@ -242,10 +242,21 @@ class StoryEchoApp(HoldsLogs, App[None]):
             self.action_request_quit()
 
     def _packs(self) -> list[Any]:
-        from game.world.loader import available_stories, content_root, load_pack
+        """The stories to pick from, the shipped ones and the player's; a broken story of theirs is named, not fatal."""
+        from game import wiring
+        from game.world.content import ContentError
+        from game.world.loader import load_pack
 
-        root = self.content_dir or content_root()
-        return [load_pack(root / story) for story in available_stories()]
+        library = wiring.library_of(self.settings, self.content_dir)
+        packs = []
+        for story in library.ids():
+            try:
+                packs.append(load_pack(library.path(story)))
+            except ContentError as exc:
+                self.notify(f"Story {story!r} cannot be played: {str(exc).splitlines()[0]}", severity="warning")
+        for line in library.refused:
+            self.notify(line, severity="warning")
+        return packs
 
     def _picked_story(self, story: str | None) -> None:
         if story:

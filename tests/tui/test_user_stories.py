@@ -1,0 +1,28 @@
+"""The title screen's story list holds the player's own stories beside the shipped ones (issue 34 item 1)."""
+
+from __future__ import annotations
+
+from game.checker.scaffold import new_story
+from game.tui.app import StoryEchoApp
+from game.tui.title import StoryScreen
+from tests.tui.test_app import SIZE, log_text, new_game, play, settings_for, until
+
+
+async def test_a_story_of_the_players_folder_is_picked_and_played_on_the_title_screen(tmp_path):
+    settings = settings_for(tmp_path, stories_dir=tmp_path / "mine")
+    new_story(settings.stories_folder, "lighthouse", title="The Lighthouse", genre="gothic")
+    broken = new_story(settings.stories_folder, "broken")
+    (broken / "map.json").write_text("{")
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.screen.__class__.__name__ == "TitleScreen", what="title")
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, StoryScreen), what="story choice")
+        assert [pack.story.id for pack in app.screen.packs] == ["fantasy_001", "scifi_001", "lighthouse"]
+        assert any("'broken' cannot be played" in str(n.message) for n in app._notifications)
+        await pilot.press("escape")
+        await new_game(pilot, 2)
+        assert app.session.engine.pack.story.id == "lighthouse"
+        assert "The Lighthouse" in log_text(app)
+        await play(pilot, "go north")
+        assert app.session.engine.state.node == "road"
