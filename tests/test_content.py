@@ -105,6 +105,15 @@ def test_bad_value_names_file_and_field(tmp_path):
         load_pack(root)
 
 
+def test_an_id_rule_is_said_in_words_not_as_a_pattern(tmp_path):
+    root = broken_copy(tmp_path)
+    edit(root / "items.json", lambda d: d[0].update(id="Iron Sword"))
+    with pytest.raises(ContentError) as err:
+        load_pack(root)
+    assert "items.json: [0].id: 'Iron Sword' is not an id: an id is lowercase letters, digits and _" in str(err.value)
+    assert "^[a-z]" not in str(err.value)
+
+
 def test_unknown_reference_names_file_and_field(tmp_path):
     root = broken_copy(tmp_path)
     edit(root / "map.json", lambda d: d["nodes"][0]["exits"].update(east="nowhere"))
@@ -115,7 +124,7 @@ def test_unknown_reference_names_file_and_field(tmp_path):
 def test_invalid_json_and_missing_file(tmp_path):
     root = broken_copy(tmp_path)
     (root / "items.json").write_text('[{"id": "x",]')
-    with pytest.raises(ContentError, match=r"items.json: invalid JSON at line 1"):
+    with pytest.raises(ContentError, match=r"items.json: invalid JSON at line 1, column 13: Expecting"):
         load_pack(root)
     (root / "items.json").unlink()
     with pytest.raises(ContentError, match=r"items.json: file is missing"):

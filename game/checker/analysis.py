@@ -6,6 +6,7 @@ import time
 from collections import deque
 from dataclasses import replace
 
+from game.checker.authoring import choice_misreads, lore_size
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.checker.focus import Focus, focus_of
 from game.checker.lines import stale_lines
@@ -119,7 +120,7 @@ def _tally(search: Search, report: CheckReport) -> None:
 
 
 def _static_notes(pack: ContentPack) -> list[str]:
-    out = []
+    out = choice_misreads(pack) + lore_size(pack)
     for item in pack.items.values():
         if not item.consumable and raises_stats(item):
             out.append(f"item {item.id!r} raises stats and is not consumable: it can be used again and again")

@@ -14,7 +14,7 @@ import json
 from collections import deque
 from importlib import resources
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -65,7 +65,7 @@ def _read_json(path: Path) -> object:
     except FileNotFoundError:
         raise ContentError(f"{path.name}: file is missing") from None
     except json.JSONDecodeError as exc:
-        raise ContentError(f"{path.name}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+        raise ContentError(f"{path.name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
 
 
 def _format_loc(loc: tuple[int | str, ...]) -> str:
@@ -75,11 +75,22 @@ def _format_loc(loc: tuple[int | str, ...]) -> str:
     return out or "(root)"
 
 
+ID_PATTERN_WORDS = "an id is lowercase letters, digits and _, starting with a letter (e.g. old_lodge)"
+
+
+def _message(error: Any) -> str:
+    """Pydantic's message, with a pattern said in words where the content has a rule for it."""
+    pattern = (error.get("ctx") or {}).get("pattern")
+    if error.get("type") == "string_pattern_mismatch" and pattern == "^[a-z][a-z0-9_]*$":
+        return f"{error.get('input')!r} is not an id: {ID_PATTERN_WORDS}"
+    return str(error["msg"])
+
+
 def _parse(model: type[M], path: Path, data: object) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        lines = [f"{path.name}: {_format_loc(e['loc'])}: {e['msg']}" for e in exc.errors()]
+        lines = [f"{path.name}: {_format_loc(e['loc'])}: {_message(e)}" for e in exc.errors()]
         raise ContentError("\n".join(lines)) from None
 
 
@@ -93,7 +104,7 @@ def _parse_list(model: type[M], path: Path, data: object) -> list[M]:
             out.append(model.model_validate(entry))
         except ValidationError as exc:
             for e in exc.errors():
-                errors.append(f"{path.name}: [{index}]{'.' if e['loc'] else ''}{_format_loc(e['loc'])}: {e['msg']}")
+                errors.append(f"{path.name}: [{index}]{'.' if e['loc'] else ''}{_format_loc(e['loc'])}: {_message(e)}")
     if errors:
         raise ContentError("\n".join(errors))
     return out

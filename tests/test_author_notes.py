@@ -1,0 +1,81 @@
+"""`content check` tells an author what no search finds (issue 34 item 5): a choice the parser reads as another
+command, and lore against the prompt budget. Each warning is checked against what the game does with it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from game.checker.analysis import check_pack
+from game.checker.authoring import LONG_LORE_TOKENS, choice_misreads, lore_size
+from game.checker.scaffold import new_story
+from game.engine.pipeline import TurnPipeline
+from game.llm.scripted import ScriptedNarrator
+from game.world.loader import content_root, load_pack
+from game.world.state import new_game
+from tests.conftest import keyword_memory
+
+
+def with_choice(tmp_path, name: str, keywords: list[str]):
+    folder = new_story(tmp_path, "lamp")
+    story = json.loads((folder / "story.json").read_text())
+    story["choices"] = [
+        {
+            "id": "dark",
+            "name": name,
+            "keywords": keywords,
+            "description": "You leave the lamp unlit.",
+            "condition": {"at_node": "landing"},
+        }
+    ]
+    (folder / "story.json").write_text(json.dumps(story))
+    endings = json.loads((folder / "endings.json").read_text())
+    endings.append(
+        {
+            "id": "dark",
+            "title": "Dark",
+            "description": "The dark stays.",
+            "priority": 5,
+            "condition": {"flags": ["choice:dark"]},
+        }
+    )
+    (folder / "endings.json").write_text(json.dumps(endings))
+    return load_pack(folder)
+
+
+def play(pack, action: str):
+    pipeline = TurnPipeline(pack, new_game(pack), ScriptedNarrator(pack), keyword_memory(pack))
+    try:
+        return pipeline.play(action), pipeline.state
+    finally:
+        pipeline.memory.close()
+
+
+def test_a_choice_read_as_another_command_is_warned_and_is_refused_in_play(tmp_path):
+    misread = with_choice(tmp_path / "a", "Leave the lamp dark", ["leave", "dark"])
+    warnings = choice_misreads(misread)
+    assert len(warnings) == 1 and "'drop lamp dark'" in warnings[0] and "choices[dark].name" in warnings[0]
+    assert any("Leave the lamp dark" in note for note in check_pack(misread).notes)
+    _, state = play(misread, "Leave the lamp dark")
+    assert "choice:dark" not in state.flags  # the warning is true: the name does not make the choice
+    fixed = with_choice(tmp_path / "b", "Keep the lamp dark", ["keep", "dark"])
+    assert choice_misreads(fixed) == []
+    _, state = play(fixed, "Keep the lamp dark")
+    assert "choice:dark" in state.flags and state.ending == "dark"
+
+
+@pytest.mark.parametrize("story", ["fantasy_001", "scifi_001"])
+def test_no_shipped_choice_is_warned(story):
+    assert choice_misreads(load_pack(content_root() / story)) == []
+
+
+def test_lore_is_counted_against_the_budget_and_a_long_entry_is_named(tmp_path):
+    folder = new_story(tmp_path, "lore")
+    notes = lore_size(load_pack(folder))
+    assert len(notes) == 1 and notes[0].startswith("lore: 2 knowledge entries and the worldview, about ")
+    knowledge = json.loads((folder / "knowledge.json").read_text())
+    knowledge[0]["content"] = "The beacon's long history. " * 80
+    (folder / "knowledge.json").write_text(json.dumps(knowledge))
+    notes = lore_size(load_pack(folder))
+    assert len(notes) == 2 and f"over {LONG_LORE_TOKENS}" in notes[1] and "[beacon_history].content" in notes[1]
