@@ -43,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"storyecho {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    # the game's own flags before any command (``storyecho --data-dir DIR``, as this help words it); a command's
+    # own flag wins (``parse`` merges them: a sub-command's default would otherwise overwrite these)
+    parser.add_argument("--data-dir", dest="top_data_dir", type=Path, default=None, help="saves and index folder")
+    parser.add_argument("--story", dest="top_story", default=None, help="the story to play (its id or title)")
     # every command's namespace has every setting's flag (None: not given), so settings_for reads them directly
     parser.set_defaults(**dict.fromkeys(SETTING_FLAGS))
     sub = parser.add_subparsers(dest="command")
@@ -52,6 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_index(sub)
     _add_content(sub)
     return parser
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments, with ``--data-dir`` and ``--story`` given before the command taken when the command has none."""
+    args = build_parser().parse_args(argv)
+    args.data_dir = args.data_dir or args.top_data_dir
+    args.story = args.story or args.top_story
+    return args
 
 
 def _add_game_flags(p: argparse.ArgumentParser) -> None:
@@ -146,6 +158,26 @@ def _add_content(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     made.add_argument("--title", default=None, help="its title (default: from the id)")
     made.add_argument("--genre", default="mystery", help="its genre, in words (default: mystery)")
     made.add_argument("--dir", type=Path, default=None, help="make it in this folder instead of your stories folder")
+    replay = content_sub.add_parser(
+        "replay", help="play an approved transcript again (scripted narrator) and show the first difference"
+    )
+    replay.add_argument("id", help="the story")
+    replay.add_argument("file", type=Path, help="the approved transcript ('storyecho run' output)")
+    replay.add_argument("--seed", type=int, default=0, help="the dice's seed (default 0, as the transcript's)")
+    replay.add_argument(
+        "--approve", action="store_true", help="play FILE's actions and write what the game tells now into FILE"
+    )
+    imported = content_sub.add_parser(
+        "import",
+        help="import a SillyTavern World Info, a character card (V1-V3, JSON or PNG), a lorebook_v3 or a NovelAI "
+        "lorebook into a story of yours",
+    )
+    imported.add_argument("file", type=Path, help="the file to import (at most 20 MB)")
+    imported.add_argument("--story", required=True, help="the story of yours to import into")
+    imported.add_argument("--new", action="store_true", help="make the story first, as 'content new' does")
+    imported.add_argument(
+        "--greeting", type=int, default=0, help="a card's greeting that opens the story: 0 first_mes, N its N-th other"
+    )
     validate = content_sub.add_parser("validate", help="validate content packs")
     validate.add_argument("--story", default=None)
     check = content_sub.add_parser(
@@ -193,7 +225,7 @@ def game_args(args: argparse.Namespace) -> argparse.Namespace | None:
     ``--headless``, in a terminal), else None."""
     if args.command not in (None, "play"):
         return None
-    play = args if args.command == "play" else argparse.Namespace(story=None, headless=False, config=None)
+    play = args if args.command == "play" else argparse.Namespace(story=args.story, headless=False, config=None)
     if play.headless or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return None
     return play

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -24,10 +25,12 @@ from typing import TextIO
 
 import orjson
 
-from game.args import build_parser, configure_logging, game_args, settings_for
+from game.args import build_parser, configure_logging, game_args, parse, settings_for
 from game.checker.commands import content_command, title_of
 from game.config import ConfigError, Settings
+from game.engine import replay
 from game.engine.pipeline import TurnResult
+from game.engine.replay import told
 from game.engine.report import turn_json
 from game.engine.session import AUTOSAVE_SLOT, GameSession, start_fresh
 from game.llm.local_model import find_bundled_model
@@ -58,10 +61,7 @@ def read_actions(lines: Iterable[str]) -> Iterator[str]:
 def _print_turn(result: TurnResult, out: TextIO, *, echo: bool = True) -> None:
     """One turn as text: what the player and the narrator wrote, control characters made visible (an OSC 52 in a
     model's narration must not reach the terminal)."""
-    text = (f"\n> {result.action}\n" if echo else "") + f"{result.narration}\n"  # refusals are told in it
-    if result.choices:
-        text += "  Choices: " + " | ".join(result.choices) + "\n"
-    out.write(visible(text))
+    out.write((visible(f"\n> {result.action}\n") if echo else "") + "\n".join(told(result)) + "\n")
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
@@ -91,6 +91,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"storyecho: {closing}", file=sys.stderr)
     return 0
 
+
+BROKEN_PIPE = 141
+"""The exit status when the output's reader has gone (128 + SIGPIPE, as shells report it)."""
 
 INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
@@ -266,6 +269,28 @@ def _doctor_endpoint(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if fitness.no_endpoint or fitness.verdict.startswith("cannot play") else 0
 
 
+def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    """``content replay ID FILE``: 0 when every approved turn is told the same, 1 at the first difference."""
+    library = settings.library()
+    pack = load_pack(library.path(library.resolve(args.id)))
+    approved = replay.read_transcript(args.file.read_text(encoding="utf-8"))
+    if not approved:
+        print(f"storyecho: {args.file} holds no actions", file=sys.stderr)
+        return 1
+    if args.approve:
+        played = replay.play(pack, (step.action for step in approved), seed=args.seed)
+        args.file.write_text(replay.write_transcript(played), encoding="utf-8")
+        print(f"approved {len(played)} turns of {pack.story.title} into {args.file}")
+        return 0
+    found = replay.replay(pack, approved, seed=args.seed)
+    if found.ok:
+        print(f"{pack.story.title}: all {found.total} turns told as approved")
+        return 0
+    print(f"{pack.story.title}: {found.matched} of {found.total} turns as approved; then")
+    print("\n".join(visible(line) for line in found.difference))
+    return 1
+
+
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     """``index``: embed every story's knowledge base now; ``--list`` the index's collections; ``--prune`` others'."""
     if not lasting_store(settings):
@@ -391,11 +416,16 @@ Front = Callable[[argparse.Namespace, Settings], int]
 def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
     """``storyecho``: with ``tui``, no command (or ``play`` without ``--headless``) in a terminal starts it."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(argv)
     configure_logging(args.verbose)
     try:
         settings = settings_for(args)
+        importing = args.command == "content" and args.content_command == "import"  # --story may be a new id
+        if args.story and not importing:  # a story named by its title or in any case ("--story Cyber"): its id
+            args.story = settings.library().resolve(args.story)
         if args.command == "content":
+            if args.content_command == "replay":
+                return cmd_replay(args, settings)
             return content_command(args, settings.library(), settings.stories_folder)
         if args.command == "index":
             return cmd_index(args, settings)
@@ -410,10 +440,15 @@ def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
         play_args = game_args(args)
         if tui is not None and play_args is not None:
             return tui(play_args, settings)
-        return cmd_play(args if args.command == "play" else argparse.Namespace(story=None, headless=True), settings)
+        return cmd_play(
+            args if args.command == "play" else argparse.Namespace(story=args.story, headless=True), settings
+        )
     except (ConfigError, ContentError, SaveError) as exc:
         print(f"storyecho: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (``storyecho slots show X | head``): stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush must not raise again
+        return BROKEN_PIPE
     except OSError as exc:
         print(f"storyecho: {exc}", file=sys.stderr)
         return 2

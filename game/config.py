@@ -154,6 +154,22 @@ class Settings(BaseModel):
         return StoryLibrary.of(self.stories_folder)
 
 
+PATTERN_WORDS = {
+    "chroma_url": "a Chroma server's URL, such as http://localhost:8000",
+    "base_url": "a URL that starts with http:// or https://, such as http://127.0.0.1:8080/v1",
+    "api_key_env": "the name of an environment variable (letters, digits and _), such as OPENAI_API_KEY",
+}
+"""What a setting with a pattern must be, in words: a player is shown these, never the pattern."""
+
+
+def explain(error: Any) -> str:
+    """One validation error of the settings as a player reads it (a pattern said in words)."""
+    field = str(error["loc"][-1]) if error.get("loc") else ""
+    if error.get("type") == "string_pattern_mismatch" and field in PATTERN_WORDS:
+        return f"{error.get('input')!r} is not {PATTERN_WORDS[field]}"
+    return str(error["msg"])
+
+
 ENV_PREFIX = "STORYECHO_"
 NESTED_DELIMITER = "__"
 
@@ -224,5 +240,5 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except ValidationError as exc:
-        lines = [f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors()]
+        lines = [f"{'.'.join(map(str, e['loc'])) or 'settings'}: {explain(e)}" for e in exc.errors()]
         raise ConfigError(f"invalid configuration{where}:\n  " + "\n  ".join(lines)) from None

@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from game.args import build_parser, configure_logging, game_args, settings_for
+from game.args import configure_logging, game_args, parse, settings_for
 
 if TYPE_CHECKING:
     from game.config import Settings
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     The game's path never imports ``game.cli``: its commands import the engine, memory stores and
     narrators, which the title screen does not need (the game loads them after its first frame).
     """
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     play = game_args(args)
     if play is None:
         from game import cli

@@ -15,6 +15,7 @@ import orjson
 
 from game.checker.analysis import check_pack
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
+from game.checker.imports import ImportFailure, import_file
 from game.checker.scaffold import ScaffoldError, new_story
 from game.world.content import ContentError
 from game.world.library import StoryLibrary
@@ -27,6 +28,8 @@ def content_command(args: argparse.Namespace, library: StoryLibrary, stories_fol
         return check(args, library)
     if args.content_command == "new":
         return new(args, library, stories_folder)
+    if args.content_command == "import":
+        return import_(args, library, stories_folder)
     return validate(args, library)
 
 
@@ -46,6 +49,17 @@ def new(args: argparse.Namespace, library: StoryLibrary, stories_folder: Path) -
     print(f"  check it:  storyecho content check --story {args.id}")
     print(f"  play it:   storyecho play --story {args.id}")
     print(f"  what each file is for: {folder / 'README.md'}")
+    return 0
+
+
+def import_(args: argparse.Namespace, library: StoryLibrary, stories_folder: Path) -> int:
+    """``content import FILE --story ID [--new]``: a lorebook's or a card's content into a story of the player's."""
+    try:
+        report = import_file(args.file, library, stories_folder, args.story, new=args.new, greeting=args.greeting)
+    except ImportFailure as exc:
+        print(f"storyecho: {exc}", file=sys.stderr)
+        return 1
+    print(report.text())
     return 0
 
 

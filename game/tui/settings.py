@@ -32,7 +32,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from game.config import ConfigError, Settings, load_settings
+from game.config import ConfigError, Settings, explain, load_settings
 from game.files import write_synced
 from game.llm.presets import PRESETS
 from game.llm.settings import OpenAISettings
@@ -453,7 +453,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         try:
             endpoint = OpenAISettings.model_validate(self.settings.openai.model_dump() | fields)
         except ValidationError as exc:
-            self.query_one("#settings-error", Static).update(str(exc.errors()[0]["msg"]))
+            self.query_one("#settings-error", Static).update(explain(exc.errors()[0]))
             return
         self.app.push_screen(NarratorTestScreen(endpoint, self.settings.prompt_budget_tokens, values["llm"]))
 

@@ -10,6 +10,7 @@ save of the shipped story into another world, so it is left out of the list and 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +74,29 @@ class StoryLibrary:
 
     def is_shipped(self, story_id: str) -> bool:
         return story_id in self.shipped_ids
+
+    def resolve(self, name: str) -> str:
+        """The id of the story ``name`` names: its id, or its id or title in any case ("Cyber", "misty forest").
+
+        Raises:
+            ContentError: no story, or more than one, goes by that name (the message names the stories there are).
+        """
+        ids = self.ids()
+        if name in ids:
+            return name
+        wanted = " ".join(name.casefold().replace("_", " ").split())
+        named = [story for story in ids if wanted in (story.casefold().replace("_", " "), self._title(story))]
+        if len(named) == 1:
+            return named[0]
+        return self.path(name).name  # raises, naming the stories
+
+    def _title(self, story: str) -> str:
+        """The story's title folded for matching (read from its story.json alone; '' when it cannot be read)."""
+        try:
+            title = json.loads((self.path(story) / "story.json").read_text(encoding="utf-8")).get("title", "")
+        except (OSError, ValueError, AttributeError):
+            return ""
+        return " ".join(str(title).casefold().split())
 
     def path(self, story_id: str) -> Path:
         """The folder of the story ``story_id``.

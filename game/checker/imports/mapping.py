@@ -1,0 +1,319 @@
+"""How what a file holds becomes a story's files (the mapping table is in docs/authoring.md).
+
+- a keyed entry -> a ``knowledge.json`` entry: an id made from its name, its keys kept as ``keywords`` (and, when
+  its title and text do not hold them, in its title, which recall searches), category ``history``;
+- a ``constant`` entry (always in the prompt, in its own tool) -> category ``hidden_rule``, which the Story Bible
+  seeds as canon (``world_rule``, recalled when a turn touches it), and a line of the story's ``persona`` under
+  :data:`CANON_HEADER`, so it is in every system prompt (clipped to :data:`CANON_CHARS`; the report counts the
+  tokens this adds to every prompt);
+- a disabled or empty entry -> skipped, with the reason;
+- a card's character -> a person (``npcs.json``) at the story's start, whom the Story Bible and the knowledge base
+  know; the description and personality as their trait (and, whole, as a ``relationship`` lore entry), the
+  scenario as a topic and a worldview section;
+- a card's own lore entry -> also a topic its person answers about (``ask mira about the gull``);
+- the card's ``first_mes`` (or, with ``--greeting N``, its N-th alternate greeting) -> the story's ``intro``;
+- ``{{char}}`` / ``<BOT>`` -> the card's name, ``{{user}}`` / ``<USER>`` -> the story's player name.
+
+Imported text is untrusted: every text passes :func:`game.memory.guard.strip_instructions`, the guard memory
+puts what a model or a player writes through. A sentence that reads as an order to the narrator is left out (the
+file kept in ``imported/`` still holds it), the entry is never made canon, and the report names it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from game.checker.imports.report import ImportReport
+from game.checker.imports.sources import Card, ImportFailure, LoreEntry, Source
+from game.files import write_synced
+from game.memory.guard import looks_like_instruction, strip_instructions
+from game.text import clip, estimate_tokens, keywords
+
+MIN_LORE_CHARS = 10
+"""A knowledge entry's shortest text (``KnowledgeEntry.content``)."""
+CANON_HEADER = "Always true in this world (imported canon):"
+"""The persona's section of imported constant entries."""
+CANON_CHARS = 300
+"""A constant entry's share of every system prompt; its whole text is in the knowledge base."""
+TRAIT_CHARS = 400
+"""A person's trait is in every prompt that has them; the whole description is lore, recalled when relevant."""
+
+
+@dataclass
+class PackFiles:
+    """The files of a story an import may change, as parsed JSON (and the worldview's text)."""
+
+    story: dict[str, Any]
+    map: dict[str, Any]
+    npcs: list[dict[str, Any]]
+    knowledge: list[dict[str, Any]]
+    worldview: str
+
+    @classmethod
+    def read(cls, folder: Path) -> PackFiles:
+        def load(name: str) -> Any:
+            return json.loads((folder / name).read_text(encoding="utf-8"))
+
+        return cls(
+            load("story.json"),
+            load("map.json"),
+            load("npcs.json"),
+            load("knowledge.json"),
+            (folder / "worldview.md").read_text(encoding="utf-8"),
+        )
+
+    def write(self, folder: Path) -> None:
+        """Write the files that changed into ``folder``."""
+        texts = {
+            "story.json": self.story,
+            "map.json": self.map,
+            "npcs.json": self.npcs,
+            "knowledge.json": self.knowledge,
+        }
+        for name, value in texts.items():
+            text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+            if json.loads((folder / name).read_text(encoding="utf-8")) != value:
+                write_synced(folder / name, text.encode("utf-8"))
+        if (folder / "worldview.md").read_text(encoding="utf-8") != self.worldview:
+            write_synced(folder / "worldview.md", self.worldview.encode("utf-8"))
+
+
+def make_id(name: str, taken: set[str], fallback: str) -> str:
+    """An id (lowercase letters, digits, _) made from ``name``, not in ``taken`` (which it joins)."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    base = re.sub(r"[^a-z0-9]+", "_", plain).strip("_")
+    base = re.sub(r"^(?:the|a|an)_(?=[a-z])", "", base)[:48].strip("_")
+    if not base or not base[0].isalpha():
+        base = f"{fallback}_{base}".strip("_")
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{base}_{n}", n + 1
+    taken.add(candidate)
+    return candidate
+
+
+class Substitution:
+    """``{{char}}`` and ``{{user}}`` (and V1's ``<BOT>`` / ``<USER>``) replaced by names."""
+
+    def __init__(self, char: str, user: str) -> None:
+        self.char, self.user, self.unnamed = char, user, 0
+
+    def __call__(self, text: str) -> str:
+        char = self.char or "the character"
+        if not self.char and re.search(r"\{\{\s*char\s*\}\}|<BOT>", text, re.I):
+            self.unnamed += 1
+        text = re.sub(r"\{\{\s*char\s*\}\}|<BOT>", lambda _: char, text, flags=re.I)
+        return re.sub(r"\{\{\s*user\s*\}\}|<USER>", lambda _: self.user, text, flags=re.I).strip()
+
+
+class Mapper:
+    """Maps one :class:`Source` into :class:`PackFiles`, writing what it did into an :class:`ImportReport`."""
+
+    def __init__(self, source: Source, files: PackFiles, report: ImportReport) -> None:
+        self.source, self.files, self.report = source, files, report
+        player = str(files.story.get("player", {}).get("name", "Traveller"))
+        self.sub = Substitution(source.card.name if source.card else "", player)
+        self.lore_ids = {str(k["id"]) for k in files.knowledge}
+        self.canon: list[str] = []
+        self.person_id = ""
+
+    def guarded(self, where: str, text: str) -> str:
+        """``text`` with its instruction-like sentences left out (the report names where)."""
+        kept = strip_instructions(text)
+        if kept != text or looks_like_instruction(kept):
+            self.report.guarded.append(
+                f"{where}: reads as an instruction to the narrator: those sentences were left out (never canon, "
+                f"never obeyed; {self.report.kept_as} keeps them)"
+            )
+            kept = "" if looks_like_instruction(kept) else kept
+        return kept
+
+    def run(self, greeting: int) -> None:
+        count = len(self.source.entries)
+        self.report.format = self.source.format + (
+            f", {count} lore entr{'y' if count == 1 else 'ies'}" if count else ""
+        )
+        self.report.unused += self.source.unused
+        if self.source.card is not None:
+            self.card(self.source.card, greeting)
+        for entry in self.source.entries:
+            self.entry(entry)
+        if self.canon:
+            persona = str(self.files.story["persona"]).rstrip()
+            if CANON_HEADER not in persona:
+                persona += f"\n\n{CANON_HEADER}"
+            self.files.story["persona"] = persona + "".join(f"\n- {c}" for c in self.canon if f"- {c}" not in persona)
+            tokens = estimate_tokens("\n".join(self.canon))
+            self.report.mapped.append(
+                f"{len(self.canon)} constant entr{'y' if len(self.canon) == 1 else 'ies'} -> story.json persona, "
+                f"in every system prompt (about {tokens} tokens)"
+            )
+        if self.sub.unnamed:
+            self.report.notes.append(
+                f"{self.sub.unnamed} text(s) name {{{{char}}}}, which a lorebook alone cannot name: written as "
+                "'the character'"
+            )
+
+    def entry(self, entry: LoreEntry) -> None:
+        label = f"{entry.where} {entry.name or (entry.keys[0] if entry.keys else '(no name)')!r}"
+        self.report.entry_unused.update(entry.unused)
+        if not entry.enabled:
+            self.report.skipped.append(f"{label}: disabled in the source")
+            return
+        text = self.guarded(label, self.sub(entry.content))
+        if len(text) < MIN_LORE_CHARS:
+            why = "nothing left once the guard took out its orders" if entry.content.strip() else "no text"
+            self.report.skipped.append(f"{label}: {why}")
+            return
+        same = self.lore_with(text)
+        if same:
+            self.report.skipped.append(f"{label}: already in the story (knowledge.json {same!r})")
+            return
+        instruction = text != self.sub(entry.content)
+        keys = [k for k in dict.fromkeys(self.sub(k) for k in entry.keys) if k and not looks_like_instruction(k)]
+        name = self.sub(entry.name)
+        if not name or looks_like_instruction(name):
+            name = keys[0] if keys else clip(text, 40)
+        card = self.source.card
+        category = "hidden_rule" if entry.constant and not instruction else "history"
+        if category == "history" and card is not None and set(keywords(name)) == set(keywords(card.name)):
+            category = "relationship"
+        lore_id = make_id(name, self.lore_ids, "lore")
+        self.files.knowledge.append(
+            {"id": lore_id, "category": category, "title": _title(name, keys, text), "content": text, "keywords": keys}
+        )
+        if category == "hidden_rule":
+            self.canon.append(clip(f"{name}: {text}", CANON_CHARS))
+        canon = ": Story Bible canon" if category == "hidden_rule" else ""
+        held = "; constant, but not canon: the guard held it back" if entry.constant and instruction else ""
+        shown = f"keys: {', '.join(keys)}" if keys else "no keys: recalled by its title and text"
+        told = self.topic(keys, text)
+        self.report.mapped.append(f"{label} -> knowledge.json {lore_id!r} ({category}{canon}; {shown}){held}{told}")
+
+    def lore_with(self, text: str) -> str:
+        """The id of the story's lore entry with this text ("" when there is none): an import made twice adds
+        nothing the second time."""
+        return next((str(k["id"]) for k in self.files.knowledge if k.get("content") == text), "")
+
+    def topic(self, keys: list[str], text: str) -> str:
+        """A card's own lore entry as a topic its person answers about (first key; the others its aliases)."""
+        person = next((n for n in self.files.npcs if n["id"] == self.person_id), None)
+        words = [k.lower() for k in keys if re.fullmatch(r"[\w' -]+", k)]
+        if person is None or not words or words[0] in person.setdefault("topics", {}):
+            return ""
+        person["topics"][words[0]] = clip(text, 300)
+        if words[1:]:
+            person.setdefault("topic_aliases", {})[words[0]] = words[1:]
+        return f"; {self.person_id}'s topic {words[0]!r}"
+
+    def card(self, card: Card, greeting: int) -> None:
+        """The card's character as a person at the story's start, and its greeting as the story's opening."""
+        description = self.guarded("data.description", self.sub(card.description))
+        personality = self.guarded("data.personality", self.sub(card.personality))
+        scenario = self.guarded("data.scenario", self.sub(card.scenario))
+        npc_id = self.person_id = self.person(card.name, description, personality, scenario)
+        about = "\n\n".join(t for t in (description, personality) if t)
+        if len(about) >= MIN_LORE_CHARS and not self.lore_with(about):
+            lore_id = make_id(card.name, self.lore_ids, "lore")
+            self.files.knowledge.append(
+                {"id": lore_id, "category": "relationship", "title": card.name, "content": about,
+                 "keywords": [card.name]}
+            )  # fmt: skip
+            self.report.mapped.append(f"data.description + personality -> knowledge.json {lore_id!r} (relationship)")
+        section = f"## {card.name}'s situation"
+        if scenario and section not in self.files.worldview:
+            self.files.worldview = self.files.worldview.rstrip() + f"\n\n{section}\n{scenario}\n"
+            self.report.mapped.append(f"data.scenario -> worldview.md section and {npc_id}'s topic 'situation'")
+        self.opening(card, greeting, npc_id)
+
+    def person(self, name: str, description: str, personality: str, scenario: str) -> str:
+        """The card's character as a person at the story's start (one of that name already there is kept)."""
+        same = next((str(n["id"]) for n in self.files.npcs if n.get("name") == name), "")
+        if same:
+            self.report.skipped.append(f"data.name: {name!r} is already a person of the story (npcs.json {same!r})")
+            return same
+        taken = {str(n["id"]) for n in self.files.npcs}
+        npc_id = make_id(name, taken, "person")
+        start = str(self.files.story["start_node"])
+        node = next(n for n in self.files.map["nodes"] if n["id"] == start)
+        node.setdefault("npcs", []).append(npc_id)
+        words = name.split()
+        self.files.npcs.append(
+            {
+                "id": npc_id,
+                "name": name,
+                "role": _role(description, name),
+                "trait": clip(" ".join(t for t in (description, personality) if t), TRAIT_CHARS) or f"{name}.",
+                "likes": [],
+                "dislikes": [],
+                "initial_affinity": 0,
+                "location": start,
+                "thresholds": [{"at": 30, "label": "friend", "effect": f"{name} trusts you and speaks freely"}],
+                "dialogue_style": clip(personality, 160) or "In their own words.",
+                "greeting": f"{name} looks up at you.",  # the words the card's opening says, if it says any
+                "farewell": "Until we meet again.",
+                "topics": {"situation": clip(scenario, 300)} if scenario else {},
+                "topic_aliases": {"situation": ["here", "this place", "scenario"]} if scenario else {},
+                # and, once the card's lore entries are read, what the person knows: one topic each (``topic``)
+                "aliases": [words[0]] if len(words) > 1 else [],
+                "pronouns": _pronouns(f"{description} {personality}"),
+            }
+        )
+        self.report.mapped.append(
+            f"data.name + description + personality -> npcs.json {npc_id!r} at {start!r} (a person the narrator knows)"
+        )
+        return npc_id
+
+    def opening(self, card: Card, greeting: int, npc_id: str) -> None:
+        """The chosen greeting as the story's intro; the words said in it as the person's greeting."""
+        greetings = [card.first_mes, *card.alternate_greetings]
+        if not 0 <= greeting < len(greetings):
+            raise ImportFailure(
+                f"{self.report.source}: --greeting {greeting}: the card has greetings 0 (first_mes) to "
+                f"{len(greetings) - 1}"
+            )
+        field = "data.first_mes" if greeting == 0 else f"data.alternate_greetings[{greeting - 1}]"
+        intro = self.guarded(field, self.sub(greetings[greeting]))
+        if intro:
+            self.files.story["intro"] = intro
+            said = re.search(r'["\u201c]([^"\u201d]{8,300})["\u201d]', intro)
+            if said:
+                person = next(n for n in self.files.npcs if n["id"] == npc_id)
+                person["greeting"] = said.group(1).strip()
+            self.report.mapped.append(f"{field} -> story.json intro ({{{{char}}}} and {{{{user}}}} named)")
+        else:
+            self.report.skipped.append(f"{field}: no text to open the story with; the story keeps its intro")
+        others = len([g for i, g in enumerate(greetings) if i != greeting and g.strip()])
+        if others:
+            self.report.unused.append(
+                f"{others} other greeting(s) of the card (a story has one opening: pick one with --greeting N)"
+            )
+
+
+def _title(name: str, keys: list[str], text: str) -> str:
+    """The entry's title: its name, and the keys its name and text do not hold (recall searches title and text)."""
+    held = set(keywords(f"{name} {text}"))
+    missing = [k for k in keys if not set(keywords(k)) <= held]
+    return clip(f"{name} (also: {', '.join(missing)})" if missing else name, 160)
+
+
+def _role(description: str, name: str) -> str:
+    """A short role from the description's first sentence ("X is a retired keeper." -> "a retired keeper")."""
+    first = re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].rstrip(".!?")
+    found = re.match(rf"^(?:{re.escape(name)}|she|he|they)\s+(?:is|was|are)\s+(.+)$", first, re.I)
+    return clip(found.group(1), 60) if found else "someone met here"
+
+
+def _pronouns(text: str) -> str:
+    words = re.findall(r"[a-z]+", text.lower())
+    counts = {
+        "she/her": sum(w in ("she", "her", "hers", "herself") for w in words),
+        "he/him": sum(w in ("he", "him", "his", "himself") for w in words),
+    }
+    best = max(counts, key=lambda k: counts[k])
+    return best if counts[best] > 0 and list(counts.values()).count(counts[best]) == 1 else "they/them"
