@@ -6,6 +6,9 @@ storyecho run --story ID ...    play actions from a file or stdin (scripts, test
 storyecho slots list|show|delete|export|branch   the save slots
 storyecho content validate      check content packs
 storyecho content check         explore a story's states for soft-locks
+storyecho content new ID        make a small story of your own that plays to its ending
+storyecho content import FILE --story ID   a World Info, character card or lorebook into your story
+storyecho content replay ID FILE           play an approved transcript again, show the first difference
 storyecho index [--list|--prune]  index every story's knowledge base now (the game then embeds nothing)
 storyecho --version
 """
