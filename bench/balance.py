@@ -45,7 +45,8 @@ then checks the targets (``TARGETS``). For the thorough player, the report of
 when each stat gate of the story opens by growth alone against the act that
 needs it (:mod:`bench.balance_thorough`, goal ``GATE_EARLY_MAX``).
 
-    python -m bench.balance [--runs 50] [--stories fantasy_001 scifi_001] [--json] [--out bench/results/balance.json]
+    python -m bench.balance [--runs 50] [--stories fantasy_001 scifi_001 victorian_001] [--json]
+        [--out bench/results/balance.json]
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ from game.world.state import GameState, new_game
 
 ROOT = Path(__file__).resolve().parents[1]
 WALKTHROUGHS = ROOT / "tests" / "walkthroughs"
-STORIES = ["fantasy_001", "scifi_001"]
+STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
 POLICIES = ["careless", "heedless", "careful", "thorough"]
 MAX_TURNS = 500
 WANDER = 0.2

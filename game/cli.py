@@ -294,6 +294,17 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     return 1
 
 
+def _story_id(settings: Settings, name: str, *, strict: bool) -> str:
+    """The id of the story ``name`` names (its title or id in any case: ``--story Cyber``); ``name`` itself when
+    none does and not ``strict`` (``content validate`` reports it as a story that cannot be loaded)."""
+    try:
+        return settings.library().resolve(name)
+    except ContentError:
+        if strict:
+            raise
+        return name
+
+
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     """``index``: embed every story's knowledge base now; ``--list`` the index's collections; ``--prune`` others'."""
     if not lasting_store(settings):
@@ -423,9 +434,8 @@ def main(argv: list[str] | None = None, *, tui: Front | None = None) -> int:
     configure_logging(args.verbose)
     try:
         settings = settings_for(args)
-        importing = args.command == "content" and args.content_command == "import"  # --story may be a new id
-        if args.story and not importing:  # a story named by its title or in any case ("--story Cyber"): its id
-            args.story = settings.library().resolve(args.story)
+        if args.story and not (args.command == "content" and args.content_command == "import"):  # may be new
+            args.story = _story_id(settings, args.story, strict=args.command != "content")
         if args.command == "content":
             if args.content_command == "replay":
                 return cmd_replay(args, settings)

@@ -65,7 +65,7 @@ def test_a_choice_read_as_another_command_is_warned_and_is_refused_in_play(tmp_p
     assert "choice:dark" in state.flags and state.ending == "dark"
 
 
-@pytest.mark.parametrize("story", ["fantasy_001", "scifi_001"])
+@pytest.mark.parametrize("story", ["fantasy_001", "scifi_001", "victorian_001"])
 def test_no_shipped_choice_is_warned(story):
     assert choice_misreads(load_pack(content_root() / story)) == []
 

@@ -127,17 +127,18 @@ def test_balance_benchmark_runs(tmp_path):
     result = json.loads((tmp_path / "result.json").read_text())
     assert json.loads(out.stdout)["summary"] == result["summary"]
     policies = ["careless", "heedless", "careful", "thorough"]
-    assert list(result["summary"]) == [f"{s}/{p}" for s in ["fantasy_001", "scifi_001"] for p in policies]
+    stories = ["fantasy_001", "scifi_001", "victorian_001"]
+    assert list(result["summary"]) == [f"{s}/{p}" for s in stories for p in policies]
     for summary in result["summary"].values():
         assert summary["runs"] == 4
         assert 0 <= summary["ko_rate"] <= 1 and 0 <= summary["lowest_hp_p10"] <= summary["lowest_hp_median"] <= 1
     runs = result["runs"]
-    assert len(runs) == 2 * 4 * 4
+    assert len(runs) == len(stories) * 4 * 4
     # seeds 0-3 play the four walkthrough routes of each story once; the careful player ends every one of them
     careful = [r for r in runs if r["policy"] == "careful"]
     assert sorted(r["route"] for r in careful if r["story"] == "scifi_001") == ["pact", "purge", "reboot", "rewrite"]
     assert all(r["ending"] == r["route"] and r["knockouts"] == 0 for r in careful)
-    assert set(result["targets"]["met"]) == {"fantasy_001", "scifi_001"}
+    assert set(result["targets"]["met"]) == set(stories)
     # the same seeds play the same games
     again = balance(tmp_path / "again.json")
     assert again.returncode == 0, again.stderr

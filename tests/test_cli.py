@@ -143,7 +143,7 @@ def test_bad_config_value_is_a_clear_error(monkeypatch, capsys):
 
 def test_unknown_story_is_a_clear_error(capsys):
     assert main(["run", "--story", "nope", "--actions", "-"]) == 2
-    assert "no story 'nope'; the stories there are: fantasy_001, scifi_001" in capsys.readouterr().err
+    assert "no story 'nope'; the stories there are: fantasy_001, scifi_001, victorian_001" in capsys.readouterr().err
 
 
 def test_missing_actions_file_is_a_clear_error(capsys, tmp_path):

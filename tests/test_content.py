@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from game.tui.themes import theme_for
 from game.world.content import ContentError
 from game.world.loader import available_stories, content_root, load_pack
 from tests.conftest import DATA
 
-STORIES = ["fantasy_001", "scifi_001"]
+STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
 
 
 def test_both_stories_are_bundled():
@@ -70,6 +71,19 @@ def test_cyber_carries_its_lore():
     assert "echo7" in pack.npcs and pack.npcs["echo7"].name == "ECHO-7"
     endings = {e.id for e in pack.endings}
     assert {"reboot", "purge", "pact"} <= endings
+
+
+def test_the_drowned_light_carries_its_lore():
+    pack = load_pack(content_root() / "victorian_001")
+    text = (pack.worldview + pack.story.intro + json.dumps([k.model_dump() for k in pack.knowledge])).lower()
+    for phrase in ("saltmoor", "gull rock", "elias crane", "st piran", "wreckers", "colza"):
+        assert phrase in text, phrase
+    endings = {e.id: e for e in pack.endings}
+    assert set(endings) == {"dawn", "tide", "salvage"}
+    # each ending follows from its own choice (story.json choices -> choice:<id> flags -> endings.json)
+    for choice, ending in (("kindle", "dawn"), ("toll", "tide"), ("bargain", "salvage")):
+        assert f"choice:{choice}" in endings[ending].condition.flags
+    assert theme_for(pack.story.genre) == "drowned-light"
 
 
 def broken_copy(tmp_path: Path) -> Path:
@@ -152,4 +166,4 @@ def test_cli_validate_exit_codes(tmp_path):
         text=True,
     )
     assert bad.returncode == 1
-    assert "no story 'no_such_story'; the stories there are: fantasy_001, scifi_001" in bad.stdout
+    assert "no story 'no_such_story'; the stories there are: fantasy_001, scifi_001, victorian_001" in bad.stdout

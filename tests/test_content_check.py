@@ -20,7 +20,7 @@ from game.world.state import new_game
 from tests.conftest import keyword_memory
 
 DATA = Path(__file__).parent / "data"
-STORIES = ["fantasy_001", "scifi_001"]
+STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
 
 # tests/data/broken is tests/data/mini broken on purpose:
 # - the ending "golden" asks for intelligence 40 (the most the player reaches is 15);

@@ -22,7 +22,7 @@ from game.world import loader
 from game.world.loader import available_stories, content_root
 
 REPO = Path(__file__).resolve().parents[1]
-STORIES = {"fantasy_001", "scifi_001"}
+STORIES = {"fantasy_001", "scifi_001", "victorian_001"}
 # what a build of the checkout leaves out: caches anywhere; the saves, earlier builds, venvs of the root
 ANYWHERE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*_cache", ".hypothesis")
 AT_ROOT = {".git", ".venv", "venv", "build", "dist", "saves"}

@@ -89,7 +89,7 @@ def test_a_user_story_with_a_shipped_id_is_refused_clearly(tmp_path):
 def test_an_unknown_story_names_the_stories_there_are(tmp_path):
     stories, data = tmp_path / "stories", tmp_path / "data"
     new_story(stories, "lighthouse")
-    with pytest.raises(ContentError, match=r"no story 'nowhere'.*fantasy_001, scifi_001, lighthouse"):
+    with pytest.raises(ContentError, match=r"no story 'nowhere'.*fantasy_001, scifi_001, victorian_001, lighthouse"):
         StoryLibrary.of(stories).path("nowhere")
     played = play(stories, data, "nowhere", ["look"])
     assert played.returncode != 0 and "no story 'nowhere'" in played.stderr

@@ -23,7 +23,7 @@ from game.world.parser import clauses, parse
 from game.world.state import GameState, QuestProgress, new_game
 from tests.conftest import keyword_memory
 
-STORIES = ["fantasy_001", "scifi_001"]
+STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
 
 
 @pytest.fixture(scope="module")

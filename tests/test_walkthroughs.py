@@ -12,7 +12,7 @@ import pytest
 from game.world.loader import content_root, load_pack
 
 WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
-STORIES = ["fantasy_001", "scifi_001"]
+STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
 
 
 def all_walkthroughs() -> list[Path]:

@@ -22,7 +22,7 @@ from game.world.rules import Outcome, Rules
 from game.world.state import GameState, QuestProgress, new_game
 from tests.conftest import keyword_memory
 
-STORIES = ["fantasy_001", "scifi_001"]
+STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
 
 
 @cache

@@ -1,4 +1,5 @@
-"""Each story's look: Misty Forest in mossy greens and mist greys, Cyber in neon magenta and cyan on black."""
+"""Each story's look: Misty Forest in mossy greens and mist greys, Cyber in neon magenta and cyan on black, The Drowned
+Light in lamp-brass and sea-fog greys."""
 
 from __future__ import annotations
 
@@ -32,6 +33,20 @@ CYBER = Theme(
     error="#ff3860",
     dark=True,
 )
+DROWNED_LIGHT = Theme(
+    name="drowned-light",
+    primary="#c9a55a",  # lamp brass
+    secondary="#8a9ba3",  # sea fog
+    accent="#e8d9a8",  # lamplight
+    foreground="#dcdad4",
+    background="#121517",
+    surface="#1a1f22",
+    panel="#242b2f",
+    success="#7fa88f",
+    warning="#d9a441",
+    error="#b85450",
+    dark=True,
+)
 TITLE = Theme(
     name="storyecho",
     primary="#8fb3c9",
@@ -43,8 +58,13 @@ TITLE = Theme(
     panel="#262b31",
     dark=True,
 )
-THEMES = (MISTY_FOREST, CYBER, TITLE)
-BY_GENRE = (("cyber", CYBER.name), ("science fiction", CYBER.name), ("fantasy", MISTY_FOREST.name))
+THEMES = (MISTY_FOREST, CYBER, DROWNED_LIGHT, TITLE)
+BY_GENRE = (
+    ("cyber", CYBER.name),
+    ("science fiction", CYBER.name),
+    ("fantasy", MISTY_FOREST.name),
+    ("gothic", DROWNED_LIGHT.name),
+)
 
 
 def theme_for(genre: str) -> str:

@@ -18,10 +18,11 @@ async def test_a_story_of_the_players_folder_is_picked_and_played_on_the_title_s
         await until(pilot, lambda: app.screen.__class__.__name__ == "TitleScreen", what="title")
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, StoryScreen), what="story choice")
-        assert [pack.story.id for pack in app.screen.packs] == ["fantasy_001", "scifi_001", "lighthouse"]
+        shipped = ["fantasy_001", "scifi_001", "victorian_001"]
+        assert [pack.story.id for pack in app.screen.packs] == [*shipped, "lighthouse"]
         assert any("'broken' cannot be played" in str(n.message) for n in app._notifications)
         await pilot.press("escape")
-        await new_game(pilot, 2)
+        await new_game(pilot, 3)
         assert app.session.engine.pack.story.id == "lighthouse"
         assert "The Lighthouse" in log_text(app)
         await play(pilot, "go north")
