@@ -24,9 +24,19 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results"
-BENCHES = ("startup", "turn_overhead", "prompt_size", "prefix_cache", "embedders", "indexing", "memory_delivery")
+BENCHES = (
+    "startup",
+    "turn_overhead",
+    "prompt_size",
+    "prefix_cache",
+    "embedders",
+    "indexing",
+    "memory_delivery",
+    "save_memory",
+    "slot_screens",
+)
 """In target order: 1 start, 2 turn overhead, 3 prompt size, 4 prefix caching, 5 and 7 embeddings, 6 indexing;
-then what memory delivers to the narrator (issue 21)."""
+then what memory delivers to the narrator (issue 21); what loading and listing saves cost (issue 33)."""
 EXTRA_ARGS = {"embedders": ["--recall-all"]}
 """Flags beyond ``--quick``: the recall goal (within one point) needs all 760 LoCoMo questions."""
 LIMIT_S = 600

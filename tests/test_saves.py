@@ -197,8 +197,8 @@ def test_the_latest_slot_is_the_newest_readable_one_and_older_saves_are_not_read
     os.utime(tmp_path / "newest.json", (2000, 2000))
     (tmp_path / ".newest.json.bak").unlink(missing_ok=True)
     read: list[str] = []
-    real = SlotStore.read
-    monkeypatch.setattr(SlotStore, "read", lambda self, name: read.append(name) or real(self, name))
+    real = SlotStore.info  # the list's read of one slot (its header)
+    monkeypatch.setattr(SlotStore, "info", lambda self, name: read.append(name) or real(self, name))
     latest = store.latest()
     assert latest is not None and (latest.name, latest.turn) == ("middle", 1)
     assert read == ["newest", "middle"]  # the title reads no more saves than it takes

@@ -261,7 +261,7 @@ class GameSession:
             first, last = self.timeline.moments[0].turn, self.timeline.now.turn
             raise SaveError(f"this session holds turns {first} to {last}, not turn {turn}")
         memory = orjson.dumps(moment.memory, default=model_fields)
-        history = self.timeline.history.saved(upto=turn)
+        history = self.timeline.saved(upto=turn)
         data = encode(self.engine.pack, moment.game, memory, session_id=moment.memory.session_id, history=history)
         self.wait_for_autosave()
         store.write(name, data)
@@ -328,7 +328,7 @@ class GameSession:
 
     def _saved(self) -> dict[str, Any] | None:
         """The game's history as a save keeps it (None before the first turn: the save is where it starts)."""
-        return self.timeline.history.saved() if self.timeline.started else None
+        return self.timeline.saved() if self.timeline.started else None
 
     def save(self, name: str, *, kind: SlotKind = "manual", complete: bool = True) -> str:
         """Save to slot ``name``; returns what to tell the player.

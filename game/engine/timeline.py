@@ -6,7 +6,16 @@ shares the logged episodes, the summaries and the Story Bible entries unchanged 
 costs a pointer per episode and entry). :class:`Timeline` keeps the moments of this session, from the one it
 started at (a new game, a load) to the last turn played, and where the game is among them: undo steps back,
 redo forward, and playing a turn after an undo drops the turns that were undone. It also keeps the game's
-history as saves hold it (``saves/history.py``), in step with the moment the game is at.
+history as saves hold it (``saves/history.py``), up to the last moment (the turns undone and not yet dropped
+among them, so redo finds them); a save takes it up to the moment the game is at (:meth:`Timeline.saved`).
+
+Undo reaches back to where the session started, however long ago. Only the last :data:`FULL_MOMENTS` moments
+(and the one the game is at) are kept whole: an older one is compacted to :class:`Compacted` (its turn, action,
+place and first line: what the timeline screen lists), and rebuilt when the game returns to it or a branch is
+made of it, the way a branch of a saved game is (``storyecho slots branch``): the game state from the history,
+memory as of its turn (``MemoryState.as_of``, the one definition of "memory as of turn N") of the next whole
+moment, the narration from that memory's log. Pointers per episode in every moment made a 2,000-turn session
+keep +73 MB (issue 33); compacted, the timeline keeps ~200 bytes per older turn.
 
 Memory is returned to a moment the way a load returns it to a save (``Memory.restore``): its indexes are rebuilt
 from the moment's state, so nothing recorded after it can be recalled, and a consolidation still running for the
@@ -17,12 +26,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
-from game.memory.records import Episode, MemoryState
+from game.memory.records import MemoryState
 from game.saves.history import GameHistory, HistoryError
 from game.world.state import GameState
 
 LINE_CHARS = 120
+FULL_MOMENTS = 50
+"""Moments kept whole, the last ones (older ones are :class:`Compacted` until the game returns to them)."""
+
+
+def first_line(narration: str) -> str:
+    """The narration's first line, cut to :data:`LINE_CHARS` (the timeline screen's summary of the turn)."""
+    first = narration.strip().split("\n", 1)[0]
+    return first if len(first) <= LINE_CHARS else first[: LINE_CHARS - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True)
@@ -45,16 +63,28 @@ class Moment:
 
     @property
     def line(self) -> str:
-        """The narration's first line, cut to :data:`LINE_CHARS` (the timeline screen's summary of the turn)."""
-        first = self.narration.strip().split("\n", 1)[0]
-        return first if len(first) <= LINE_CHARS else first[: LINE_CHARS - 1].rstrip() + "…"
+        return first_line(self.narration)
+
+    def compacted(self) -> Compacted:
+        return Compacted(self.turn, self.action, self.place, self.line, self.attempt)
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """An older moment, kept small: what the timeline screen lists of it. :meth:`Timeline.whole` rebuilds it."""
+
+    turn: int
+    action: str
+    place: str
+    line: str
+    attempt: int
 
 
 class Timeline:
-    """This session's moments, oldest first, which one the game is at, and the game's history up to it."""
+    """This session's moments, oldest first, which one the game is at, and the game's history up to the last."""
 
     def __init__(self) -> None:
-        self.moments: list[Moment] = []
+        self.moments: list[Moment | Compacted] = []
         self.position = -1
         self._history: GameHistory | None = None
 
@@ -73,7 +103,7 @@ class Timeline:
         log cannot give it (an older save: no history) begins at ``moment``, as any other save does.
         ``places`` names the places by id."""
         eve = moment.turn - 1
-        told = _episode(saved, moment.turn)
+        told = saved.told(moment.turn)
         if not moment.game.ending or told is None or eve < history.first:
             self.start(moment, history)
             return
@@ -82,7 +112,7 @@ class Timeline:
         except HistoryError:
             self.start(moment, history)
             return
-        before = _episode(saved, eve)
+        before = saved.told(eve)
         history.cut(eve)
         self.start(
             Moment(
@@ -98,10 +128,15 @@ class Timeline:
 
     @property
     def history(self) -> GameHistory:
-        """The game state after each turn up to :attr:`now`, as saves keep it."""
+        """The game state after each turn up to the last moment (undone turns not yet dropped among them)."""
         if self._history is None:
             raise RuntimeError("the timeline has not started")
         return self._history
+
+    def saved(self, upto: int | None = None) -> dict[str, Any]:
+        """The game's history as a save keeps it, up to the moment the game is at (or to ``upto``, not past it)."""
+        now = self.now.turn
+        return self.history.saved(upto=now if upto is None else min(upto, now))
 
     @property
     def started(self) -> bool:
@@ -109,14 +144,17 @@ class Timeline:
 
     @property
     def now(self) -> Moment:
-        return self.moments[self.position]
+        return self.whole(self.position)
 
     def record(self, moment: Moment) -> None:
         """A turn was played from the moment the game is at: the turns undone after it are gone."""
+        now = self.now
         del self.moments[self.position + 1 :]
-        self.history.record(self.now.game, moment.game)
+        self.history.cut(now.turn)
+        self.history.record(now.game, moment.game)
         self.moments.append(moment)
         self.position += 1
+        self._compact(len(self.moments) - 1 - FULL_MOMENTS)
 
     @property
     def can_undo(self) -> bool:
@@ -131,7 +169,7 @@ class Timeline:
         if not self.can_undo:
             raise IndexError("nothing to undo")
         self.position -= 1
-        self.history.cut(self.now.turn)
+        self._compact(self.position + 1)
         return self.now
 
     def forward(self) -> Moment:
@@ -139,18 +177,43 @@ class Timeline:
         if not self.can_redo:
             raise IndexError("nothing to redo")
         self.position += 1
-        self.history.record(self.moments[self.position - 1].game, self.now.game)
+        self._compact(self.position - 1)
         return self.now
 
-    def played(self) -> list[Moment]:
+    def played(self) -> list[Moment | Compacted]:
         """The moments up to where the game is (the turns a branch may start from), oldest first."""
         return self.moments[: self.position + 1]
 
     def at(self, turn: int) -> Moment | None:
-        """The moment of ``turn`` among :meth:`played`."""
-        return next((m for m in self.played() if m.turn == turn), None)
+        """The moment of ``turn`` among :meth:`played`, whole."""
+        index = next((i for i, m in enumerate(self.played()) if m.turn == turn), None)
+        return None if index is None else self.whole(index)
 
+    def whole(self, index: int) -> Moment:
+        """The moment at ``index``, rebuilt if it was compacted (see the module docstring); the one the game is at is
+        kept rebuilt."""
+        moment = self.moments[index]
+        if isinstance(moment, Moment):
+            return moment
+        source = next(m for m in self.moments[index + 1 :] if isinstance(m, Moment))  # the last one is always whole
+        memory = source.memory.as_of(moment.turn)
+        told = memory.told(moment.turn)
+        whole = Moment(
+            self.history.state_at(moment.turn),
+            memory,
+            moment.action,
+            moment.place,
+            told.narration if told is not None else moment.line,
+            moment.attempt,
+        )
+        if index == self.position:
+            self.moments[index] = whole
+        return whole
 
-def _episode(memory: MemoryState, turn: int) -> Episode | None:
-    """The logged episode of the turn ``turn`` played (its action and narration)."""
-    return next((e for e in reversed(memory.log) if e.action and e.turn == turn), None)
+    def _compact(self, index: int) -> None:
+        """Compact the moment at ``index`` if it is older than the last :data:`FULL_MOMENTS` and the game is not
+        at it."""
+        if 0 <= index < len(self.moments) - FULL_MOMENTS and index != self.position:
+            moment = self.moments[index]
+            if isinstance(moment, Moment):
+                self.moments[index] = moment.compacted()

@@ -94,7 +94,7 @@ class BibleEntry(BaseModel):
     source_turn: Turn = 0
     supersedes: str | None = None
     ended_turn: Turn | None = Field(None, description="Turn it was superseded or archived")
-    npcs: list[str] = []
+    npcs: list[str] = Field(default_factory=list)  # a factory: a default list is deep-copied for every model
     source: Literal["content", "effect", "consolidation", "memory_note", "extraction"]
     reason: str = Field("", description="why the entry was rejected or disputed")
     pinned: bool = Field(
@@ -130,8 +130,8 @@ class Episode(BaseModel):
     action: str
     narration: str
     node: str = Field(description="Name of the place it happened")
-    npcs: list[str] = []
-    events: list[str] = []
+    npcs: list[str] = Field(default_factory=list)  # a factory: a default list is deep-copied for every model
+    events: list[str] = Field(default_factory=list)
     when: str = Field("", description="When it happened (in-game clock, or a real date)")
     importance: int = Field(40, ge=0, le=100, description="Eventless turns 20, turns that changed things 50")
     segment: Count = Field(0, description="Stretch of time the episode belongs to; context never crosses segments")
@@ -158,7 +158,7 @@ class Summary(BaseModel):
     turn: Turn
     text: str
     node: str = ""
-    npcs: list[str] = []
+    npcs: list[str] = Field(default_factory=list)  # a factory: a default list is deep-copied for every model
     synopsis: str = Field("", description="The L3 synopsis as rewritten after this summary")
 
     @property
@@ -280,6 +280,10 @@ class MemoryState(BaseModel):
                 "pending_vectors": [i for i in self.pending_vectors if i in ids],
             }
         )
+
+    def told(self, turn: int) -> Episode | None:
+        """The logged episode of the turn ``turn`` played (its action, place and narration), if the log holds it."""
+        return next((e for e in reversed(self.log) if e.action and e.turn == turn), None)
 
     def checkpoint(self) -> Checkpoint:
         return Checkpoint(

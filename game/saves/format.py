@@ -32,8 +32,20 @@ from game.world.content import ContentPack
 from game.world.state import MAX_TURN, GameState
 
 SCHEMA_VERSION = 1
-MAX_SAVE_BYTES = 64 * 1024 * 1024
-"""Largest save file read; a 1,000-turn game is about 1 MB."""
+MAX_SAVE_BYTES = 10 * 1024 * 1024
+"""Largest save file read or written: 3.7x an honest 5,000-turn game (2.8 MB, ``bench/saves.py``'s game). A turn
+takes 0.6 KB (scripted narration) to ~1.8 KB (a model's narration at the most memory keeps of it), so this holds
+5,800 to 17,000 turns. A load indexes the text for recall (each episode with its neighbours: ~0.45 s of CPU a MB
+of narration), so the bytes bound the load time too: 10 MB of long narrations load in ~4.8 s
+(``bench/save_memory.py``)."""
+MAX_SAVE_OBJECTS = 30_000
+"""Most JSON objects a save holds: ~2.3 a turn (an episode, a history turn, a summary every 5 turns, Bible
+entries), so ~13,000 turns. Each object becomes a Python object, a model, an index entry on load; issue 33:
+100,000 minimal log episodes in 7.4 MB took 15 s and 970 MB to load."""
+MAX_SAVE_VALUES = 1_000_000
+"""Most JSON values a save holds: ~21 a turn (the commas of the narration among them), so ~47,000 turns; and room
+for the fields a file may leave out (a model writes all of its, at most 18), so a file within the object bound
+saves again within this one."""
 SlotKind = Literal["manual", "autosave", "quick"]
 
 _HEADER = re.compile(rb'^\s*\{\s*"schema_version"\s*:\s*(\d{1,6})\s*[,}]')
@@ -108,19 +120,48 @@ def encode(
     if history is not None:
         document["history"] = history
     try:
-        return orjson.dumps(document, default=model_fields)
+        data = orjson.dumps(document, default=model_fields)
     except (TypeError, orjson.JSONEncodeError) as exc:  # a number out of JSON's range, say: the game goes on
         raise SaveError(f"the game could not be written ({exc})") from None
+    return _checked(data)
+
+
+def check_size(data: bytes) -> None:
+    """Refuse bytes larger than a save may be, before anything is parsed: the bytes, then the JSON objects and
+    values they can hold (``{`` and ``,`` counted: each object opens with a brace, each value after the first of
+    its array or object follows a comma; one inside a string counts too, so the counts are upper bounds). What
+    a load builds grows with these counts, not with the bytes (an empty object is 3 bytes and a model); bounded,
+    loading any file peaks under 500 MB and 5 s (``bench/save_memory.py``).
+
+    Raises:
+        SaveError: saying which bound and by how much.
+    """
+    if len(data) > MAX_SAVE_BYTES:
+        raise SaveError(f"too large for a save ({len(data):,} bytes; at most {MAX_SAVE_BYTES:,})")
+    objects = data.count(b"{")
+    if objects > MAX_SAVE_OBJECTS:
+        raise SaveError(f"too many parts for a save ({objects:,} JSON objects; at most {MAX_SAVE_OBJECTS:,})")
+    values = data.count(b",")
+    if values > MAX_SAVE_VALUES:
+        raise SaveError(f"too many parts for a save ({values:,} JSON values; at most {MAX_SAVE_VALUES:,})")
+
+
+def _checked(data: bytes) -> bytes:
+    """``data`` (a save just encoded) if a load will take it: what the game writes, it reads back."""
+    try:
+        check_size(data)
+    except SaveError as exc:
+        raise SaveError(f"this game has grown past what a save holds: {exc}") from None
+    return data
 
 
 def decode(data: bytes) -> SaveFile:
-    """Parse, migrate and validate the bytes of a save file.
+    """Parse, migrate and validate the bytes of a save file (:func:`check_size` first).
 
     Raises:
         SaveError: the bytes are not a save this version can read.
     """
-    if len(data) > MAX_SAVE_BYTES:
-        raise SaveError(f"too large for a save ({len(data):,} bytes; at most {MAX_SAVE_BYTES:,})")
+    check_size(data)
     header = _HEADER.match(data[:64])
     if header and int(header.group(1)) == SCHEMA_VERSION:
         try:  # the current version: one strict parse-and-validate pass in pydantic-core
@@ -169,13 +210,15 @@ def branch(save: SaveFile, turn: int) -> bytes:
     except HistoryError as exc:
         raise SaveError(str(exc)) from None
     memory = save.memory.as_of(turn)
-    place = next((e.node for e in reversed(memory.log) if e.action and e.turn == turn), save.place)
+    told = memory.told(turn)
+    place = told.node if told is not None else save.place
     fields = dict(save.__dict__, turn=turn, place=place, saved_at=now_iso(), kind="manual")
     fields.update(game=game, memory=memory, history=history.saved(upto=turn))
     try:
-        return orjson.dumps(fields, default=model_fields)
+        data = orjson.dumps(fields, default=model_fields)
     except (TypeError, orjson.JSONEncodeError) as exc:
         raise SaveError(f"the branch could not be written ({exc})") from None
+    return _checked(data)
 
 
 # ------------------------------------------------------------------ migrations

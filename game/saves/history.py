@@ -4,15 +4,20 @@ A save holds the state the game started from (or the oldest one it knows: a save
 kept starts there) and, for each turn since, the fields of :class:`GameState` that turn changed. Most turns
 change the turn, the clock and a field or two, so a turn costs ~100 bytes; each turn's change is encoded once,
 when it is recorded, so a save of a long game encodes only the turns since the last one (``bench/saves.py``).
+The changes are kept as that JSON, in one buffer (``PackedJson``): ~50 bytes a turn, not a ``bytes`` object
+and a dict each (issue 33).
 """
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
 from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from game.memory.export import PackedJson
 from game.memory.records import model_fields
 from game.world.state import GameState
 
@@ -41,10 +46,16 @@ class GameHistory:
 
     def __init__(self, start: GameState, turns: list[dict[str, Any]] | None = None) -> None:
         self.start = start
-        self._turns: list[tuple[int, dict[str, Any], orjson.Fragment]] = [
-            (changed["turn"], changed, orjson.Fragment(orjson.dumps(changed))) for changed in turns or []
-        ]
+        self._numbers = array("q")
+        """The turn each kept change led to, ascending."""
+        self._changes = PackedJson()
+        for changed in turns or []:
+            self._keep(changed["turn"], changed)
         self._start_json = orjson.Fragment(orjson.dumps(start, default=model_fields))
+
+    def _keep(self, turn: int, changed: dict[str, Any]) -> None:
+        self._changes.append(orjson.dumps(changed, default=model_fields))
+        self._numbers.append(turn)
 
     @classmethod
     def of(cls, saved: SavedHistory | None, state: GameState) -> GameHistory:
@@ -53,9 +64,10 @@ class GameHistory:
         game)."""
         if saved is None:
             return cls(state)
-        numbers = [changed.get("turn") for changed in saved.turns]
-        expected = list(range(saved.start.turn + 1, saved.start.turn + 1 + len(numbers)))
-        if numbers != expected or (numbers[-1] if numbers else saved.start.turn) != state.turn:
+        first = saved.start.turn
+        if len(saved.turns) != state.turn - first or any(
+            changed.get("turn") != first + number for number, changed in enumerate(saved.turns, 1)
+        ):
             return cls(state)
         try:
             return cls(saved.start, saved.turns)
@@ -68,17 +80,22 @@ class GameHistory:
 
     @property
     def last(self) -> int:
-        return self._turns[-1][0] if self._turns else self.start.turn
+        return self._numbers[-1] if self._numbers else self.start.turn
 
     def record(self, before: GameState, after: GameState) -> None:
         """Keep what the turn from ``before`` to ``after`` changed (committed states: never changed later)."""
         changed = {name: value for name, value in after.__dict__.items() if before.__dict__[name] != value}
-        self._turns.append((after.turn, changed, orjson.Fragment(orjson.dumps(changed, default=model_fields))))
+        self._keep(after.turn, changed)
+
+    def _upto(self, turn: int) -> int:
+        """How many kept changes lead to ``turn`` or an earlier one."""
+        return bisect_right(self._numbers, turn)
 
     def cut(self, turn: int) -> None:
         """Forget the turns after ``turn`` (they were undone)."""
-        while self._turns and self._turns[-1][0] > turn:
-            self._turns.pop()
+        count = self._upto(turn)
+        self._changes.truncate(count)
+        del self._numbers[count:]
 
     def state_at(self, turn: int) -> GameState:
         """The game state as it was after ``turn``, validated like a loaded save's.
@@ -89,9 +106,7 @@ class GameHistory:
         if not self.first <= turn <= self.last:
             raise HistoryError(f"this save's history holds turns {self.first} to {self.last}, not turn {turn}")
         fields = dict(self.start.__dict__)
-        for number, changed, _ in self._turns:
-            if number > turn:
-                break
+        for changed in self._changes.items(self._upto(turn)):
             fields.update(changed)
         try:
             return GameState.model_validate(orjson.loads(orjson.dumps(fields, default=model_fields)))
@@ -101,6 +116,10 @@ class GameHistory:
     def saved(self, upto: int | None = None) -> dict[str, Any]:
         """The save's ``history`` (JSON-ready; each turn's JSON encoded once, when it was recorded), up to turn
         ``upto`` (a branch) or whole."""
-        turns = [fragment for number, _, fragment in self._turns if upto is None or number <= upto]
-        return {"start": self._start_json, "turns": turns}
+        count = None if upto is None else self._upto(upto)
+        return {"start": self._start_json, "turns": self._changes.fragment(count)}
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes the turns' changes take (their JSON and their numbers)."""
+        return self._changes.nbytes + self._numbers.itemsize * len(self._numbers)

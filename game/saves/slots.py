@@ -10,10 +10,13 @@ A write never leaves a slot unreadable, whenever the process dies:
    folder is ``fsync``-ed so the rename survives a power cut.
 
 Reading falls back to the backup, with a notice, when the slot file cannot be
-read or is not a valid save. Slot names are letters, digits, spaces, ``_``,
-``-`` and ``.`` (no leading dot, at most 64 characters); a name that would leave
-the folder (``../x``, an absolute path) or a slot file that is a symlink
-pointing out of it is refused.
+read or is not a valid save. Listing the slots reads only each save's header
+(``header.read_header``: the first and last bytes of a file the game wrote),
+so a folder of long games lists in milliseconds; loading reads everything.
+
+Slot names are letters, digits, spaces, ``_``, ``-`` and ``.`` (no leading
+dot, at most 64 characters); a name that would leave the folder (``../x``, an
+absolute path) or a slot file that is a symlink pointing out of it is refused.
 """
 
 from __future__ import annotations
@@ -23,14 +26,14 @@ import os
 import re
 import secrets
 import shutil
-import stat
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from game.files import sync_folder, write_synced
-from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, branch, decode
+from game.saves.format import SaveError, SaveFile, branch, decode
+from game.saves.header import SaveHeader, read_bytes, read_header
 
 SLOT_SUFFIX = ".json"
 BACKUP_SUFFIX = ".bak"
@@ -99,6 +102,8 @@ class SlotStore:
         self.root = Path(root)
         self._written: dict[str, tuple[int, int]] = {}
         """(mtime ns, size) of each slot file this store wrote: known to be a save without reading it again."""
+        self._headers: dict[Path, tuple[tuple[int, int, int], SaveHeader | str]] = {}
+        """The header (or why there is none) of each file listed, by (inode, size, mtime ns): not read again."""
 
     def path(self, name: str) -> Path:
         """The slot's file; refuses names and symlinks that lead out of the folder."""
@@ -224,7 +229,7 @@ class SlotStore:
         readable = False
         for source in (self.path(name), self.backup_path(name)):
             try:
-                data = _read_bytes(source)
+                data = read_bytes(source)
                 save = decode(data)
             except SaveError:
                 continue
@@ -281,15 +286,20 @@ class SlotStore:
             )
 
     def list(self) -> list[SlotInfo]:
-        """Every slot in the folder, newest first; unreadable ones say why."""
-        infos = [self._info(name) for name in self._names()]
+        """Every slot in the folder, newest first, from each save's header (:meth:`info`); unreadable ones say
+        why."""
+        names = self._names()
+        infos = [self.info(name) for name in names]
+        keep = {self.root / f"{n}{SLOT_SUFFIX}" for n in names} | {self.backup_path(n) for n in names}
+        for gone in [path for path in list(self._headers) if path not in keep]:
+            self._headers.pop(gone, None)
         return sorted(infos, key=lambda i: (-i.mtime, i.name))
 
     def latest(self) -> SlotInfo | None:
-        """The newest slot that can be read, reading only as many saves as it takes (the title's Continue)."""
+        """The newest slot whose header reads, reading only as many as it takes (the title's Continue)."""
         names = sorted(self._names(), key=lambda n: (-self._mtime(n), n))
         for name in names:
-            info = self._info(name)
+            info = self.info(name)
             if not info.error:
                 return info
         return None
@@ -313,13 +323,56 @@ class SlotStore:
     def _mtime(self, name: str) -> float:
         return _mtime(self.path(name)) or _mtime(self.backup_path(name))
 
-    def _info(self, name: str) -> SlotInfo:
+    def info(self, name: str) -> SlotInfo:
+        """One line of the slot list: the header of the slot's file, or of its backup when the file is not a save
+        (as :meth:`read` falls back to it); ``error`` says why neither reads. Only headers are read: a load still
+        validates the whole file, and falls back to the backup when the rest of the file is damaged."""
         try:
-            save = self.read(name).save
+            path, backup = self.path(name), self.backup_path(name)
+            if not path.exists() and not backup.exists():
+                raise SaveError(f"no save named {name!r}")
+            try:
+                header = self._header(path)
+            except SaveError as exc:
+                if not backup.exists():
+                    raise SaveError(f"slot {name!r} cannot be loaded: {exc}") from None
+                try:
+                    header = self._header(backup)
+                except SaveError:
+                    raise SaveError(f"slot {name!r} cannot be loaded: {exc} (and its backup is damaged too)") from None
         except SaveError as exc:
             return SlotInfo(name, error=str(exc))
-        s = save
+        h = header
+        return SlotInfo(name, h.story_id, h.story_title, h.turn, h.place, h.saved_at, h.kind, "", self._mtime(name))
+
+    def verify(self, name: str) -> SlotInfo:
+        """The slot's line from a full read, as a load reads it (its backup when the file is damaged): what
+        :meth:`info` says once the whole save is checked, damage past the header included. It costs a parse of the
+        whole file, which holds the interpreter (a thread does not spare the screen's): the load screen checks
+        only the slot picked, before the game in play is closed for it."""
+        try:
+            s = self.read(name).save
+        except SaveError as exc:
+            return SlotInfo(name, error=str(exc))
         return SlotInfo(name, s.story_id, s.story_title, s.turn, s.place, s.saved_at, s.kind, "", self._mtime(name))
+
+    def _header(self, path: Path) -> SaveHeader:
+        """``read_header(path)``, remembered while the file stays the same (inode, size, modification time)."""
+        try:
+            info = path.stat()
+        except OSError as exc:
+            raise SaveError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        key = (info.st_ino, info.st_size, info.st_mtime_ns)
+        known = self._headers.get(path)
+        if known is None or known[0] != key:
+            try:
+                known = (key, read_header(path))
+            except SaveError as exc:
+                known = (key, str(exc))
+            self._headers[path] = known
+        if isinstance(known[1], str):
+            raise SaveError(known[1])
+        return known[1]
 
     def delete(self, name: str) -> None:
         """Remove the slot and its backup."""
@@ -335,25 +388,7 @@ class SlotStore:
 
 def read_save(path: Path) -> SaveFile:
     """Read and validate one save file, checking its size before reading it."""
-    return decode(_read_bytes(path))
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The bytes of one save file (not empty, not over the size cap), checking its size before reading it."""
-    try:  # non-blocking open: a FIFO or device named like a slot must not hang the game
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise SaveError(f"{path.name} is not a regular file")
-            size = info.st_size
-            if size > MAX_SAVE_BYTES:
-                raise SaveError(f"too large for a save ({size:,} bytes; at most {MAX_SAVE_BYTES:,})")
-            data = handle.read(MAX_SAVE_BYTES + 1)
-    except OSError as exc:
-        raise SaveError(f"cannot read {path.name}: {exc.strerror or exc}") from None
-    if not data:
-        raise SaveError("the file is empty")
-    return data
+    return decode(read_bytes(path))
 
 
 def _claim(temp: Path, path: Path) -> bool:

@@ -7,6 +7,14 @@ picked, after a confirmation to overwrite it. ``d`` or Delete removes the
 highlighted slot after a confirmation. Slots that cannot be read are listed as
 ``unreadable``, with the reason shown when highlighted. Every name, title and
 place is shown as plain text.
+
+The list is read off the screen's thread (a thread worker reading each save's
+header, ``SlotStore.list``), so the screen opens at once with a "reading the
+saves" row and takes keys (Escape, a typed name) while a folder of long games
+is read; the rows replace it when they arrive. A header is all the list reads,
+so the slot picked to load is checked in full (``SlotStore.verify``, on a
+worker too) before the screen answers with it: a save damaged past its header
+is shown as unreadable then, and the game in play is never closed for it.
 """
 
 from __future__ import annotations
@@ -14,12 +22,14 @@ from __future__ import annotations
 from typing import Literal
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import CellDoesNotExist
+from textual.widgets.data_table import CellDoesNotExist, ColumnKey
+from textual.worker import get_current_worker
 
 from game.saves.format import SaveError
 from game.saves.slots import SlotInfo, SlotStore, check_name, saved_at_text
@@ -29,6 +39,10 @@ from game.tui.text import plain
 SlotMode = Literal["save", "load"]
 UNREADABLE = "unreadable"
 COLUMNS = ("Slot", "Story", "Turn", "Place", "Kind", "Saved at")
+ROWS_AT_ONCE = 25
+"""Rows added to the table between two paints (about a screenful)."""
+READING = "\x00reading"
+"""The row key of the "reading the saves" row (never a slot name: those start with a letter or digit)."""
 
 
 def slot_cells(info: SlotInfo) -> tuple[Text, ...]:
@@ -112,6 +126,13 @@ class SlotScreen(ModalScreen[str | None]):
         self.mode: SlotMode = mode
         self.story_id = story_id
         self.infos: dict[str, SlotInfo] = {}
+        self.listed = False
+        """Whether the rows shown are the slots read (False while the list is being read)."""
+        self.columns: list[ColumnKey] = []
+        self._generation = 0
+        """Counts the lists shown: rows still being added for an older one are dropped."""
+        self.checking: str | None = None
+        """The slot picked to load while its whole save is being checked."""
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -131,7 +152,6 @@ class SlotScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#slots-table", DataTable)
-        table.add_columns(*COLUMNS)
         self.refresh_slots()
         if self.mode == "save":
             self.query_one("#slot-name", Input).focus()
@@ -140,19 +160,57 @@ class SlotScreen(ModalScreen[str | None]):
 
     # ------------------------------------------------------------- state
     def refresh_slots(self, keep: int | None = None) -> None:
-        """Re-read the slot list into the table (the cursor stays at row ``keep`` when given)."""
+        """Read the slot list again, off the screen's thread, into the table (the cursor goes to row ``keep`` when
+        given); until it arrives the table shows one "reading the saves" row."""
         table: DataTable[Text] = self.query_one("#slots-table", DataTable)
-        table.clear()
+        table.clear(columns=True)  # columns as wide as their cells: not as the "reading" row's
+        self.columns = table.add_columns(*COLUMNS)
         self.infos = {}
+        self.listed = False
+        self._generation += 1
+        table.add_row(Text("reading the saves...", style="italic"), *(Text("") for _ in COLUMNS[1:]), key=READING)
+        self.describe_highlighted()
+        self._read_slots(keep)
+
+    @work(thread=True, exclusive=True, group="slot-list")
+    def _read_slots(self, keep: int | None) -> None:
+        """The slots' headers, read on a worker thread, handed to :meth:`_show_slots` on the screen's."""
         try:
-            infos = self.slots.list()
+            infos: list[SlotInfo] | str = self.slots.list()
         except (SaveError, OSError) as exc:
-            self.show(f"Cannot list the saves in {self.slots.root}: {exc}", error=True)
+            infos = f"Cannot list the saves in {self.slots.root}: {exc}"
+        if not get_current_worker().is_cancelled:  # the screen was closed, or the list asked for again
+            self.app.call_from_thread(self._show_slots, infos, keep)
+
+    def _show_slots(self, infos: list[SlotInfo] | str, keep: int | None) -> None:
+        if not self.is_attached:
             return
-        for info in infos:
+        table: DataTable[Text] = self.query_one("#slots-table", DataTable)
+        table.clear(columns=True)
+        self.columns = table.add_columns(*COLUMNS)
+        if isinstance(infos, str):
+            self.listed = True
+            self.show(infos, error=True)
+            self.show_detail("")
+            return
+        self.infos, self.listed = {}, False
+        self._generation += 1
+        self._add_rows(infos, keep, self._generation)
+
+    def _add_rows(self, infos: list[SlotInfo], keep: int | None, generation: int) -> None:
+        """Add the rows :data:`ROWS_AT_ONCE` at a time, the screen painted between (each row is measured and the
+        table laid out again: a folder of many saves must not hold the screen's thread)."""
+        if generation != self._generation or not self.is_attached:  # the list was read again, or the screen closed
+            return
+        table: DataTable[Text] = self.query_one("#slots-table", DataTable)
+        for info in infos[:ROWS_AT_ONCE]:
             self.infos[info.name] = info
             table.add_row(*slot_cells(info), key=info.name)
-        if not infos:
+        if len(infos) > ROWS_AT_ONCE:
+            self.call_after_refresh(self._add_rows, infos[ROWS_AT_ONCE:], keep, generation)
+            return
+        self.listed = True
+        if not self.infos:
             self.show_detail("No saves yet." if self.mode == "load" else "No saves yet: type a name for this one.")
             return
         if keep is not None:
@@ -182,8 +240,11 @@ class SlotScreen(ModalScreen[str | None]):
         return self.infos.get(str(row_key.value)) if row_key.value is not None else None
 
     def describe_highlighted(self) -> None:
+        """The highlighted slot's line below the table, from its header (nothing more is read)."""
         info = self.highlighted()
-        if info is None:
+        if not self.listed:
+            self.show_detail(f"Reading the saves in {self.slots.root}...")
+        elif info is None:
             self.show_detail("")
         elif info.error:
             self.show_detail(f"{info.name}: {info.error}", error=True)
@@ -205,9 +266,41 @@ class SlotScreen(ModalScreen[str | None]):
             if info.error:
                 self.show(f"Slot {name!r} cannot be loaded: {info.error}", error=True)
                 return
-            self.dismiss(name)
+            self.check_then_load(name)
         else:
             self.confirm_overwrite(name)
+
+    def check_then_load(self, name: str) -> None:
+        """Dismiss with ``name`` once its whole save is checked (on a worker thread): the list read only headers,
+        and a save damaged past its header is refused here, before the game in play is closed for it."""
+        if self.checking is not None:
+            return
+        self.checking = name
+        self.show(f"Checking slot {name!r}...")
+        self._check(name)
+
+    @work(thread=True, group="slot-check")
+    def _check(self, name: str) -> None:
+        info = self.slots.verify(name)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._checked, info)
+
+    def _checked(self, info: SlotInfo) -> None:
+        self.checking = None
+        if not self.is_attached:
+            return
+        if not info.error:
+            self.dismiss(info.name)
+            return
+        self.infos[info.name] = info
+        table: DataTable[Text] = self.query_one("#slots-table", DataTable)
+        try:
+            for column, cell in zip(self.columns, slot_cells(info), strict=True):
+                table.update_cell(info.name, column, cell)
+        except CellDoesNotExist:  # the list was read again meanwhile
+            pass
+        self.show(f"Slot {info.name!r} cannot be loaded: {info.error}", error=True)
+        self.describe_highlighted()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -228,11 +321,26 @@ class SlotScreen(ModalScreen[str | None]):
             self.dismiss(name)
 
     def confirm_overwrite(self, name: str) -> None:
+        """Ask before overwriting slot ``name``, saying what it holds (read off the thread when not listed yet)."""
         info = self.infos.get(name)
+        if info is None:
+            self._read_slot(name)
+        else:
+            self.ask_overwrite(name, info)
+
+    @work(thread=True, group="slot-info")
+    def _read_slot(self, name: str) -> None:
+        info = self.slots.info(name)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.ask_overwrite, name, info)
+
+    def ask_overwrite(self, name: str, info: SlotInfo) -> None:
+        if not self.is_attached:
+            return
         what = f"Slot {name!r} already holds a save"
-        if info is not None and info.error:
+        if info.error:
             what = f"Slot {name!r} holds an unreadable save"
-        elif info is not None:
+        else:
             story = info.story_title or info.story_id
             other = self.story_id is not None and info.story_id != self.story_id
             what += f" of {'another story, ' if other else ''}{story} (turn {info.turn}, at {info.place})"

@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from game.engine.timeline import Moment
+from game.engine.timeline import Compacted, Moment
 from game.saves.format import SaveError
 from game.saves.slots import check_name
 from game.tui.text import plain
@@ -78,7 +78,7 @@ class TimelineScreen(ModalScreen[None]):
         super().__init__()
         self.session = session
         self.game_lock = lock
-        self.moments: list[Moment] = session.timeline.played() if session.timeline.started else []
+        self.moments: list[Moment | Compacted] = session.timeline.played() if session.timeline.started else []
         self.story_id = session.engine.pack.story.id
 
     def compose(self) -> ComposeResult:
@@ -105,7 +105,7 @@ class TimelineScreen(ModalScreen[None]):
             self.query_one("#branch-name", Input).value = default_name(self.story_id, self.moments[-1].turn)
         table.focus()
 
-    def highlighted(self) -> Moment | None:
+    def highlighted(self) -> Moment | Compacted | None:
         table: DataTable[Text] = self.query_one("#timeline-table", DataTable)
         row = table.cursor_row
         return self.moments[row] if 0 <= row < len(self.moments) else None

@@ -24,7 +24,7 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
 from game.saves import slots as slots_module
-from game.saves.format import SaveError, SaveFile, check_against, encode
+from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, check_against, encode
 from game.saves.slots import SlotStore
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
@@ -179,7 +179,9 @@ CORPUS = [
         lambda path: writes(pickle.dumps(Trap(path.parent.parent / MARKER), protocol=0))(path),
         ("not a save file", "not valid JSON"),
     ),
-    Hostile("200 MB of junk", sparse_junk, ("too large for a save", "209,715,200 bytes", "at most 67,108,864")),
+    Hostile(
+        "200 MB of junk", sparse_junk, ("too large for a save", "209,715,200 bytes", f"at most {MAX_SAVE_BYTES:,}")
+    ),
     Hostile("an empty file", writes(b""), ("the file is empty",)),
     Hostile("a JSON array", writes(b'[{"schema_version": 1}]'), ("not a save file", "a JSON list, not an object")),
     Hostile("a torn save", writes(lambda: valid_save()[:-200]), ("not a save file", "EOF while parsing")),
@@ -270,8 +272,8 @@ def test_the_slot_store_refuses_it(hostile, tmp_path):
         with pytest.raises(SaveError) as refused:
             store.read(SLOT)
         assert str(refused.value).startswith(f"slot '{SLOT}' cannot be loaded: ")
-        [info] = store.list()
-        assert info.name == SLOT and info.error == str(refused.value)
+        [info] = store.list()  # the list reads headers: it names the slot, and the whole save checked refuses it
+        assert info.name == SLOT and store.verify(SLOT).error == str(refused.value)
     refusal_says(str(refused.value), hostile)
     untouched(tmp_path, before)
 

@@ -52,7 +52,9 @@ class Harness(App[None]):
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Let the screen stack, layout and painting catch up with the keys pressed."""
+    """Let the screen stack, the workers (the slot list is read on one), layout and painting catch up."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
