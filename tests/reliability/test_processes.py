@@ -6,8 +6,9 @@
 - the index folder deleted, truncated or filled with garbage between sessions:
   the game starts, rebuilds it, and recalls the same memories;
 - a second game on the same data folder while the first is running: the index
-  is locked, the second plays with a private index and says so, and neither
-  corrupts the other;
+  is locked, the second reads its snapshot (keeping its own writes) and says so,
+  and neither corrupts the other (``test_two_windows.py``: it embeds nothing the
+  index holds);
 - with no network at all the game starts, indexes, plays and saves.
 """
 
@@ -149,7 +150,7 @@ def test_a_second_game_on_the_same_data_folder_never_corrupts_the_index(tmp_path
     )
     second_turns = turns(second)
     assert "in use by another StoryEcho" in second.stderr
-    assert second_turns[-1]["retrieval_meta"]["strategy"] == "hybrid:inprocess"
+    assert second_turns[-1]["retrieval_meta"]["strategy"] == "hybrid:chroma-reader"
 
     out, err = first.communicate("look\nrest\n", timeout=600)
     assert first.returncode == 0, err[-3000:]

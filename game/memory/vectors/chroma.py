@@ -2,8 +2,9 @@
 
 Chroma is the durable store the mission names: it keeps every vector between
 runs so a loaded game embeds nothing again. A local index belongs to one
-process at a time (:class:`IndexLock`); a damaged one is moved aside and
-rebuilt from the saves at open. What every store shares (the protocol, spaces,
+process at a time (:class:`IndexLock`; a second process reads its snapshot
+instead and never waits: ``mirror.MirroredStore.open_reader``); a damaged one
+is moved aside and rebuilt from the saves at open. What every store shares (the protocol, spaces,
 filters) is in ``stores.py``.
 """
 
@@ -196,12 +197,13 @@ def open_chroma(index_dir: Path | None = None, url: str | None = None) -> Chroma
     A local index belongs to one process at a time: Chroma's
     ``PersistentClient`` is not safe across processes, so the folder is locked
     (``.lock``, an advisory ``flock`` the OS releases when the process dies)
-    and a second game on the same data folder gets :class:`IndexBusy`. An
+    and a second game on the same data folder gets :class:`IndexBusy` (the
+    game then reads the snapshot: ``mirror.MirroredStore.open_reader``). An
     index that cannot be opened (deleted files, a truncated or garbage
     database) is moved aside to ``<index>.broken-<time>`` and a fresh one is
     created: the index is rebuilt from the content packs and the saves, which
-    hold all the text. Opening a local index invalidates its snapshot
-    (``mirror.py``): whoever opens it may write.
+    hold all the text. Opening a local index invalidates its clean snapshot
+    (``snapshot.py``): whoever opens it may write.
 
     Raises:
         IndexBusy: another process holds the local index.
@@ -285,7 +287,9 @@ def open_locked(index_dir: Path, lock: IndexLock) -> ChromaVectorStore:
 
 
 SNAPSHOT_MARKER = "clean"
-"""The file in :func:`snapshot_dir` that says the snapshot there is what the index holds (see ``mirror.py``)."""
+"""The manifest in :func:`snapshot_dir` that says the snapshot there is what the index holds (``snapshot.py``)."""
+PUBLISHED = "published"
+"""The manifest of the latest snapshot, whatever the index holds since: what a second process reads."""
 
 
 def snapshot_dir(index_dir: Path) -> Path:
@@ -294,15 +298,16 @@ def snapshot_dir(index_dir: Path) -> Path:
 
 
 def invalidate_snapshot(index_dir: Path) -> None:
-    """Delete the snapshot's clean marker (durably) before the local index may be written.
+    """Take the snapshot's clean marker away (durably) before the local index may be written.
+
+    It becomes the :data:`PUBLISHED` manifest: its files stay, for a second process to read (``snapshot.py``).
 
     Raises:
-        OSError: the marker exists and cannot be deleted.
+        OSError: the marker exists and cannot be renamed.
     """
     folder = snapshot_dir(index_dir)
-    marker = folder / SNAPSHOT_MARKER
     try:
-        marker.unlink()
+        os.replace(folder / SNAPSHOT_MARKER, folder / PUBLISHED)
     except FileNotFoundError:
         return
     sync_folder(folder)

@@ -7,7 +7,8 @@ start. Their vectors cannot be found in the index (a vector id carries the
 session), but the vector of a text is a function of the text and the model:
 :class:`CachedEmbedder` looks texts up by their SHA-1 in a bounded table of
 the most recently used ones (:data:`LIMIT`), embeds only the rest, and the
-table is saved beside the index when the game closes (``MirroredStore.close``),
+table is saved beside the index when the game closes (``MirroredStore.close``,
+merged with what another game on the same data folder saved meanwhile),
 one file per embedding space (``<data>/.index.embeddings/<space slug>.npz``).
 A file that cannot be read is ignored (everything is embedded, as without it).
 """
@@ -57,18 +58,23 @@ class CachedEmbedder:
     def _loaded(self) -> OrderedDict[bytes, np.ndarray]:
         """The table, read from disk on first use. Call under the lock."""
         if self._table is None:
-            self._table = OrderedDict()
-            try:
-                with np.load(self.path, allow_pickle=False) as saved:
-                    keys, vectors = saved["keys"], np.asarray(saved["vectors"], dtype=np.float32)
-                if keys.ndim != 2 or keys.shape[1] != DIGEST or vectors.ndim != 2 or len(keys) != len(vectors):
-                    raise ValueError("its arrays disagree")
-                self._table.update(zip((bytes(k) for k in np.asarray(keys, dtype=np.uint8)), vectors, strict=True))
-            except FileNotFoundError:
-                pass
-            except Exception as exc:  # noqa: BLE001 - an unreadable cache means embedding, never a crash
-                log.warning("the embedding cache %s cannot be read (%s); embedding instead", self.path, exc)
+            self._table = self._read()
         return self._table
+
+    def _read(self) -> OrderedDict[bytes, np.ndarray]:
+        """The table the file holds (empty when there is none or it cannot be read)."""
+        table: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        try:
+            with np.load(self.path, allow_pickle=False) as saved:
+                keys, vectors = saved["keys"], np.asarray(saved["vectors"], dtype=np.float32)
+            if keys.ndim != 2 or keys.shape[1] != DIGEST or vectors.ndim != 2 or len(keys) != len(vectors):
+                raise ValueError("its arrays disagree")
+            table.update(zip((bytes(k) for k in np.asarray(keys, dtype=np.uint8)), vectors, strict=True))
+        except FileNotFoundError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - an unreadable cache means embedding, never a crash
+            log.warning("the embedding cache %s cannot be read (%s); embedding instead", self.path, exc)
+        return table
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -106,13 +112,23 @@ class CachedEmbedder:
         return out
 
     def save(self) -> None:
-        """Write the table if it changed (atomically: a crash leaves the old file or the new one)."""
+        """Write the table if it changed (atomically: a crash leaves the old file or the new one).
+
+        What the file holds that this table has not (another StoryEcho on the same data folder saved it
+        meanwhile: ``mirror.MirroredStore.open_reader``) is kept, as the least recently used."""
         with self._lock:
             if not self._changed or not self._table:
                 return
-            keys = np.frombuffer(b"".join(self._table), dtype=np.uint8).reshape(-1, DIGEST)
-            vectors = np.stack(list(self._table.values())).astype(np.float32)
+            mine = list(self._table.items())
             self._changed = False
+        table = self._read()
+        for key, vector in mine:
+            table.pop(key, None)
+            table[key] = vector
+        while len(table) > self.limit:
+            table.popitem(last=False)
+        keys = np.frombuffer(b"".join(table), dtype=np.uint8).reshape(-1, DIGEST)
+        vectors = np.stack(list(table.values())).astype(np.float32)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = io.BytesIO()
         np.savez(data, keys=keys, vectors=vectors)

@@ -5,43 +5,47 @@ alone, ``chroma.IndexLock``), queues writes to Chroma on a writer thread that wa
 leaves a snapshot of the copy at a clean exit so the next start reads the vectors without importing Chroma. Why
 each of these, with their figures: ``docs/memory.md`` ("The local index in memory"); what switching each off
 costs: ``bench/ablation.py``.
+
+One writer, readers that never wait for it (issue 33): a second process on the same data folder finds the index
+held and opens a reader (:meth:`MirroredStore.open_reader`): its copy comes from the latest snapshot (the holder
+publishes one while its game is idle, ``snapshot.py``), so a loaded game embeds only what that lacks, and its own
+writes stay in its copy. When the holder has gone (a flush or the reader's close finds the lock free) the reader
+takes the index and writes them; else they are left out, as vectors may be: the saves hold every text, embedded
+again (or found in the embedding cache, ``embed_cache.py``) when needed. ``bench/two_windows.py`` measures it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import queue
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
-from game.files import replace_durably, write_synced
-from game.memory.vectors.chroma import (
-    SNAPSHOT_MARKER,
-    ChromaVectorStore,
-    IndexLock,
-    lock_index,
-    open_locked,
-    snapshot_dir,
-)
+from game.memory.vectors.chroma import ChromaVectorStore, IndexLock, lock_index, open_locked
 from game.memory.vectors.embed_cache import CachedEmbedder
 from game.memory.vectors.embedders import Embedder
 from game.memory.vectors.foreground import FOREGROUND, MAX_WAIT_S
 from game.memory.vectors.inprocess import CollectionCopy, InProcessVectorStore
+from game.memory.vectors.snapshot import (
+    CollectionFiles,
+    Entries,
+    read_collection,
+    read_manifest,
+    write_collections,
+    write_manifest,
+)
 from game.memory.vectors.stores import StoreUnavailable, recorded_space
 
 log = logging.getLogger("storyecho.memory")
 
 LOAD_BATCH = 5000
-SNAPSHOT_VERSION = 1
+READER = "chroma-reader"
+"""The backend of a reader (``hybrid:chroma-reader`` in ``retrieval_meta``): another process holds the index."""
 IDLE_S = 0.5
 """The writer opens Chroma once no store call came for this long after a query (the game waits for the player)."""
 MAX_DELAY_S = 5.0
@@ -50,24 +54,13 @@ POLL_S = 0.05
 WRITE_WAIT_S = MAX_WAIT_S
 """The longest a write waits for the turn (``foreground.py``). Only the first write of a backlog waits: with
 turns back to back (never a quiet moment) one wait per write let the queue grow without bound."""
+PUBLISH_EVERY_S = 30.0
+"""The holder publishes its copy for readers (``snapshot.py``) at most this often, ..."""
+PUBLISH_IDLE_S = 2.0
+"""... once no store call came for this long and its writes have reached Chroma (the player reads the turn)."""
+PUBLISH_POLL_S = 1.0
+"""How often the writer looks whether a publish is due, while one may be (never when nothing changed)."""
 _STOP = object()
-
-
-def index_fingerprint(index_dir: Path) -> list[list[Any]] | None:
-    """Every file of the index folder with its size and modification time (None when the folder is missing).
-
-    A snapshot is valid only for the index it was taken of: one deleted, truncated, replaced or written
-    by anything else since (a Chroma open that wrote, another tool) no longer matches.
-    """
-    if not index_dir.is_dir():
-        return None
-    found: list[list[Any]] = []
-    for root, _, files in os.walk(index_dir):
-        for name in files:
-            path = Path(root) / name
-            info = path.stat()
-            found.append([path.relative_to(index_dir).as_posix(), info.st_size, info.st_mtime_ns])
-    return sorted(found)
 
 
 class MirroredStore(InProcessVectorStore):
@@ -79,8 +72,8 @@ class MirroredStore(InProcessVectorStore):
     Each collection is read into the copy on first use: from the snapshot when
     its marker is valid, else from Chroma. See the module docstring.
 
-    Build one with :meth:`open_local` (lazy: Chroma opens when needed), or
-    around an open ``ChromaVectorStore`` (no snapshot).
+    Build one with :meth:`open_local` (lazy: Chroma opens when needed), :meth:`open_reader` (another process
+    holds the index), or around an open ``ChromaVectorStore`` (no snapshot).
     """
 
     def __init__(
@@ -91,20 +84,28 @@ class MirroredStore(InProcessVectorStore):
         lock: IndexLock | None = None,
         say: Callable[[str], None] | None = None,
     ) -> None:
-        assert inner is not None or (index_dir is not None and lock is not None), "a store, or an index and its lock"
+        assert inner is not None or index_dir is not None, "a store, or an index (and its lock, unless a reader)"
         super().__init__()
-        self.backend = inner.backend if inner is not None else "chroma"
+        self.backend = inner.backend if inner is not None else "chroma" if lock is not None else READER
         self.index_dir = index_dir
         self.lock = lock if lock is not None else (inner.lock if inner is not None else None)
-        """The cross-process lock of the local index, held until :meth:`close`."""
+        """The cross-process lock of the local index, held until :meth:`close` (None: a reader)."""
         self.rebuilt_from = ""
         """Why the local index was found damaged and rebuilt when it opened ("" when it opened fine)."""
         self._chroma: ChromaVectorStore | None = inner
         self._say = say
+        self._reader = inner is None and lock is None
+        """Another process holds the index: writes are :attr:`_held` until this one can take it."""
+        self._held: list[tuple[Any, ...]] = []
+        self._partial = False
+        """A reader that took the index: its copy may lack what the holder wrote after the snapshot it read,
+        so it never writes a snapshot."""
         self._dirty: set[str] = set()
         """Collections whose copy may differ from their snapshot files."""
-        self._snapshot: dict[str, dict[str, Any]] | None = None
-        """The valid marker's collections (their files), or None."""
+        self._snapshot: Entries | None = None
+        """The collections of the manifest read at open or written since (their files), or None."""
+        self._rebuilds = 0
+        self._published_at = 0.0
         self._open_lock = threading.Lock()
         self._open_error: str | None = None
         self._failed = False
@@ -133,12 +134,23 @@ class MirroredStore(InProcessVectorStore):
         lock = lock_index(index_dir)
         store = cls(index_dir=index_dir, lock=lock, say=say)
         try:
-            store._snapshot = store._read_marker()
+            store._snapshot = read_manifest(index_dir)
             if store._snapshot is None:
                 store.chroma()
         except BaseException:
             lock.release()
             raise
+        return store
+
+    @classmethod
+    def open_reader(cls, index_dir: Path, say: Callable[[str], None] | None = None) -> MirroredStore:
+        """The local index another process holds, read from its latest snapshot without waiting for it.
+
+        Neither Chroma nor the lock is touched: each collection is read on first use from the snapshot's files
+        (empty when it has none), writes stay in the copy (see the module docstring).
+        """
+        store = cls(index_dir=index_dir, say=say)
+        store._snapshot = read_manifest(index_dir, reader=True)
         return store
 
     def remember_embeddings(self, embedder: Embedder) -> Embedder:
@@ -155,14 +167,16 @@ class MirroredStore(InProcessVectorStore):
         """The Chroma store, opened now if it is not yet (which invalidates the snapshot first).
 
         Raises:
-            StoreUnavailable: Chroma cannot be imported or opened.
+            StoreUnavailable: Chroma cannot be imported or opened, or another process holds it (a reader).
         """
         rebuilt = ""
         with self._open_lock:
             if self._chroma is None:
                 if self._open_error is not None:
                     raise StoreUnavailable(self._open_error)
-                assert self.index_dir is not None and self.lock is not None
+                if self.lock is None:
+                    raise StoreUnavailable("another StoryEcho holds the memory index")
+                assert self.index_dir is not None
                 try:
                     opened = open_locked(self.index_dir, self.lock)
                 except StoreUnavailable as exc:
@@ -188,27 +202,30 @@ class MirroredStore(InProcessVectorStore):
         except Exception:  # noqa: BLE001 - a notice must never stop the game
             log.warning("%s", message)
         with self._lock:
+            self._rebuilds += 1
             self._snapshot = None  # what it held beyond the copy went with the damaged index
             self._dirty |= set(self._collections)
             if any(col.rows for col in self._collections.values()):
                 self._enqueue(("refill",))
 
-    def _read_marker(self) -> dict[str, dict[str, Any]] | None:
-        """The collections of a valid snapshot, or None (no marker, or one that does not fit the index)."""
-        assert self.index_dir is not None
-        path = snapshot_dir(self.index_dir) / SNAPSHOT_MARKER
-        try:
-            marker = orjson.loads(path.read_bytes())
-            if marker.get("version") != SNAPSHOT_VERSION:
-                raise ValueError(f"version {marker.get('version')!r}, not {SNAPSHOT_VERSION}")
-            if marker.get("index") != index_fingerprint(self.index_dir):
-                raise ValueError("the index changed since it was taken")
-            return {str(name): dict(entry) for name, entry in marker["collections"].items()}
-        except FileNotFoundError:
-            return None
-        except Exception as exc:  # noqa: BLE001 - an unusable snapshot means reading Chroma, never a crash
-            log.warning("the memory index snapshot %s is not usable (%s); reading the index instead", path, exc)
-            return None
+    def _take_over(self) -> bool:
+        """A reader takes the index once its holder has gone, and queues what it held; whether it holds it."""
+        with self._lock:
+            if not self._reader:
+                return True
+            if self._stopped:
+                return False
+            assert self.index_dir is not None
+            try:
+                self.lock = lock_index(self.index_dir)
+            except StoreUnavailable:  # IndexBusy: the holder is still there
+                return False
+            self._reader, self._partial, self.backend = False, True, "chroma"
+            held, self._held = self._held, []
+            for op in held:
+                self._enqueue(op)
+            log.info("the memory index is free again: this game holds it now (%d writes queued)", len(held))
+            return True
 
     # --------------------------------------------------------------- the copy
     def _get(self, collection: str) -> CollectionCopy:
@@ -226,31 +243,30 @@ class MirroredStore(InProcessVectorStore):
 
     def _from_snapshot(self, collection: str, entry: dict[str, Any]) -> CollectionCopy | None:
         assert self.index_dir is not None
-        folder = snapshot_dir(self.index_dir)
-        try:
-            vectors = (folder / entry["vectors"]).read_bytes()
-            records = (folder / entry["records"]).read_bytes()
-            if zlib.crc32(vectors) != entry["vectors_crc"] or zlib.crc32(records) != entry["records_crc"]:
-                raise ValueError("its checksum does not match")
-            saved = orjson.loads(records)
-            ids, metadatas, count = list(saved["ids"]), list(saved["metadatas"]), int(entry["count"])
-            matrix = np.frombuffer(vectors, dtype=np.float32)
-            if saved["collection"] != collection or len(ids) != count or len(metadatas) != count:
-                raise ValueError("its files disagree")
-            matrix = matrix.reshape(count, int(entry["dimension"]))
-            meta = saved["meta"]
-        except Exception as exc:  # noqa: BLE001 - read Chroma instead
-            log.warning("the snapshot of %s cannot be read (%s); reading the index instead", collection, exc)
+        for _ in range(3):
+            try:
+                files = read_collection(self.index_dir, collection, entry)
+                break
+            except Exception as exc:  # noqa: BLE001 - read elsewhere
+                fresh = read_manifest(self.index_dir, reader=True) if self._reader else None
+                if fresh is None or fresh.get(collection, entry) == entry:  # the holder published nothing since
+                    log.warning("the snapshot of %s cannot be read (%s); reading the index instead", collection, exc)
+                    return None
+                self._snapshot, entry = fresh, fresh[collection]
+        else:
             return None
         found = CollectionCopy()
-        if count:
-            found.upsert(ids, matrix, [dict(m) for m in metadatas])
-        self._meta[collection] = dict(meta) if meta is not None else None
+        if files.ids:
+            found.upsert(files.ids, files.matrix, files.metadatas)
+        self._meta[collection] = files.meta
         return found
 
     def _from_chroma(self, collection: str) -> CollectionCopy:
         found = CollectionCopy()
         self._dirty.add(collection)
+        if self._reader:  # nothing to read without the index: what a game needs that is missing, it embeds
+            self._meta[collection] = None
+            return found
         try:
             col = self.chroma()._collection(collection)
         except StoreUnavailable as exc:
@@ -272,7 +288,12 @@ class MirroredStore(InProcessVectorStore):
         self._queried = self._queried or not write
 
     def _written(self, op: tuple[Any, ...]) -> None:
-        self._enqueue(op)  # first: it refuses once closed
+        if self._reader:  # called under the lock, as _take_over flips it
+            if self._stopped:
+                raise StoreUnavailable("the memory index is closed")
+            self._held.append(op)
+        else:
+            self._enqueue(op)  # first: it refuses once closed
         self._dirty.add(op[1])
 
     # ----------------------------------------------------------- writes
@@ -291,7 +312,11 @@ class MirroredStore(InProcessVectorStore):
     def _write_loop(self) -> None:
         backlog = False
         while True:
-            op = self._queue.get()
+            try:
+                op = self._queue.get(timeout=PUBLISH_POLL_S if self._may_publish() else None)
+            except queue.Empty:
+                self._publish_if_idle()
+                continue
             try:
                 if op is _STOP:
                     return
@@ -345,29 +370,65 @@ class MirroredStore(InProcessVectorStore):
         self.flush()
         return self.chroma().collections()
 
+    # ------------------------------------------------------------ publish
+    def _may_publish(self) -> bool:
+        """Whether a snapshot for readers may come due: Chroma is open (so the clean one is gone) and the copy
+        changed since the last one."""
+        return self._chroma is not None and bool(self._dirty) and not (self._failed or self._partial)
+
+    def _publish_if_idle(self) -> None:
+        """Publish the copy for readers (the writer thread, its queue empty) when the game is idle and the last
+        publish is :data:`PUBLISH_EVERY_S` old."""
+        now = time.monotonic()
+        if now - self._published_at < PUBLISH_EVERY_S or now - self._last_call < PUBLISH_IDLE_S:
+            return
+        if FOREGROUND.busy_now or not self._may_publish():
+            return
+        self._published_at = now
+        try:
+            self._write_snapshot(clean=False)
+        except Exception as exc:  # noqa: BLE001 - readers read an older snapshot
+            log.warning("the memory index snapshot could not be published (%s)", exc)
+
     # ------------------------------------------------------- flush, close
     def flush(self) -> None:
-        """Wait until every queued write has reached Chroma (opening it now if it is not yet)."""
+        """Wait until every queued write has reached Chroma (opening it now if it is not yet).
+
+        A reader first takes the index if its holder has gone; while it is held, there is nothing to wait for.
+        """
+        if self._reader and not self._take_over():
+            return
         if self._writer is not None and not self._stopped:
             self._go.set()
             with FOREGROUND.waiting():  # asked for in a turn, the writer must not wait for that turn
                 self._queue.join()
 
     def close(self) -> None:
-        """Write everything to Chroma, then the snapshot and its clean marker, and release the index."""
+        """Write everything to Chroma, then the snapshot and its clean marker, and release the index.
+
+        A reader whose index is still held leaves its writes out (see the module docstring).
+        """
         if self._closed:
             return
         self._closed = True
         try:
+            if self._reader and not self._take_over():
+                with self._lock:
+                    self._stopped = True
+                    left = sum(len(op[2]) for op in self._held if op[0] == "upsert")
+                    self._held = []
+                if left:
+                    log.info("%d vectors of this game left out of the memory index: another StoryEcho holds it", left)
+                return
             self.flush()
             with self._lock:
                 self._stopped = True
             if self._writer is not None:
                 self._queue.put(_STOP)
                 self._writer.join()
-            if self.index_dir is not None and not self._failed:
+            if self.index_dir is not None and not (self._failed or self._partial):
                 try:
-                    self._write_snapshot()
+                    self._write_snapshot(clean=True)
                 except Exception as exc:  # noqa: BLE001 - without a marker the next start reads Chroma
                     log.warning(
                         "the memory index snapshot could not be written (%s); the next start reads the index", exc
@@ -383,45 +444,35 @@ class MirroredStore(InProcessVectorStore):
             if self.lock is not None:
                 self.lock.release()
 
-    def _write_snapshot(self) -> None:
-        """Write the copy of each collection changed or read from Chroma, then the marker naming every file.
+    def _write_snapshot(self, *, clean: bool) -> None:
+        """Write the copy of each collection changed or read from Chroma since the last snapshot, then the
+        manifest naming every file (``snapshot.py``): ``clean`` at the close, once every write has reached
+        Chroma; else published for readers, from the writer thread.
 
-        Called once every write has reached Chroma. When Chroma was never opened, nothing changed and the
-        marker found at start still holds.
+        When Chroma was never opened, nothing changed and the marker found at start still holds.
         """
         assert self.index_dir is not None
         if self._chroma is None:
             return
-        folder = snapshot_dir(self.index_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        stamp = f"{os.getpid()}-{time.time_ns()}"
-        entries: dict[str, dict[str, Any]] = {}
         with self._lock:
+            rebuilds = self._rebuilds
             previous = self._snapshot or {}  # None after a rebuild: the old files describe a lost index
-            for name, entry in previous.items():  # collections never changed (or never read) still match
-                if name not in self._dirty:
-                    entries[name] = entry
-            for number, name in enumerate(sorted(self._dirty & set(self._collections))):
+            entries = {name: entry for name, entry in previous.items() if name not in self._dirty}
+            changed = self._dirty & set(self._collections)
+            files = {}
+            for name in changed:
                 ids, matrix, metadatas = self._collections[name].export()
-                vectors = np.ascontiguousarray(matrix, dtype=np.float32).tobytes()
-                records = orjson.dumps(
-                    {"collection": name, "ids": ids, "metadatas": metadatas, "meta": self._meta.get(name)}
-                )
-                base = f"{stamp}-{number}"
-                write_synced(folder / f"{base}.f32", vectors)
-                write_synced(folder / f"{base}.json", records)
-                entries[name] = {
-                    "vectors": f"{base}.f32",
-                    "records": f"{base}.json",
-                    "vectors_crc": zlib.crc32(vectors),
-                    "records_crc": zlib.crc32(records),
-                    "count": len(ids),
-                    "dimension": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
-                }
-        marker = {"version": SNAPSHOT_VERSION, "index": index_fingerprint(self.index_dir), "collections": entries}
-        replace_durably(folder / SNAPSHOT_MARKER, orjson.dumps(marker))
-        named = {SNAPSHOT_MARKER} | {e[key] for e in entries.values() for key in ("vectors", "records")}
-        for path in folder.iterdir():
-            if path.name not in named:
-                with contextlib.suppress(OSError):
-                    path.unlink()
+                files[name] = CollectionFiles(ids, matrix, metadatas, self._meta.get(name))
+            self._dirty -= changed  # a write from now on marks its collection again
+        try:
+            entries |= write_collections(self.index_dir, files)
+            write_manifest(self.index_dir, entries, clean=clean)
+        except BaseException:
+            with self._lock:
+                self._dirty |= changed
+            raise
+        with self._lock:
+            if self._rebuilds == rebuilds:
+                self._snapshot = entries
+            else:  # the index was found damaged meanwhile: these files describe the lost one
+                self._dirty |= changed
