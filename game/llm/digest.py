@@ -34,7 +34,7 @@ _BOUNDARY = re.compile(r"(?<=[.!?\"…])\s+(?=[A-Z\"])")
 _SPEECH = re.compile(r'^(?P<who>[A-Z][\w\'.-]*(?: [A-Z0-9][\w\'.-]*)*)(?: answers)?: "(?P<said>[^"]+)"?')
 _TOLD = re.compile(r'^You tell (?P<who>[^:"]+?): "(?P<said>[^"]+)"')
 _SAID_ALOUD = re.compile(r'^You say aloud: "(?P<said>[^"]+)"')
-_MOVED = re.compile(r"^You make your way to (?P<place>[^.]+)\.")
+_MOVED = re.compile(r"^You make your way (?:back )?to (?P<place>[^.]+)\.")
 _NOTHING = re.compile(
     r"^(?:You recall|You cannot recall|You can't recall|You search your memory|You study |You try to "
     r"|You glance around|You find a quiet corner"
@@ -46,7 +46,7 @@ _EVENTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^You choose: (?P<x>[^.]+)\."), "The player chose: {x}."),
     (re.compile(r"^Level up! You are now level (?P<x>\d+)\."), "The player reached level {x}."),
     (re.compile(r"^Talent learned: (?P<x>[^-]+?) - "), "The player learned {x}."),
-    (re.compile(r"^(?P<x>.+?) is defeated!"), "The player defeated {x}."),
+    (re.compile(r"^(?P<x>.+?) (?:is|are) defeated!"), "The player defeated {x}."),
     (re.compile(r"^You collapse\.\.\. and wake at (?P<x>[^,]+),"), "The player was knocked out and woke at {x}."),
     (re.compile(r"^(?P<x>(?:New quest|Objective complete|Achievement unlocked): [^\n]+?\.)$"), "{x}"),
     (re.compile(r"^Quest complete: (?P<x>[^(\n]+?)(?: \(.*\))?\.$"), "Quest complete: {x}."),

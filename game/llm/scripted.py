@@ -40,15 +40,17 @@ from game.llm.recollection import yourself
 from game.llm.scripted_talk import Conversation
 from game.text import best_match
 from game.world.choices import suggested, ways_out
-from game.world.conditions import enemies_at, holds, items_at, npcs_at
+from game.world.conditions import enemies_at, holds, items_at, npcs_at, weapon_in_hand
 from game.world.content import ContentPack, Feature
 from game.world.describe import (
+    changes_here,
     feature_text,
     features_here,
     inventory_text,
     node_description,
     node_text,
     quests_text,
+    revisit_text,
     scene_sentences,
     status_text,
     the,
@@ -59,6 +61,9 @@ from game.world.state import GameState
 # Verbs whose text may express a story choice ("negotiate", "play the requiem",
 # "say I accept the pact"); questions and talk about a choice never make it.
 CHOICE_VERBS = frozenset({"other", "use", "say"})
+LATELY = 3
+"""A place named in one of this many last tellings is told again in a line (``game.engine.voice.RECENT``: a
+telling that repeats one of these is a repetition)."""
 _HEAL_ME = re.compile(r"^(?:heal|cure|patch up|bandage|treat)\s+(?:me|myself|my wounds)$", re.I)
 
 RETELLINGS = (
@@ -177,6 +182,12 @@ class ScriptedNarrator(Conversation, NarratorBase):
             if here.exits[direction] == node_id and not holds(lock.condition, state):
                 return lock.message  # the rules will refuse the move too
         node = self.pack.nodes[node_id]
+        if state.has_flag(f"visited:{node_id}"):  # told before: briefly (issue 35); ``look`` tells it in full
+            back = f"You make your way back to {node.name}."
+            told = [m["content"] for m in bundle.messages if m.get("role") == "assistant"][-LATELY:]
+            if any(node.name in said for said in told):  # pacing between places: what changed, if anything
+                return " ".join(part for part in (back, changes_here(state, self.pack, node_id)) if part)
+            return f"{back} {revisit_text(state, self.pack, node_id)}"
         return f"You make your way to {node.name}. {node_description(state, self.pack, node_id)}"
 
     def _do_look(self, command: Command, state: GameState, *_: Any) -> str:
@@ -309,7 +320,11 @@ class ScriptedNarrator(Conversation, NarratorBase):
             return "There is nothing here to fight."
         effects["start_combat"] = enemy
         effects["combat_action"] = "attack"
-        return f"You draw your weapon and charge {the(self.pack.enemies[enemy].name)}!"
+        foe = the(self.pack.enemies[enemy].name)
+        weapon = weapon_in_hand(state, self.pack)
+        if weapon is None:  # nothing to draw
+            return f"You raise your fists and go for {foe}!"
+        return f"You draw your {self.pack.items[weapon].name} and charge {foe}!"
 
     def _do_flee(self, command: Command, state: GameState, *_: Any) -> str:
         here = enemies_at(state, self.pack, state.node)

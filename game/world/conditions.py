@@ -102,6 +102,12 @@ def weapon_bonus(state: GameState, pack: ContentPack) -> int:
     return max((pack.items[i].attack_bonus for i in state.inventory if i in pack.items), default=0)
 
 
+def weapon_in_hand(state: GameState, pack: ContentPack) -> str | None:
+    """The carried item a blow is struck with (the one :func:`weapon_bonus` counts); None: bare hands."""
+    carried = [i for i in state.inventory if i in pack.items and pack.items[i].attack_bonus > 0]
+    return max(carried, key=lambda i: pack.items[i].attack_bonus, default=None)
+
+
 def armor_bonus(state: GameState, pack: ContentPack) -> int:
     return max((pack.items[i].defense_bonus for i in state.inventory if i in pack.items), default=0)
 

@@ -391,6 +391,17 @@ class Enemy(_Named):
     aggressive: Aggression | None = Field(
         None, description="Attacks first when the player stays in its place without fighting it (see rules.combat)"
     )
+    plural: bool | None = Field(
+        None, description="Its name names many ('Loft Rats': 'are defeated'); unset: a last word ending in s does"
+    )
+
+    @property
+    def many(self) -> bool:
+        """Whether the name names many: ``plural``, else a last word ending in a single s ("Rats", not "Moss")."""
+        if self.plural is not None:
+            return self.plural
+        last = self.name.split()[-1].lower() if self.name.split() else ""
+        return last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
     @model_validator(mode="after")
     def _bosses_wait(self) -> Enemy:

@@ -68,6 +68,22 @@ def scene_sentences(state: GameState, pack: ContentPack, words: str) -> list[str
     ]
 
 
+def changes_here(state: GameState, pack: ContentPack, node_id: str) -> str:
+    """What has happened to a place: the variants that hold because something happened there (their ``when``),
+    without the unchanged description."""
+    node = pack.nodes[node_id]
+    happened = [v for v in node.variants if v.when != Condition() and variant_holds(v, state, pack, node.id)]
+    return " ".join(v.text for v in happened)  # a variant of the things lying there only: "You notice" lists them
+
+
+def revisit_text(state: GameState, pack: ContentPack, node_id: str) -> str:
+    """A place the player has been told before, briefly: what changed, who and what is there, the exits (the full
+    description is ``look``'s, and a first visit's)."""
+    there = state.model_copy(update={"node": node_id})
+    changed = changes_here(there, pack, node_id)
+    return " ".join(part for part in (changed, node_text(there, pack, full=False).partition(". ")[2]) if part)
+
+
 def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     """What the player sees at the current node."""
     node = pack.nodes[state.node]

@@ -214,7 +214,8 @@ def _victory(pack: ContentPack, state: GameState, rng: random.Random, out: Outco
     state.exp += enemy.exp
     state.gold += enemy.gold
     currency = pack.story.currency
-    lines = [f"{the(enemy.name, capital=True)} is defeated! (+{enemy.exp} exp, +{enemy.gold} {currency})"]
+    were = "are" if enemy.many else "is"
+    lines = [f"{the(enemy.name, capital=True)} {were} defeated! (+{enemy.exp} exp, +{enemy.gold} {currency})"]
     for loot in enemy.loot:
         if rng.random() < loot.chance:
             gain_item(state, loot.item)
