@@ -5,9 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from game.engine.pipeline import TurnPipeline
+from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig
+from game.saves.slots import SlotStore
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
 from game.world.rules import Rules
@@ -79,6 +82,12 @@ def state(mini_pack: ContentPack) -> GameState:
 @pytest.fixture
 def rules(mini_pack: ContentPack) -> Rules:
     return Rules(mini_pack)
+
+
+def scripted_session(pack: ContentPack, root: Path, *, seed: int = 5) -> GameSession:
+    """A game of ``pack`` with the scripted narrator and keyword memory, saving to ``root`` only when asked."""
+    engine = TurnPipeline(pack, new_game(pack, seed=seed), ScriptedNarrator(pack), keyword_memory(pack))
+    return GameSession(engine, SlotStore(root), autosave_every=0)
 
 
 def keyword_memory(pack: ContentPack, **config: object) -> GameMemory:

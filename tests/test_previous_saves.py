@@ -23,28 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
-from game.engine.pipeline import TurnPipeline
-from game.engine.session import GameSession
-from game.llm.scripted import ScriptedNarrator
 from game.saves.format import branch, decode
-from game.saves.slots import SlotStore
-from game.world.loader import content_root, load_pack
-from game.world.state import new_game
-from tests.conftest import keyword_memory
+from tests.conftest import scripted_session
 
 FIXTURE = Path(__file__).parent / "data" / "previous_main" / "fbce072-turn40.json"
 
 
-@pytest.fixture(scope="module")
-def fantasy():
-    return load_pack(content_root() / "fantasy_001")
-
-
-def session(pack, root) -> GameSession:
-    engine = TurnPipeline(pack, new_game(pack, seed=5), ScriptedNarrator(pack), keyword_memory(pack))
-    return GameSession(engine, SlotStore(root), autosave_every=0)
+session = scripted_session
 
 
 def test_a_save_of_the_previous_main_loads_plays_branches_and_saves_again(fantasy, tmp_path):

@@ -8,18 +8,13 @@ accepts, so every save written afterwards was refused at load. The bounds are th
 from __future__ import annotations
 
 import orjson
-import pytest
 
-from game.engine.pipeline import TurnPipeline
 from game.engine.session import GameSession
-from game.llm.scripted import ScriptedNarrator
 from game.saves.format import encode
-from game.saves.slots import SlotStore
 from game.world.effects import Effects
-from game.world.loader import content_root, load_pack
 from game.world.rules import Rules
 from game.world.state import MAX_AMOUNT, MAX_STAT, MAX_TURN, GameState, new_game
-from tests.conftest import keyword_memory
+from tests.conftest import scripted_session
 
 EXTREME = {
     "exp": MAX_AMOUNT,
@@ -34,14 +29,7 @@ EXTREME = {
 """The largest values a save accepts (level 1: the first turn levels up by ten million)."""
 
 
-@pytest.fixture(scope="module")
-def fantasy():
-    return load_pack(content_root() / "fantasy_001")
-
-
-def session(pack, root) -> GameSession:
-    engine = TurnPipeline(pack, new_game(pack, seed=5), ScriptedNarrator(pack), keyword_memory(pack))
-    return GameSession(engine, SlotStore(root), autosave_every=0)
+session = scripted_session
 
 
 def write(game: GameSession, name: str, **fields: object) -> None:

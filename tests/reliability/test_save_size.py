@@ -18,27 +18,14 @@ from typing import Any
 import orjson
 import pytest
 
-from game.engine.pipeline import TurnPipeline
-from game.engine.session import GameSession
-from game.llm.scripted import ScriptedNarrator
 from game.memory.export import StateEncoder
 from game.memory.records import Episode, MemoryState, model_fields
 from game.saves.format import MAX_SAVE_BYTES, MAX_SAVE_OBJECTS, MAX_SAVE_VALUES, SaveError, encode
 from game.saves.history import GameHistory
-from game.saves.slots import SlotStore
-from game.world.loader import content_root, load_pack
 from game.world.state import new_game
-from tests.conftest import keyword_memory
+from tests.conftest import scripted_session
 
-
-@pytest.fixture(scope="module")
-def fantasy():
-    return load_pack(content_root() / "fantasy_001")
-
-
-def session(pack, root) -> GameSession:
-    engine = TurnPipeline(pack, new_game(pack, seed=5), ScriptedNarrator(pack), keyword_memory(pack))
-    return GameSession(engine, SlotStore(root), autosave_every=0)
+session = scripted_session
 
 
 def history_turns(doc: dict[str, Any]) -> None:
