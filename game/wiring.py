@@ -29,7 +29,7 @@ from game.llm.scripted import ScriptedNarrator
 from game.memory.consolidation import Summarizer
 from game.memory.manager import GameMemory
 from game.memory.search.embedding import Progress
-from game.memory.search.knowledge import KnowledgeBase, index_stories
+from game.memory.search.knowledge import BackgroundIndexing, IndexStats, KnowledgeBase, index_stories
 from game.memory.settings import MemoryConfig
 from game.memory.vectors.chroma import IndexBusy, open_chroma
 from game.memory.vectors.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
@@ -178,8 +178,9 @@ def make_store(
 
     With ``mirrored``, a local index is a :class:`MirroredStore`: reads from an in-memory copy (the index is
     this process's alone), loaded from the snapshot a clean exit left without importing Chroma, and writes
-    queued behind to Chroma, which opens only when needed (see ``mirror.py``). A Chroma server is never
-    mirrored: other processes share it.
+    queued behind to Chroma, which opens only when needed (see ``mirror.py``); when another process holds
+    the index, a reader of its snapshot that never waits for it (``MirroredStore.open_reader``). A Chroma
+    server is never mirrored: other processes share it.
     """
     if lasting_store(settings):
         index = settings.data_dir / ".index"
@@ -188,6 +189,9 @@ def make_store(
                 return MirroredStore.open_local(index, say=say)  # says itself when it finds the index damaged
             chroma = open_chroma(index, settings.memory.chroma_url)
         except IndexBusy as exc:
+            if mirrored and fallback and not settings.memory.chroma_url:  # read it, never wait for it (mirror.py)
+                say(f"{exc}; this game reads it and keeps its own new memories in memory")
+                return MirroredStore.open_reader(index, say=say)
             say(f"{exc}; this game keeps its memory index in memory instead" if fallback else str(exc))
         except StoreUnavailable as exc:
             log.warning("%s%s", exc, "; using the in-process vector index" if fallback else "")
@@ -201,6 +205,22 @@ def make_store(
 def library_of(settings: Settings, content_dir: Path | None = None) -> StoryLibrary:
     """The stories ``settings`` can play, the shipped ones from ``content_dir`` when given (tests, benchmarks)."""
     return StoryLibrary(content_dir, settings.stories_folder) if content_dir is not None else settings.library()
+
+
+def preload_store(settings: Settings) -> None:
+    """Import Chroma now (call it on a thread of its own) when the game's vector index will need it as it opens: a
+    Chroma server, or a local index not created yet (a first start: no snapshot to read instead, ``mirror.py``).
+
+    A game built meanwhile waits for this import rather than doing it again (Python's import lock), so on a
+    first start the import runs beside the embedder's load instead of after it.
+    """
+    if not (settings.memory.embeddings and lasting_store(settings)):
+        return
+    if settings.memory.chroma_url or not (settings.data_dir / ".index").exists():
+        try:
+            import chromadb  # noqa: F401 - only loaded
+        except Exception as exc:  # noqa: BLE001 - the store says why when it opens
+            log.info("Chroma could not be preloaded: %s", exc)
 
 
 def index_knowledge(
@@ -237,6 +257,27 @@ def index_knowledge(
         store.close()
 
 
+def lore_indexing(
+    session: GameSession,
+    progress: Callable[[int, int], None] | None = None,
+    finished: Callable[[IndexStats], None] | None = None,
+    *,
+    start: bool = True,
+) -> BackgroundIndexing | None:
+    """The embedding of the lore a game built with ``lore_later`` lacks, on a thread of its own, started unless
+    ``start`` is false (stop it before the game closes); None when there is nothing to embed (every vector in the
+    store, or keyword recall).
+
+    ``progress(done, total)`` follows the documents from the start; ``finished(stats)`` once the vectors landed.
+    """
+    memory = session.engine.memory
+    knowledge = memory.knowledge if isinstance(memory, GameMemory) else None
+    if knowledge is None or knowledge.vectors_ready.is_set():
+        return None
+    job = BackgroundIndexing(knowledge, progress, finished)
+    return job.start() if start else job
+
+
 def make_memory(
     settings: Settings,
     pack: ContentPack,
@@ -245,12 +286,16 @@ def make_memory(
     embedder: Embedder | bool | None = True,
     progress: Progress | None = None,
     say: Say = _stderr,
+    lore_later: bool = False,
 ) -> GameMemory:
     """Memory with the best parts that start here: embeddings + Chroma, else fallbacks.
 
     ``embedder``: an embedder already loaded (the TUI loads it once, in the
     background, for every game), None for keyword recall, True to load one.
     ``progress(label, done, total)`` follows the knowledge-base indexing.
+    ``lore_later``: the knowledge base is only staged (searchable by keyword at
+    once); the caller embeds what it lacks while the game plays
+    (``KnowledgeBase.embed_missing``, ``BackgroundIndexing``).
     """
     model: Embedder | None = make_embedder(settings) if embedder is True else (embedder or None)
     store = make_store(settings, say, mirrored=True) if model is not None else None
@@ -261,7 +306,10 @@ def make_memory(
         summary_interval_turns=settings.memory.summary_interval_turns,
         recency_half_life_turns=settings.memory.recency_half_life_turns,
     )
-    memory = GameMemory(pack, summarizer, store=store, embedder=model, config=config)
+    knowledge = KnowledgeBase(pack, store, model) if lore_later else None
+    if knowledge is not None:
+        knowledge.stage()
+    memory = GameMemory(pack, summarizer, store=store, embedder=model, config=config, knowledge=knowledge)
     memory.prepare(progress=progress)
     return memory
 
@@ -275,15 +323,17 @@ def make_engine(
     progress: Progress | None = None,
     say: Say = _stderr,
     on_text: Callable[[str], None] | None = None,
+    lore_later: bool = False,
 ) -> TurnPipeline:
-    """Build a ready-to-play pipeline for ``story_id`` (``on_text``: the narration as a model streams it)."""
+    """Build a ready-to-play pipeline for ``story_id`` (``on_text``: the narration as a model streams it;
+    ``lore_later``: see :func:`make_memory`)."""
     pack = load_pack(library_of(settings, content_dir).path(story_id))
     state = new_game(pack, seed=settings.seed)
     narrator, chosen = make_narrator(settings, pack)
     say(chosen)
     if on_text is not None:
         narrator.on_text = on_text
-    memory = make_memory(settings, pack, narrator, embedder=embedder, progress=progress, say=say)
+    memory = make_memory(settings, pack, narrator, embedder=embedder, progress=progress, say=say, lore_later=lore_later)
     budget, target = settings.prompt_budget_tokens, settings.turn_time_target_s
     autopilot = Autopilot(target, budget) if target is not None else None
     return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=budget, autopilot=autopilot)
@@ -300,6 +350,7 @@ def make_session(
     Raises:
         SaveError: the slot cannot be loaded, or belongs to another story than ``story``.
     """
+    story = library_of(settings, engine.get("content_dir")).resolve(story) if story else story  # "Cyber": its id
     slots = SlotStore(settings.data_dir)
     loaded: Loaded | None = slots.read(slot) if slot and slots.exists(slot) else None
     if loaded is not None:

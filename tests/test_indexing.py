@@ -14,19 +14,27 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from game.memory.search.knowledge import LORE_LABEL, KnowledgeBase, build_documents, index_stories
+from game.memory.search.knowledge import (
+    BACKGROUND_BATCH,
+    LORE_LABEL,
+    BackgroundIndexing,
+    KnowledgeBase,
+    build_documents,
+    index_stories,
+)
 from game.memory.vectors.chroma import open_chroma
 from game.memory.vectors.embedders import EmbeddingSpace, SentenceTransformerEmbedder, space_of
 from game.memory.vectors.inprocess import InProcessVectorStore
 from game.memory.vectors.stores import COLLECTION_PREFIX, SpaceMismatch, VectorStore, space_collection
 from game.world.content import ContentPack
-from game.world.loader import content_root, load_pack
-from tests.fakes import CountingEmbedder
+from game.world.loader import available_stories, content_root, load_pack
+from tests.fakes import CountingEmbedder, FlakyEmbedder
 
 BACKENDS = ["inprocess", "chroma"]
 
@@ -274,13 +282,13 @@ def test_storyecho_index_fills_the_local_index_once_lists_it_and_prunes_other_mo
     assert cli.main(["index", *data]) == 0
     first = capsys.readouterr().out
     total = len(counting.texts)
-    sizes = {s: len(build_documents(load_pack(content_root() / s))) for s in ("fantasy_001", "scifi_001")}
-    assert total == sum(sizes.values())
+    sizes = {s: len(build_documents(load_pack(content_root() / s))) for s in available_stories()}
+    assert len(sizes) >= 3 and total == sum(sizes.values())
     assert all(f"{story}: {n} documents, {n} embedded" in first for story, n in sizes.items())
     assert cli.main(["index", *data]) == 0
     second = capsys.readouterr().out
     assert len(counting.texts) == total  # the second run embedded nothing
-    assert second.count(" 0 embedded") == 2
+    assert second.count(" 0 embedded") == len(sizes)
     # another model's collection in the same index: listed, then pruned
     store = open_chroma(tmp_path / "data" / ".index")
     try:
@@ -297,3 +305,105 @@ def test_storyecho_index_fills_the_local_index_once_lists_it_and_prunes_other_mo
     assert cli.main(["index", "--list", *data]) == 0
     listing = capsys.readouterr().out
     assert f"{own} " in listing and other not in listing
+
+
+HARP = "fantasy_001:knowledge:moonlight_harp"
+
+
+def test_a_staged_base_answers_by_keyword_at_once_and_by_meaning_once_its_vectors_land(minilm):
+    """Was: the lore could not be searched before every document was embedded (the Textual game waited for the
+    whole index before a game could start: 11.4 s on a first start). Staged, the base embeds nothing and answers
+    by keyword at once, saying why; it ranks by meaning too only once every missing vector has landed."""
+    fantasy = load_pack(content_root() / "fantasy_001")
+    counting = CountingEmbedder(minilm)
+    base = KnowledgeBase(fantasy, InProcessVectorStore(), counting)
+    stats = base.stage()
+    assert counting.texts == [] and stats.embedded == 0 and base.missing == len(base.docs)
+    assert not base.vectors_ready.is_set()
+    early = base.search("who shaped the moonlight harp")
+    assert early.strategy == "bm25" and "lore still indexing" in (early.fallback or "")
+    assert early.found[0][0].id == HARP
+
+    seen: list[int] = []
+    base.embed_missing(seen.append)
+    assert base.vectors_ready.is_set() and base.missing == 0
+    assert base.stats is stats and stats.embedded == len(base.docs) == len(counting.texts)
+    assert seen == sorted(seen) and seen[-1] == len(base.docs)
+    late = base.search("who shaped the moonlight harp")
+    assert late.strategy == "hybrid:inprocess" and late.fallback is None
+    assert HARP in [doc.id for doc, _ in late]
+
+
+class GatedEmbedder:
+    """FAULT INJECTION: the real embedder behind a gate; each ``embed`` call waits for ``gate`` (so a test decides
+    when a background batch may finish, instead of relying on timing)."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.model_name = real.model_name
+        self.model_version = real.model_version
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+        self.calls = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        self.entered.set()
+        assert self.gate.wait(60), "the test never opened the gate"
+        return self.real.embed(texts)
+
+
+def test_background_indexing_stops_after_the_batch_under_way_and_the_base_stays_keyword_only(minilm):
+    """Closing a game while its lore indexes: the batch under way ends, no further one starts (its store is about
+    to close), nothing says "ready", and the lore keeps answering by keyword."""
+    fantasy = load_pack(content_root() / "fantasy_001")
+    gated = GatedEmbedder(minilm)
+    base = KnowledgeBase(fantasy, InProcessVectorStore(), gated)
+    base.stage()
+    finished: list[object] = []
+    progress: list[tuple[int, int]] = []
+    job = BackgroundIndexing(base, lambda done, total: progress.append((done, total)), finished.append).start()
+    assert gated.entered.wait(30)
+    stopper = threading.Thread(target=job.stop)
+    stopper.start()
+    gated.gate.set()
+    stopper.join(30)
+    assert not stopper.is_alive() and job.stop(0)
+    assert gated.calls == 1 and finished == [] and not base.vectors_ready.is_set()
+    assert base.stats is not None and base.stats.embedded == BACKGROUND_BATCH
+    assert progress[0] == (0, len(base.docs))
+    assert base.search("who shaped the moonlight harp").strategy == "bm25"
+
+
+def test_background_indexing_whose_embedder_fails_says_ready_with_what_landed_and_keeps_the_rest_by_keyword(minilm):
+    """An embedder that fails while the lore indexes in the background loses no document: the base still becomes
+    ready (the failed ones stay pending, found by keyword), and what it reports says how many have a vector."""
+    fantasy = load_pack(content_root() / "fantasy_001")
+    flaky = FlakyEmbedder(minilm)  # fault injection: every embedding fails
+    base = KnowledgeBase(fantasy, InProcessVectorStore(), flaky)
+    base.stage()
+    finished: list = []
+    told = threading.Event()
+    BackgroundIndexing(base, None, lambda stats: (finished.append(stats), told.set())).start()
+    assert told.wait(60)
+    assert base.vectors_ready.is_set() and len(finished) == 1
+    assert finished[0].embedded == 0 and finished[0].unchanged == 0 and base.missing == len(base.docs)
+    found = base.search("who shaped the moonlight harp")
+    assert found.found[0][0].id == HARP  # by keyword: the hybrid search of a base with no vector yet
+
+
+def test_an_entrys_keywords_find_it_though_its_text_lacks_them(mini_pack):
+    """Was: ``knowledge.json`` keywords were never searched (only "title: content" was indexed), though authors and
+    the import give them; they now reach keyword search without changing what is embedded."""
+    entry = mini_pack.knowledge[0].model_copy(update={"keywords": ["bargeman", "toll"]})
+    pack = mini_pack.model_copy(update={"knowledge": [entry]})
+    doc = next(d for d in build_documents(pack) if d.id.endswith(":knowledge:troll_past"))
+    assert "bargeman" not in doc.text.lower() and doc.keywords == ("bargeman", "toll")
+    assert doc.digest == next(d for d in build_documents(mini_pack) if d.id == doc.id).digest  # nothing re-embedded
+    base = KnowledgeBase(pack, None, None)
+    base.build()
+    found = base.search("who was the bargeman")
+    assert found.found and found.found[0][0].id == doc.id
+    plain = KnowledgeBase(mini_pack, None, None)
+    plain.build()
+    assert all(hit.id != doc.id for hit, _ in plain.search("who was the bargeman").found)

@@ -1,7 +1,8 @@
 """The Textual game: ``storyecho`` with no arguments.
 
 The title screen shows at once; the story engine and the embedding model load in a worker thread with a visible
-progress bar, and a game is built (the narrator, the knowledge-base index, "Indexing lore 31/58") in another. Every
+progress bar, and a game is built in another; it plays at once, its lore searched by keyword until the vectors the
+index lacks have been embedded on a thread of their own (``game.tui.lore``: "Lore ready" when they land). Every
 operation on the game (a turn, a save, a load, closing) runs in a worker or thread under
 :attr:`StoryEchoApp.game_lock`, so the screen never freezes and two of them never touch the session at once. Heavy
 libraries (torch, chromadb, openai, llama.cpp) are imported in those workers, never before the first frame.
@@ -19,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.message import Message
 from textual.screen import Screen
 
 from game.tui.confirm import ConfirmScreen
 from game.tui.logs import HoldsLogs
+from game.tui.messages import Autosaved
 from game.tui.themes import THEMES, TITLE, theme_for
 from game.tui.title import EndingScreen, LoadingBar, LoadingScreen, StoryScreen, TitleScreen
 
@@ -31,22 +32,13 @@ if TYPE_CHECKING:
     from game.config import Settings
     from game.engine.pipeline import TurnResult
     from game.engine.session import GameSession
+    from game.memory.search.knowledge import BackgroundIndexing
     from game.memory.vectors.embedders import Embedder
     from game.saves.slots import SlotInfo, SlotStore
 
 AUTOSAVE = "autosave"
 QUIT_WAIT_S = 3.0
 log = logging.getLogger("storyecho.tui")
-
-
-class Autosaved(Message):
-    """Posted from the autosave thread (``GameSession.on_autosave``): turn ``turn`` was written, or failed."""
-
-    def __init__(self, session: GameSession, turn: int, notice: str | None) -> None:
-        super().__init__()
-        self.session = session
-        self.turn = turn
-        self.notice = notice
 
 
 class StoryEchoApp(HoldsLogs, App[None]):
@@ -87,8 +79,9 @@ class StoryEchoApp(HoldsLogs, App[None]):
         self.game_lock = threading.Lock()
         """Held by every worker that touches the session (turns, saves, loads, close)."""
         self.ready = threading.Event()
-        """Set when the warm-up (engine modules, embedder) is done."""
+        """Set when the warm-up (engine modules, embedder) is done: a game may start."""
         self.embedder: Embedder | None = None
+        self._lore: BackgroundIndexing | None = None  # the game's lore embedding as it plays; stopped before it closes
         self.loading: tuple[str, int, int] = ("Starting", 0, 0)
         self.saved_turn = 0
         """The turn of the last save of this game (quit asks first when the game is past it)."""
@@ -166,31 +159,19 @@ class StoryEchoApp(HoldsLogs, App[None]):
 
     @work(thread=True, group="warm-up")
     def warm_up(self) -> None:
-        """Import the engine's libraries, load the embedding model and index every story's lore, with progress.
+        """Import the engine's libraries and load the embedding model, with progress; then a game may start.
 
-        Both stories' knowledge bases are indexed in one pass into the lasting
-        vector index (only what it lacks is embedded: nothing on a second
-        start), so a new game of either story embeds no lore. A game waits for
-        :attr:`ready`, so it never opens the index while this holds it.
+        No lore is indexed here: a game plays at once and embeds its story's missing lore vectors meanwhile
+        (``game.tui.lore``), so what a first start embeds never stands between the title and play.
         """
         steps = 2 if self.settings.memory.embeddings else 1
         self.progress("Loading the story engine", 0, steps)
         from game import wiring  # the narrators, memory stores and their libraries
 
+        threading.Thread(target=wiring.preload_store, args=(self.settings,), name="preload", daemon=True).start()
         if self.settings.memory.embeddings:
             self.progress("Loading the memory model", 1, steps)
             self.embedder = wiring.make_embedder(self.settings)
-        if self.embedder is not None and wiring.lasting_store(self.settings):
-            try:
-                wiring.index_knowledge(
-                    self.settings,
-                    self.embedder,
-                    content_dir=self.content_dir,
-                    progress=self.progress,
-                    say=lambda message: self.call_from_thread(self.notify, message),
-                )
-            except Exception:  # each game indexes its own story anyway
-                log.exception("indexing the stories' lore failed")
         self.ready.set()  # before the last progress: the title hides its bar once the game is ready
         self.progress("Ready", steps, steps)
 
@@ -287,6 +268,7 @@ class StoryEchoApp(HoldsLogs, App[None]):
                     progress=self.progress,
                     say=lambda message: self.call_from_thread(self.notify, message),
                     on_text=self._stream,
+                    lore_later=True,
                 )
             except (SaveError, OSError, ValueError) as exc:
                 self.call_from_thread(self._failed_start, str(exc))
@@ -315,12 +297,15 @@ class StoryEchoApp(HoldsLogs, App[None]):
             self.post_message(Autosaved(session, turn, notice))
 
         session.on_autosave = autosaved
+        from game.tui.lore import index_lore
         from game.tui.play import PlayScreen
 
         self.theme = theme_for(session.engine.pack.story.genre)
-        self._show(PlayScreen(session, notices))
+        play = PlayScreen(session, notices)
+        self._show(play)
         if session.engine.state.ending:
             self.push_screen(EndingScreen(session))
+        self._lore = index_lore(play, session)  # keyword lore until its vectors land
 
     def _show(self, screen: Screen[Any]) -> None:
         """Show ``screen`` above the title (the title stays at the bottom of the stack)."""
@@ -369,9 +354,16 @@ class StoryEchoApp(HoldsLogs, App[None]):
         else:  # the next turn's result tells it too, in the story
             self.notify(message.notice, title="Autosave failed", severity="error", markup=False)
 
+    def on_unmount(self) -> None:
+        if self._lore is not None:  # the app closed without closing its game (an error, a test): no batch outlives it
+            self._lore.stop()
+
     def _close_session(self) -> None:
         """Close the current game (its complete autosave); call with :attr:`game_lock` held."""
         session, self.session = self.session, None
+        lore, self._lore = self._lore, None
+        if lore is not None:
+            lore.stop()  # the batch under way ends before the store closes
         if session is not None:
             try:
                 session.close()

@@ -6,7 +6,9 @@ as it arrives, marked as a draft (the rules run after the narrator writes), and
 is replaced by the turn's narration, with a note when the rules refused part of
 it; a failed turn shows its message and changes nothing.
 Combat, quest updates, achievements and endings are shown as such beside the
-prose, from the effects the rules applied.
+prose, from the effects the rules applied. While the story's lore is still being
+indexed, a line under the story says it is searched by keyword meanwhile, then
+that it is ready (``game.tui.lore``).
 
 The marks the play screen draws (here and in widgets.py) are one cell wide in
 every terminal: no emoji (a terminal may draw crossed swords or a heavy check
@@ -33,6 +35,8 @@ from textual.widgets import Footer, RichLog, Static
 
 from game.engine.pipeline import TurnResult
 from game.text import clip
+from game.tui.lore import LoreLine
+from game.tui.messages import LoreIndexed
 from game.tui.text import plain
 from game.tui.widgets import (
     ActionInput,
@@ -160,6 +164,7 @@ class PlayScreen(Screen[None]):
                 yield NarrationLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
                 yield Static(id="stream", markup=False)
                 yield Static(id="status", markup=False)
+                yield LoreLine(id="lore", markup=False)
                 yield Choices(id="choices")
                 yield ActionInput(id="action", suggester=self.suggester)
             with VerticalScroll(id="sidebar", can_focus=False):  # a click in it leaves the keys with the input
@@ -353,6 +358,15 @@ class PlayScreen(Screen[None]):
             status.display = self._spinning = True
         elif self._spinning:
             self._spinning = status.display = False
+
+    def on_lore_indexed(self, message: LoreIndexed) -> None:
+        """The lore's indexing moved on, or is done (posted from its thread, ``game.tui.lore``)."""
+        if message.session is not self.session:
+            return
+        for line in self.query("#lore").results(LoreLine):
+            line.show(message)
+        if message.ready:
+            self.notify(message.notice(), title="Lore ready", timeout=8)
 
     def on_resize(self) -> None:
         self.refresh_world()

@@ -8,10 +8,11 @@ changed (and deletes the ones that went). The vectors live in the collection
 of the embedder's model (``knowledge__<model slug>``): another embedder
 indexes into its own collection, and switching back finds the first one whole.
 
-:func:`index_stories` indexes several stories in one pass (``storyecho index``,
-and the game's warm-up, so that a new game embeds nothing): every story's
-documents are staged first, so progress runs over all of them, and only the
-missing ones are embedded.
+:func:`index_stories` indexes several stories in one pass (``storyecho index``):
+every story's documents are staged first, so progress runs over all of them,
+and only the missing ones are embedded. The Textual game indexes the story it
+plays while the player plays: keyword lore at once, vectors when they land
+(:class:`BackgroundIndexing`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from game.memory.search.embedding import Progress
@@ -27,6 +30,7 @@ from game.memory.search.fusion import Hit
 from game.memory.search.hybrid import HybridIndex
 from game.memory.search.indexing import IndexItem
 from game.memory.vectors.embedders import Embedder, Vectors
+from game.memory.vectors.foreground import FOREGROUND, MAX_WAIT_S
 from game.memory.vectors.stores import VectorStore
 from game.world.content import Condition, ContentPack, Stat
 
@@ -37,6 +41,12 @@ SNIPPET_CHARS = 300
 LORE_LABEL = "Indexing lore"
 EMBED_BATCH = 16
 """Documents embedded per batch (progress is reported after each)."""
+BACKGROUND_BATCH = 4
+"""... and while a game plays: a turn typed meanwhile waits for one batch at most before the rest waits for it."""
+QUIET_POLL_S = 0.1
+"""How often a background batch waiting for the turn looks whether it was stopped."""
+STOP_WAIT_S = 10.0
+"""The longest :meth:`BackgroundIndexing.stop` waits for the batch under way (one batch: well under a second)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,8 @@ class KnowledgeDoc:
     category: str
     name: str
     text: str
+    keywords: tuple[str, ...] = ()
+    """Words the author gave it (``knowledge.json`` ``keywords``): found by keyword search, not embedded."""
 
     @property
     def digest(self) -> str:
@@ -115,7 +127,7 @@ def _world_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
         yield KnowledgeDoc(f"{sid}:achievement:{ach.id}", "achievement", ach.name, text)
     for entry in pack.knowledge:
         text = f"{entry.title}: {entry.content}"
-        yield KnowledgeDoc(f"{sid}:knowledge:{entry.id}", entry.category, entry.title, text)
+        yield KnowledgeDoc(f"{sid}:knowledge:{entry.id}", entry.category, entry.title, text, tuple(entry.keywords))
 
 
 def _sections(markdown: str) -> list[tuple[str, str]]:
@@ -167,13 +179,26 @@ class KnowledgeHits:
 
 
 class KnowledgeBase:
-    """A story's knowledge documents, searchable by meaning and keywords."""
+    """A story's knowledge documents, searchable by meaning and keywords.
+
+    Indexing has two steps. :meth:`stage` indexes every text for keywords and takes the vectors the store
+    already holds: it takes milliseconds, and the base answers by keyword (BM25) from then on.
+    :meth:`embed_missing` embeds what the store lacks (a first start: every document), which takes seconds;
+    until it is done (:attr:`vectors_ready`), :meth:`search` stays keyword-only rather than rank the documents
+    that have a vector against those that do not yet. :meth:`build` does both at once; the Textual game runs
+    the second step on a thread of its own while the player plays (:class:`BackgroundIndexing`).
+    """
 
     def __init__(self, pack: ContentPack, store: VectorStore | None, embedder: Embedder | None) -> None:
         self.pack = pack
         self.docs = {d.id: d for d in build_documents(pack)}
         self.index = HybridIndex(COLLECTION, store, embedder, namespace="kb")
+        self.keywords = HybridIndex(COLLECTION, None, None, namespace="kb")
+        """The same documents by keyword alone: what :meth:`search` asks until the vectors have landed."""
         self.stats: IndexStats | None = None
+        """Set by :meth:`stage`; ``embedded`` counts up as :meth:`embed_missing` lands vectors."""
+        self.vectors_ready = threading.Event()
+        """Set once every vector the store lacked was embedded (or tried): search then ranks by meaning too."""
 
     def build(self, progress: Progress | None = None) -> IndexStats:
         """Index the documents; only new or changed ones are embedded, vanished ones deleted.
@@ -186,17 +211,23 @@ class KnowledgeBase:
         """
         return build_all([self], progress)[0]
 
-    def _stage(self) -> tuple[int, list[str]]:
-        """Index every document's text, take the vectors the store holds, delete those of vanished documents.
+    @property
+    def missing(self) -> int:
+        """Documents still waiting for their vector (0 when search is keyword-only by configuration)."""
+        return len(self.index.pending_ids()) if self.index.dense_ok else 0
 
-        Returns:
-            How many documents the store already held, and the vector ids deleted.
-        """
+    def stage(self) -> IndexStats:
+        """Index every document's text for keywords, take the vectors the store holds, delete those of vanished
+        documents; :attr:`vectors_ready` is set at once when nothing is left to embed."""
         meta = {
             d.id: {"story": self.pack.id, "category": d.category, "name": d.name, "doc_hash": d.digest}
             for d in self.docs.values()
         }
-        items = [IndexItem(d.id, d.text, meta[d.id]) for d in self.docs.values()]
+        items = [
+            IndexItem(d.id, d.text, meta[d.id], keyword_text=" ".join([d.text, *d.keywords]) if d.keywords else None)
+            for d in self.docs.values()
+        ]
+        self.keywords.add(items, embed=False)
         self.index.add(items, embed=False)
         unchanged = self.index.adopt_stored()
         removed: list[str] = []
@@ -210,13 +241,57 @@ class KnowledgeBase:
             except Exception as exc:  # noqa: BLE001 - stale documents are never returned anyway
                 log.warning("cleaning the knowledge index failed: %s", exc)
                 removed = []
-        return unchanged, removed
+        self.stats = IndexStats(len(self.docs), 0, len(removed), unchanged)
+        if not self.missing:
+            self.vectors_ready.set()
+        return self.stats
+
+    def embed_missing(
+        self,
+        progress: Callable[[int], None] | None = None,
+        stop: threading.Event | None = None,
+        *,
+        yield_to_turns: bool = False,
+    ) -> IndexStats:
+        """Embed what :meth:`stage` found missing, in batches of ``EMBED_BATCH``, then set :attr:`vectors_ready`.
+
+        Args:
+            progress: called with the number of documents of this base done after each batch.
+            stop: set by whoever closes the store: the batch under way ends, and the base stays keyword-only.
+            yield_to_turns: each batch (of ``BACKGROUND_BATCH``) waits until no turn is being played (bounded,
+                ``foreground.py``).
+        """
+        if self.stats is None:
+            self.stage()
+        assert self.stats is not None
+        todo = sorted(self.index.pending_ids()) if self.index.dense_ok else []
+        done = len(self.docs) - len(todo)
+        size = BACKGROUND_BATCH if yield_to_turns else EMBED_BATCH
+        for start in range(0, len(todo), size):
+            if yield_to_turns:
+                _wait_for_quiet(stop)
+            if stop is not None and stop.is_set():
+                return self.stats
+            chunk = todo[start : start + size]
+            self.index.embed_pending(chunk)
+            left = self.index.pending_ids()
+            landed = [doc_id for doc_id in chunk if doc_id not in left]
+            self.stats.embedded += len(landed)
+            self.stats.embedded_ids += landed
+            done += len(chunk)
+            if progress is not None:
+                progress(done)
+        log.info("knowledge base %s (%s): %s", self.pack.id, self.index.collection, self.stats)
+        self.vectors_ready.set()
+        return self.stats
 
     def search(self, query: str, k: int = 3, query_vector: Vectors | None = None) -> KnowledgeHits:
-        """Top ``k`` documents, deduplicated by category and text."""
+        """Top ``k`` documents, deduplicated by category and text (by keyword alone until :attr:`vectors_ready`)."""
         out: list[tuple[KnowledgeDoc, Hit]] = []
         seen: set[tuple[str, str]] = set()
-        ranked = self.index.search(query, 4 * k, {"story": self.pack.id}, query_vector=query_vector)
+        ready = self.vectors_ready.is_set()
+        index = self.index if ready else self.keywords
+        ranked = index.search(query, 4 * k, {"story": self.pack.id}, query_vector=query_vector)
         for hit in ranked:
             doc = self.docs.get(hit.id)
             if doc is None:
@@ -228,7 +303,16 @@ class KnowledgeBase:
             out.append((doc, hit))
             if len(out) == k:
                 break
-        return KnowledgeHits(out, ranked.strategy, ranked.fallback)
+        fallback = ranked.fallback if ready else f"lore still indexing ({self.missing} to embed): keyword search"
+        return KnowledgeHits(out, ranked.strategy, fallback)
+
+
+def _wait_for_quiet(stop: threading.Event | None) -> None:
+    """Wait until no turn is being played (at most ``MAX_WAIT_S``), or until ``stop`` is set."""
+    deadline = time.monotonic() + MAX_WAIT_S
+    while time.monotonic() < deadline and not (stop is not None and stop.is_set()):
+        if FOREGROUND.wait_idle(timeout=min(QUIET_POLL_S, max(0.0, deadline - time.monotonic()))):
+            return
 
 
 def build_all(bases: list[KnowledgeBase], progress: Progress | None = None) -> list[IndexStats]:
@@ -249,26 +333,22 @@ def build_all(bases: list[KnowledgeBase], progress: Progress | None = None) -> l
             progress(LORE_LABEL, done, total)
 
     report(0)
-    staged = [base._stage() for base in bases]
-    pending = [sorted(base.index.pending_ids()) for base in bases]
-    done = total - sum(len(ids) for ids in pending)
+    for base in bases:
+        base.stage()
+    done = total - sum(base.missing for base in bases)
     report(done)
-    out: list[IndexStats] = []
-    for base, (unchanged, removed), todo in zip(bases, staged, pending, strict=True):
-        embedded: list[str] = []
-        if base.index.dense_ok:
-            for start in range(0, len(todo), EMBED_BATCH):
-                chunk = todo[start : start + EMBED_BATCH]
-                base.index.embed_pending(chunk)
-                left = base.index.pending_ids()
-                embedded += [doc_id for doc_id in chunk if doc_id not in left]
-                done += len(chunk)
-                report(done)
-        base.stats = IndexStats(len(base.docs), len(embedded), len(removed), unchanged, embedded)
-        log.info("knowledge base %s (%s): %s", base.pack.id, base.index.collection, base.stats)
-        out.append(base.stats)
+    for base in bases:
+        last = [len(base.docs) - base.missing]
+
+        def advance(now: int, last: list[int] = last) -> None:
+            nonlocal done
+            done += now - last[0]
+            last[0] = now
+            report(done)
+
+        base.embed_missing(advance)
     report(total)
-    return out
+    return [base.stats for base in bases if base.stats is not None]
 
 
 def index_stories(
@@ -281,6 +361,64 @@ def index_stories(
     bases = [KnowledgeBase(pack, store, embedder) for pack in packs]
     build_all(bases, progress)
     return bases
+
+
+class BackgroundIndexing:
+    """Embeds what a staged knowledge base lacks on a daemon thread of its own, while the game plays.
+
+    Each batch waits for the turn being played (``foreground.py``), so a turn's recall does not share the
+    cores with it. ``progress(done, total)`` follows the documents; ``finished(stats)`` is called on the thread
+    once the vectors have landed (not after :meth:`stop`). Stop it before the store closes.
+    """
+
+    def __init__(
+        self,
+        base: KnowledgeBase,
+        progress: Callable[[int, int], None] | None = None,
+        finished: Callable[[IndexStats], None] | None = None,
+    ) -> None:
+        self.base = base
+        self._progress = progress
+        self._finished = finished
+        self._stop = threading.Event()
+        self._starting = threading.Lock()
+        self._started = False
+        self._thread = threading.Thread(target=self._run, name="lore-index", daemon=True)
+
+    def start(self) -> BackgroundIndexing:
+        """Start the thread (once; never after :meth:`stop`)."""
+        with self._starting:
+            if not (self._started or self._stop.is_set()):
+                self._started = True
+                self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        total = len(self.base.docs)
+        report = self._progress
+        if report is not None:
+            report(total - self.base.missing, total)
+        try:
+            stats = self.base.embed_missing(
+                (lambda done: report(done, total)) if report is not None else None, self._stop, yield_to_turns=True
+            )
+        except Exception:
+            log.exception("indexing the lore of %s failed; it stays searchable by keyword", self.base.pack.id)
+            return
+        if self._finished is not None and not self._stop.is_set():
+            self._finished(stats)
+
+    def stop(self, timeout: float = STOP_WAIT_S) -> bool:
+        """End after the batch under way; whether the thread ended within ``timeout`` seconds."""
+        with self._starting:
+            self._stop.set()
+        if self._thread is threading.current_thread():
+            return False
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.warning("indexing the lore of %s did not stop within %.0f s", self.base.pack.id, timeout)
+        return not self._thread.is_alive()
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
