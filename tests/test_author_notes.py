@@ -79,3 +79,44 @@ def test_lore_is_counted_against_the_budget_and_a_long_entry_is_named(tmp_path):
     (folder / "knowledge.json").write_text(json.dumps(knowledge))
     notes = lore_size(load_pack(folder))
     assert len(notes) == 2 and f"over {LONG_LORE_TOKENS}" in notes[1] and "[beacon_history].content" in notes[1]
+
+
+def with_rat(tmp_path, *, variant: bool):
+    folder = new_story(tmp_path, "rat")
+    enemies = [
+        {
+            "id": "rat",
+            "name": "Cellar Rat",
+            "category": "beast",
+            "tier": 1,
+            "hp": 3,
+            "attack": 1,
+            "nodes": ["cellar"],
+            "encounter": "A rat bares its teeth.",
+            "exp": 5,
+        }
+    ]
+    (folder / "enemies.json").write_text(json.dumps(enemies))
+    game_map = json.loads((folder / "map.json").read_text())
+    cellar = next(n for n in game_map["nodes"] if n["id"] == "cellar")
+    cellar["description"] = "A damp cellar under the road, where a Cellar Rat guards the shelves."
+    cellar["safe"], cellar["enemies"] = False, ["rat"]
+    if variant:
+        cellar["variants"] = [
+            {"when": {"defeated": ["rat"]}, "text": "A damp cellar under the road, quiet now.", "replace": True}
+        ]
+    (folder / "map.json").write_text(json.dumps(game_map))
+    quests = json.loads((folder / "quests.json").read_text())  # the rat stands in the story's way: it is fought
+    quests["main"][0]["objectives"].insert(
+        0, {"id": "rid", "description": "Clear the cellar", "kind": "defeat", "target": "rat"}
+    )
+    quests["main"][0]["ordered"] = True  # the rat first: states after its defeat come before the ending
+    (folder / "quests.json").write_text(json.dumps(quests))
+    return load_pack(folder)
+
+
+def test_a_place_that_still_names_a_defeated_enemy_is_warned_until_a_variant_says_what_it_became(tmp_path):
+    notes = [n for n in check_pack(with_rat(tmp_path / "a", variant=False)).notes if "once it is defeated" in n]
+    assert len(notes) == 1 and notes[0].startswith("map.json: nodes[cellar].description still names Cellar Rat")
+    fixed = check_pack(with_rat(tmp_path / "b", variant=True))
+    assert not [n for n in fixed.notes if "once it is defeated" in n] and fixed.defects == 0

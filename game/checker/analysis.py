@@ -9,7 +9,7 @@ from dataclasses import replace
 from game.checker.authoring import choice_misreads, lore_size
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
 from game.checker.focus import Focus, focus_of
-from game.checker.lines import stale_lines
+from game.checker.lines import dead_mentions, stale_lines
 from game.checker.mentions import mentions
 from game.checker.relevance import raises_stats
 from game.checker.report import CheckReport, EndingResult, QuestLock, StaleLine, WastedItem
@@ -45,6 +45,7 @@ def check_pack(
     world = World(pack, fight_seeds)
     locks: dict[str, QuestLock] = {}
     stale: dict[tuple[str, str, str], StaleLine] = {}
+    dead: dict[tuple[str, str], str] = {}
     for focus in _foci(pack):
         search = Search(world, focus, max_states=max_states, max_depth=max_depth, max_losses=max_losses)
         search.start()
@@ -53,10 +54,12 @@ def check_pack(
             _endings(pack, search, report)
         _quests(pack, search, report, locks)
         stale_lines(pack, search, stale)
+        dead_mentions(pack, search, dead)
         _tally(search, report)
     order = {q.id: i for i, q in enumerate(pack.all_quests())}
     report.locks = sorted(locks.values(), key=lambda lock: order[lock.quest])
     report.stale = list(stale.values())
+    report.notes += list(dead.values())
     for item_id, (lines, node) in sorted(world.wasted.items(), key=lambda kv: len(kv[1][0])):
         report.wasted.append(WastedItem(item_id, pack.items[item_id].name, node, lines))
     report.seconds = time.perf_counter() - started

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from game.checker.report import StaleLine
 from game.checker.search import Search
+from game.text import mentions
 from game.world.conditions import holds, unmet
 from game.world.content import ContentPack
-from game.world.describe import npc_lines
+from game.world.describe import node_description, npc_lines
 
 
 def stale_lines(pack: ContentPack, search: Search, found: dict[tuple[str, str, str], StaleLine]) -> None:
@@ -31,4 +32,33 @@ def stale_lines(pack: ContentPack, search: Search, found: dict[tuple[str, str, s
                         continue
                     found[key] = StaleLine(
                         npc.id, npc.name, line, text, "; ".join(unmet(truth, state, pack)), search.path(sid)
+                    )
+
+
+def dead_mentions(pack: ContentPack, search: Search, found: dict[tuple[str, str], str]) -> None:
+    """Add to ``found`` (keyed by text and enemy) each text that still names an enemy after it is defeated, with no
+    variant, mood or ``true_while`` saying what it became: a warning for the author (issue 34), with the shortest
+    actions that lead there. A line that declares ``true_while`` is :func:`stale_lines`' to judge."""
+    names = [(enemy.id, [enemy.name]) for enemy in pack.enemies.values()]
+    for sid, state in enumerate(search.states):
+        dead = {e for e in pack.enemies if state.has_flag(f"defeated:{e}")}
+        if not dead or state.ending:
+            continue
+        places = sorted({node for e in dead for node in pack.enemies[e].nodes})
+        texts = [(f"map.json: nodes[{n}].description", node_description(state, pack, n)) for n in places]
+        texts += [
+            (f"npcs.json: [{npc.id}] line {line!r}", text)
+            for npc in pack.npcs.values()
+            for line, (text, truth) in npc_lines(npc, state).items()
+            if truth is None
+        ]
+        for where, text in texts:
+            for enemy in sorted(set(mentions(text, names)[0]) & dead):
+                if (where, enemy) not in found:
+                    path = search.path(sid)
+                    shown = " / ".join(path[-6:])
+                    found[(where, enemy)] = (
+                        f"{where} still names {pack.enemies[enemy].name} once it is defeated (after {len(path)} "
+                        f"actions, ending: {shown}): say what it became with a variant (a place), a mood (a "
+                        "person) or a true_while"
                     )
