@@ -10,17 +10,19 @@ import pytest
 from game.cli import _pick_story, main
 from game.saves.slots import SlotStore
 from game.world.content import ContentError
+from game.world.library import StoryLibrary
 from game.world.loader import content_root, load_pack
 from tests.test_cli import run_cli
 
 
 def test_the_headless_picker_asks_again_until_a_story_is_chosen(monkeypatch, capsys):
     """Was: any answer ("banana", "3") started Misty Forest."""
-    answers = iter(["banana", "3", "2"])
+    count = len(StoryLibrary.of(None).ids())
+    answers = iter(["banana", str(count + 1), "2"])
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     monkeypatch.setattr(builtins, "input", lambda prompt="": next(answers))
-    assert _pick_story() == "scifi_001"
-    assert capsys.readouterr().out.count("Type a number from 1 to 2.") == 2
+    assert _pick_story(StoryLibrary.of(None)) == "scifi_001"
+    assert capsys.readouterr().out.count(f"Type a number from 1 to {count}.") == 2
 
 
 @pytest.mark.parametrize("leave", [EOFError, KeyboardInterrupt])
