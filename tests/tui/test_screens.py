@@ -211,6 +211,8 @@ async def test_delete_asks_then_removes_the_slot_and_its_backup(tmp_path, mini_p
     assert store.backup_path("start").exists()
     app = Harness(lambda: SlotScreen(store, "load"))
     async with app.run_test(size=SIZE) as pilot:
+        while not app.screen.listed:  # the list is read on a worker: "d" deletes the highlighted row, once listed
+            await settle(pilot)
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
