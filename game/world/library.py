@@ -47,25 +47,27 @@ class StoryLibrary:
     def shipped_ids(self) -> list[str]:
         return story_ids(self.shipped)
 
+    def _in_user_folder(self) -> list[Path]:
+        """Every story folder of the player's folder, shadowed or not (none when it is the shipped folder)."""
+        if self.user is None or self.user.resolve() == self.shipped.resolve():
+            return []
+        return [self.user / story for story in story_ids(self.user)]
+
     @property
     def user_ids(self) -> list[str]:
         """The player's stories that can be played (a shipped story's id is refused: :attr:`refused`)."""
-        if self.user is None or self.user.resolve() == self.shipped.resolve():
-            return []
         shipped = set(self.shipped_ids)
-        return [story for story in story_ids(self.user) if story not in shipped]
+        return [folder.name for folder in self._in_user_folder() if folder.name not in shipped]
 
     @property
     def refused(self) -> list[str]:
         """One message per story of the player's folder that is left out, and why."""
-        if self.user is None or self.user.resolve() == self.shipped.resolve():
-            return []
         shipped = set(self.shipped_ids)
         return [
-            f"{self.user / story}: a story shipped with the game has the id {story!r}; "
+            f"{folder}: a story shipped with the game has the id {folder.name!r}; "
             "rename the folder and the id in its story.json"
-            for story in story_ids(self.user)
-            if story in shipped
+            for folder in self._in_user_folder()
+            if folder.name in shipped
         ]
 
     def ids(self) -> list[str]:
