@@ -95,6 +95,7 @@ def test_save_screen(snap_compare, tmp_path):
         await new_game(pilot, 0)
         await pilot.press("f2")
         await until(pilot, lambda: type(app.screen).__name__ == "SlotScreen", what="save screen")
+        await until(pilot, lambda: app.screen.listed, what="the saves listed")  # read on the screen's worker
         await pilot.pause(0.3)
         still(app)
         await pilot.pause()
