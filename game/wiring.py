@@ -22,10 +22,6 @@ from game.engine.autopilot import Autopilot
 from game.engine.pipeline import TurnPipeline
 from game.engine.session import AUTOSAVE_SLOT, GameSession
 from game.llm.base import FactExtractingNarrator, Narrator, NarratorError
-from game.llm.local import LocalNarrator
-from game.llm.local_model import find_bundled_model
-from game.llm.openai_compat import OpenAINarrator
-from game.llm.scripted import ScriptedNarrator
 from game.memory.consolidation import Summarizer
 from game.memory.manager import GameMemory
 from game.memory.search.embedding import Progress
@@ -105,19 +101,28 @@ def local_available(settings: Settings, *, bundled: bool = True) -> bool:
     if importlib.util.find_spec("llama_cpp") is None:
         return False
     cfg = settings.local
+    from game.llm.local_model import find_bundled_model
+
     path = cfg.model_path or (find_bundled_model(cfg.bundled) if bundled else None)
     return path is not None and Path(path).is_file()
 
 
 def _start(name: str, settings: Settings, pack: ContentPack) -> Narrator:
+    """Start narrator ``name``; only its own modules are imported (a game never loads the other two's)."""
     if name == "scripted":
+        from game.llm.scripted import ScriptedNarrator
+
         return ScriptedNarrator(pack)
     if name == "openai":
+        from game.llm.openai_compat import OpenAINarrator
+
         cfg = settings.openai
         if cfg.preset is None and cfg.base_url is None:
             cfg = cfg.model_copy(update={"preset": "openai"})
         extractor: FactExtractingNarrator = OpenAINarrator(cfg, pack)  # memory asks it for Story Bible facts too
         return extractor
+    from game.llm.local import LocalNarrator
+
     return LocalNarrator(settings.local, pack)
 
 
@@ -204,7 +209,7 @@ def make_store(
 
 def library_of(settings: Settings, content_dir: Path | None = None) -> StoryLibrary:
     """The stories ``settings`` can play, the shipped ones from ``content_dir`` when given (tests, benchmarks)."""
-    return StoryLibrary(content_dir, settings.stories_folder) if content_dir is not None else settings.library()
+    return StoryLibrary.of(settings.stories_folder, content_dir)
 
 
 def preload_store(settings: Settings) -> None:

@@ -26,7 +26,7 @@ from game.tui.confirm import ConfirmScreen
 from game.tui.logs import HoldsLogs
 from game.tui.messages import Autosaved
 from game.tui.themes import THEMES, TITLE, theme_for
-from game.tui.title import EndingScreen, LoadingBar, LoadingScreen, StoryScreen, TitleScreen
+from game.tui.title import EndingScreen, LoadingBar, LoadingScreen, StoryScreen, TitleScreen, story_packs
 
 if TYPE_CHECKING:
     from game.config import Settings
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from game.memory.search.knowledge import BackgroundIndexing
     from game.memory.vectors.embedders import Embedder
     from game.saves.slots import SlotInfo, SlotStore
+    from game.world.content import ContentPack
 
 AUTOSAVE = "autosave"
 QUIT_WAIT_S = 3.0
@@ -69,6 +70,7 @@ class StoryEchoApp(HoldsLogs, App[None]):
         super().__init__()
         self._read_settings: Callable[[], Settings] | None = settings if callable(settings) else None
         self._settings: Settings | None = None if callable(settings) else settings
+        self._settings_lock = threading.Lock()
         self.settings_error: str | None = None
         """Why the settings could not be read (the app then closes, and :func:`run_app` reports it)."""
         self.config_path = config_path or Path("storyecho.toml")
@@ -128,9 +130,10 @@ class StoryEchoApp(HoldsLogs, App[None]):
     @property
     def settings(self) -> Settings:
         """The game's settings, read on first use when the app was given what reads them."""
-        if self._settings is None:
-            assert self._read_settings is not None
-            self._settings = self._read_settings()
+        with self._settings_lock:  # read once: the title's menu may ask while the warm-up is still reading them
+            if self._settings is None:
+                assert self._read_settings is not None
+                self._settings = self._read_settings()
         return self._settings
 
     @settings.setter
@@ -222,22 +225,11 @@ class StoryEchoApp(HoldsLogs, App[None]):
         elif choice == "quit":
             self.action_request_quit()
 
-    def _packs(self) -> list[Any]:
-        """The stories to pick from, the shipped ones and the player's; a broken story of theirs is named, not fatal."""
-        from game import wiring
-        from game.world.content import ContentError
-        from game.world.loader import load_pack
+    def _packs(self) -> list[ContentPack]:
+        """The stories to pick from (not via game.wiring: the engine imports on the warm-up thread, not this one)."""
+        from game.world.library import StoryLibrary
 
-        library = wiring.library_of(self.settings, self.content_dir)
-        packs = []
-        for story in library.ids():
-            try:
-                packs.append(load_pack(library.path(story)))
-            except ContentError as exc:
-                self.notify(f"Story {story!r} cannot be played: {str(exc).splitlines()[0]}", severity="warning")
-        for line in library.refused:
-            self.notify(line, severity="warning")
-        return packs
+        return story_packs(StoryLibrary.of(self.settings.stories_folder, self.content_dir), self.notify)
 
     def _picked_story(self, story: str | None) -> None:
         if story:

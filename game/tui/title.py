@@ -15,8 +15,11 @@ from textual.widgets.option_list import Option
 from game.tui.text import plain
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from game.engine.session import GameSession
     from game.world.content import ContentPack
+    from game.world.library import StoryLibrary
 
 BANNER = r"""
  ____  _                    _____     _
@@ -97,6 +100,22 @@ class TitleScreen(Screen[None]):
 
     def action_menu(self, choice: str) -> None:
         self.app.menu(choice)  # type: ignore[attr-defined]
+
+
+def story_packs(library: StoryLibrary, warn: Callable[..., object]) -> list[ContentPack]:
+    """The stories to pick from, the shipped ones and the player's; a broken story of theirs is named, not fatal."""
+    from game.world.content import ContentError
+    from game.world.loader import load_pack
+
+    packs = []
+    for story in library.ids():
+        try:
+            packs.append(load_pack(library.path(story)))
+        except ContentError as exc:
+            warn(f"Story {story!r} cannot be played: {str(exc).splitlines()[0]}", severity="warning")
+    for line in library.refused:
+        warn(line, severity="warning")
+    return packs
 
 
 class StoryScreen(ModalScreen[str | None]):
@@ -217,7 +236,8 @@ class EndingScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        # the choices take the keys, but the box opens at its top: scrolling them into view hid the ending's title
+        self.query_one(OptionList).focus(scroll_visible=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         choice = event.option.id or ""

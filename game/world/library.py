@@ -39,9 +39,9 @@ class StoryLibrary:
     user: Path | None = None
 
     @classmethod
-    def of(cls, user: Path | None = None) -> StoryLibrary:
-        """The library of the installed game with the player's folder ``user``."""
-        return cls(content_root(), user)
+    def of(cls, user: Path | None = None, shipped: Path | None = None) -> StoryLibrary:
+        """The installed game's stories (or ``shipped``: tests, benchmarks) with the player's folder ``user``."""
+        return cls(shipped if shipped is not None else content_root(), user)
 
     @property
     def shipped_ids(self) -> list[str]:
