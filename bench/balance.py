@@ -43,7 +43,11 @@ per run, the lowest HP of the run as a share of max HP (median and p10; a
 knock-out counts as 0), fights per run and the turns to each ending (median);
 then checks the targets (``TARGETS``). For the thorough player, the report of
 when each stat gate of the story opens by growth alone against the act that
-needs it (:mod:`bench.balance_thorough`, goal ``GATE_EARLY_MAX``).
+needs it (:mod:`bench.balance_thorough`, goal ``GATE_EARLY_MAX``), and per
+quarter of its runs (by turns) the share of the gates growth alone already
+passes and the median lowest HP of its fights (goals ``GATES_PASSED_MAX`` and
+``FIGHT_LOWEST_MAX``, justified in :mod:`bench.balance_thorough`), in the table
+and in the JSON's ``quarters``.
 
     python -m bench.balance [--runs 50] [--stories fantasy_001 scifi_001 victorian_001] [--json]
         [--out bench/results/balance.json]
@@ -63,7 +67,19 @@ from typing import Any
 
 import numpy as np
 
-from bench.balance_thorough import GATE_EARLY_MAX, act_of, gate_report, gate_table, stats_of, thorough_routes
+from bench.balance_thorough import (
+    FIGHT_LOWEST_MAX,
+    GATE_EARLY_MAX,
+    GATES_PASSED_MAX,
+    act_of,
+    gate_report,
+    gate_table,
+    quarter_report,
+    quarter_table,
+    quarters_met,
+    stats_of,
+    thorough_routes,
+)
 from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryContext
@@ -137,6 +153,9 @@ class Game:
         self.from_items = dict.fromkeys(stats_of(self.state), 0)
         self.trace: list[tuple[int, int, dict[str, int], dict[str, int]]] = []
         """Per turn: (turn, act, stats by growth alone, stats with items) (see ``bench.balance_thorough``)."""
+        self.fight_lows: list[tuple[int, str, float]] = []
+        """Per fight: (the turn it started, the enemy, its lowest HP as a share of max HP; a knock-out is 0)."""
+        self._fight: tuple[int, str, float] | None = None
 
     def act(self, action: Action) -> tuple[dict[str, Any], Outcome]:
         """Play one turn: the text through the narrator, then its effects through the rules."""
@@ -148,13 +167,15 @@ class Game:
         effects = Effects.model_validate(proposed)
         fighting = self.state.combat.enemy_id if self.state.combat else effects.start_combat
         out = self.rules.resolve_turn(self.state, effects)
-        if any(a.effect == "knocked_out" for a in out.applied):
+        knocked_out = any(a.effect == "knocked_out" for a in out.applied)
+        if knocked_out:
             self.knockouts += 1
             self.knocked_out_by.append(fighting or "?")
             self.lowest = 0.0
         else:
             self.lowest = min(self.lowest, max(0, self.state.hp) / self.state.max_hp)
         self.fights += sum(a.effect == "start_combat" for a in out.applied)
+        self._follow_fight(out, 0.0 if knocked_out else self.share)
         for used in (a.detail for a in out.applied if a.effect == "use_item"):
             for stat, bonus in (((use := self.pack.items[used].use) and use.stats) or {}).items():
                 self.from_items[stat] += bonus
@@ -162,6 +183,18 @@ class Game:
         growth = {s: n - self.from_items[s] for s, n in stats.items()}
         self.trace.append((self.state.turn, act_of(self.pack, self.state), growth, stats))
         return proposed, out
+
+    def _follow_fight(self, out: Outcome, share: float) -> None:
+        """Keep the lowest HP of the fight under way; log it when the fight ends (won, fled or knocked out)."""
+        started = next((a.detail for a in out.applied if a.effect == "start_combat"), None)
+        if self._fight is None and started is not None:
+            self._fight = (self.state.turn, started, share)
+        if self._fight is not None:
+            turn, enemy, lowest = self._fight
+            self._fight = (turn, enemy, min(lowest, max(0.0, share)))
+            if self.state.combat is None:
+                self.fight_lows.append((turn, enemy, round(self._fight[2], 3)))
+                self._fight = None
 
     # ------------------------------------------------------------- helpers
     @property
@@ -284,6 +317,7 @@ class RunResult:
     fights: int
     knocked_out_by: list[str]
     trace: list[tuple[int, int, dict[str, int], dict[str, int]]] = field(default_factory=list, repr=False)
+    fight_lows: list[tuple[int, str, float]] = field(default_factory=list, repr=False)
 
 
 def play(pack: ContentPack, policy_name: str, route_name: str, route: list[str], seed: int) -> RunResult:
@@ -332,6 +366,7 @@ def play(pack: ContentPack, policy_name: str, route_name: str, route: list[str],
         fights=game.fights,
         knocked_out_by=game.knocked_out_by,
         trace=game.trace,
+        fight_lows=game.fight_lows,
     )
 
 
@@ -339,6 +374,7 @@ def run(stories: list[str], runs: int) -> dict[str, Any]:
     started = time.perf_counter()
     results: list[RunResult] = []
     gates: dict[str, list[dict[str, Any]]] = {}
+    quarters: dict[str, list[dict[str, Any]]] = {}
     acts: dict[str, list[str]] = {}
     for story in stories:
         pack = load_pack(content_root() / story)
@@ -350,8 +386,12 @@ def run(stories: list[str], runs: int) -> dict[str, Any]:
             for seed in range(runs):
                 name, route = story_routes[seed % len(story_routes)]
                 results.append(play(pack, policy, name, route, seed))
-        traces = [r.trace for r in results if r.story == story and r.policy == "thorough"]
-        gates[story], acts[story] = gate_report(pack, traces), list(pack.story.main_quest_order)
+        thorough_runs = [r for r in results if r.story == story and r.policy == "thorough"]
+        gates[story], acts[story] = (
+            gate_report(pack, [r.trace for r in thorough_runs]),
+            list(pack.story.main_quest_order),
+        )
+        quarters[story] = quarter_report(pack, [(r.turns, r.trace, r.fight_lows) for r in thorough_runs])
     summary = {
         f"{s}/{p}": summarise([r for r in results if r.story == s and r.policy == p]) for s in stories for p in POLICIES
     }
@@ -360,10 +400,11 @@ def run(stories: list[str], runs: int) -> dict[str, Any]:
         "max_turns": MAX_TURNS,
         "seconds": round(time.perf_counter() - started, 1),
         "summary": summary,
-        "targets": check(summary, stories, gates),
+        "targets": check(summary, stories, gates, quarters),
         "gates": gates,
+        "quarters": quarters,
         "acts": acts,
-        "runs": [{k: v for k, v in asdict(r).items() if k != "trace"} for r in results],
+        "runs": [{k: v for k, v in asdict(r).items() if k not in ("trace", "fight_lows")} for r in results],
     }
 
 
@@ -393,7 +434,12 @@ def summarise(results: list[RunResult]) -> dict[str, Any]:
     }
 
 
-def check(summary: dict[str, Any], stories: list[str], gates: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def check(
+    summary: dict[str, Any],
+    stories: list[str],
+    gates: dict[str, list[dict[str, Any]]],
+    quarters: dict[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
     met = {}
     for story in stories:
         careless = summary[f"{story}/careless"]
@@ -407,7 +453,13 @@ def check(summary: dict[str, Any], stories: list[str], gates: dict[str, list[dic
                 f"{prefix}_ending_rate_min": s["route_ending_rate"] >= TARGETS["careful_ending_rate_min"],
             }
         met[story]["gates_early_max"] = all(g["ok"] for g in gates.get(story, []))
-    targets = {**TARGETS, "gates_early_max": GATE_EARLY_MAX}
+        met[story] |= quarters_met(quarters.get(story, []))
+    targets = {
+        **TARGETS,
+        "gates_early_max": GATE_EARLY_MAX,
+        "quarter_gates_passed_max": GATES_PASSED_MAX,
+        "quarter_fight_lowest_hp_max": FIGHT_LOWEST_MAX,
+    }
     return {"targets": targets, "met": met, "all_met": all(all(m.values()) for m in met.values())}
 
 
@@ -435,12 +487,21 @@ def table(result: dict[str, Any]) -> str:
         f"careful KO rate <= {t['careful_ko_rate_max']:.0%}, "
         f"careful lowest HP median <= {t['careful_lowest_hp_median_max']:.0%}, "
         f"careful ending reached >= {t['careful_ending_rate_min']:.0%} (careful and thorough); "
-        f"no stat gate opened by growth alone more than {t['gates_early_max']} act early (thorough)",
+        f"no stat gate opened by growth alone more than {t['gates_early_max']} act early (thorough); "
+        "stat gates passed by growth alone at the end of quarter "
+        + ", ".join(f"{q} <= {m:.0%}" for q, m in t["quarter_gates_passed_max"].items())
+        + "; fights' lowest HP median in quarter "
+        + ", ".join(f"{q} <= {m:.0%}" for q, m in t["quarter_fight_lowest_hp_max"].items())
+        + " (thorough)",
     ]
     for story, met in result["targets"]["met"].items():
         missed = [k for k, ok in met.items() if not ok]
         lines.append(f"  {story}: {'MET' if not missed else 'NOT MET: ' + ', '.join(missed)}")
     lines += [
+        "",
+        "Quarters of the thorough playthrough (by turns): stat gates passed at the quarter's end, fights' lowest HP:",
+        "",
+        quarter_table(result["quarters"]),
         "",
         "Stat gates against the acts that need them (thorough player):",
         "",

@@ -37,10 +37,33 @@ everything items gave first meet it; the act of a turn is the index of the main
 quest not yet completed (``len(main_quest_order)`` once all are). The goal: no
 gate opens by growth alone more than one act before the act that needs it
 (``GATE_EARLY_MAX``), in the median thorough run.
+
+**Quarters** (issue 35: growth that keeps choices). Each thorough run is cut
+into four quarters by turns. Per quarter, per story:
+
+- the share of the story's stat gates (every gate above) that growth alone
+  passes at the quarter's last turn (median over the runs; "with items" apart),
+  and the gates still ahead in most runs;
+- the lowest HP of each fight started in the quarter, as a share of max HP
+  (a knock-out is 0), median over all the quarter's fights of all runs.
+
+Goals, for the thorough player, who fights and quests the most and so grows
+the most: growth alone passes at most half the gates by the end of the first
+quarter, at most three in four by the end of the second and at most 85% by the
+end of the third (``GATES_PASSED_MAX``): with four to seven gates a story, the
+player reaches the last quarter with at least one gate that still asks for an
+item, a quest's talent or a route taken, whatever else it did. The last
+quarter has no goal: the ending's gate is meant to be passable there. And the
+median fight of the second and third quarters takes the player to 70% of max
+HP or below (``FIGHT_LOWEST_MAX``): the careful player starts a fight at 60%
+or more (it rests below that), so a mid-game fight that leaves it above 70%
+costs it next to nothing (the play-tester's troll: 4 blows, 11 HP lost). A
+quarter without a fight has no fight to judge ("-").
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +83,12 @@ GATE_EARLY_MAX = 1
 """A gate may open by growth alone at most this many acts before the act that needs it."""
 STATS = ("strength", "agility", "intelligence")
 ENDING_SEGMENTS = 2
+QUARTERS = 4
+GATES_PASSED_MAX = {1: 0.5, 2: 0.75, 3: 0.85}
+"""Per quarter of a thorough run: the most of the story's stat gates that growth alone may pass at its end (see the
+module's docstring)."""
+FIGHT_LOWEST_MAX = {2: 0.7, 3: 0.7}
+"""Per mid-game quarter: the highest median lowest HP (share of max HP) of its fights (see the module's docstring)."""
 """How many of a walkthrough's last segments (its way to the ending) end the thorough route to that ending."""
 
 
@@ -231,4 +260,99 @@ def gate_table(report: dict[str, list[dict[str, Any]]], acts: dict[str, list[str
     lines.append("")
     for story, order in acts.items():
         lines.append(f"Acts of {story}: " + ", ".join(f"{i} {q}" for i, q in enumerate(order)))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- quarters
+Trace = list[tuple[int, int, dict[str, int], dict[str, int]]]
+
+
+def quarter_of(turn: int, turns: int) -> int:
+    """The quarter (1-4) of a run of ``turns`` turns that ``turn`` falls in."""
+    return min(QUARTERS, 1 + (max(1, turn) - 1) * QUARTERS // max(1, turns))
+
+
+def passed_share(pack_gates: list[Gate], trace: Trace, until: float, which: int = 2) -> tuple[float, set[str]]:
+    """The share of the gates that the stats of the last turn up to ``until`` meet (growth alone, or with items for
+    ``which`` 3), and the gates they do not meet."""
+    rows = [row for row in trace if row[0] <= until] or trace[:1]
+    if not rows or not pack_gates:
+        return 0.0, {g.where for g in pack_gates}
+    stats: dict[str, int] = rows[-1][which]  # type: ignore[assignment]
+    ahead = {g.where for g in pack_gates if not all(stats[s] >= n for s, n in g.need.items())}
+    return 1 - len(ahead) / len(pack_gates), ahead
+
+
+def quarter_report(
+    pack: ContentPack, runs: list[tuple[int, Trace, list[tuple[int, str, float]]]]
+) -> list[dict[str, Any]]:
+    """Per quarter of the thorough runs (by turns): the share of the story's stat gates passed by growth alone at the
+    quarter's end (median over the runs; with items apart), the gates still ahead in most runs, and the lowest HP of
+    each fight started in the quarter as a share of max HP (median over all its fights); with the goals met.
+
+    ``runs``: per thorough run, (its turns, its gate trace, its fights as (start turn, enemy, lowest HP share)).
+    """
+    story_gates = gates(pack)
+    rows = []
+    for q in range(1, QUARTERS + 1):
+        shares, with_items, ahead = [], [], Counter[str]()
+        for turns, trace, _ in runs:
+            share, left = passed_share(story_gates, trace, q * turns / QUARTERS)
+            shares.append(share)
+            ahead.update(left)
+            with_items.append(passed_share(story_gates, trace, q * turns / QUARTERS, which=3)[0])
+        quarter = [
+            (enemy, low) for turns, _, fights in runs for start, enemy, low in fights if quarter_of(start, turns) == q
+        ]
+        lows = [low for _, low in quarter]
+        passed = round(float(np.median(shares)), 3) if shares else 0.0
+        lowest = round(float(np.median(lows)), 3) if lows else None
+        gate_goal, fight_goal = GATES_PASSED_MAX.get(q), FIGHT_LOWEST_MAX.get(q)
+        rows.append({
+            "quarter": q,
+            "gates": len(story_gates),
+            "gates_passed_share": passed,
+            "gates_passed_with_items_share": round(float(np.median(with_items)), 3) if with_items else 0.0,
+            "gates_ahead": sorted(g for g, n in ahead.items() if n * 2 > len(runs)),
+            "fights": len(lows),
+            "fight_lowest_hp_median": lowest,
+            "fight_lowest_hp_by_enemy": _by_enemy(quarter),
+            "gates_goal_max": gate_goal,
+            "gates_met": None if gate_goal is None else passed <= gate_goal,
+            "fight_goal_max": fight_goal,
+            "fight_met": None if fight_goal is None else lowest is not None and lowest <= fight_goal,
+        })  # fmt: skip
+    return rows
+
+
+def _by_enemy(fights: list[tuple[str, float]]) -> dict[str, float]:
+    """The median lowest HP of the fights against each enemy."""
+    return {e: round(float(np.median([low for f, low in fights if f == e])), 3) for e in sorted({f for f, _ in fights})}
+
+
+def quarters_met(rows: list[dict[str, Any]]) -> dict[str, bool]:
+    """Whether every quarter with a goal meets it: gates passed, and mid-game fights' lowest HP."""
+    return {
+        "quarter_gates_passed_max": all(r["gates_met"] is not False for r in rows),
+        "quarter_fight_lowest_hp_max": all(r["fight_met"] is not False for r in rows),
+    }
+
+
+def quarter_table(report: dict[str, list[dict[str, Any]]]) -> str:
+    def met(value: bool | None) -> str:
+        return "-" if value is None else "yes" if value else "NO"
+
+    lines = [
+        "| story | quarter | gates passed by growth | with items | gates ahead (most runs) | fights "
+        "| fight lowest HP (median) | gates met | fights met |",
+        "|---|---:|---:|---:|---|---:|---:|---|---|",
+    ]
+    for story, rows in report.items():
+        for r in rows:
+            low = "-" if r["fight_lowest_hp_median"] is None else f"{r['fight_lowest_hp_median']:.0%}"
+            lines.append(
+                f"| {story} | {r['quarter']} | {r['gates_passed_share']:.0%} of {r['gates']} "
+                f"| {r['gates_passed_with_items_share']:.0%} | {', '.join(r['gates_ahead']) or '-'} | {r['fights']} "
+                f"| {low} | {met(r['gates_met'])} | {met(r['fight_met'])} |"
+            )
     return "\n".join(lines)

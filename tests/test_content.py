@@ -57,7 +57,7 @@ def test_misty_forest_carries_its_lore():
     cond = peace.condition
     assert set(cond.quests_completed) == {"purifying_spring", "free_thieves"}
     assert cond.min_affinity == {"silas": 50}
-    assert cond.min_stats == {"intelligence": 30}
+    assert cond.min_stats == {"intelligence": 34}
     assert "choice:negotiate" in cond.flags
     assert peace.priority == max(e.priority for e in pack.endings)
     assert "shadow_swamp" in pack.nodes and "old_hunter" in pack.npcs

@@ -115,7 +115,8 @@ def test_auto_never_picks_the_bundled_small_model_but_takes_a_configured_one(mon
 
 def test_run_with_the_local_narrator_plays_an_action_list_to_its_end(tmp_path, capsys):
     """``storyecho run --llm local``: the bundled SmolLM2 through llama.cpp (prose mode, its default), valid turns."""
-    actions = ["look", "go east", "talk to garrick", "ask garrick about hal", "take the longbow", "go west", "go north"]
+    # every one costs a turn (the longbow over the hearth cannot be taken: a refusal is free, issue 35)
+    actions = ["look", "go east", "talk to garrick", "ask garrick about hal", "take the tonic", "go west", "go north"]
     path = tmp_path / "a.txt"
     path.write_text("\n".join(actions) + "\n")
     argv = ["run", "--story", "fantasy_001", "--no-embeddings", "--json", "--llm", "local", "--actions", str(path)]

@@ -135,7 +135,9 @@ def test_rejected_effects_are_reported_and_not_applied(mini_pack):
     assert result.ok
     assert {r.effect for r in result.rejected} == {"gold_delta", "move_to"}
     assert engine.state.gold == 10 and engine.state.node == "camp"
-    assert engine.state.turn == 1
+    # the player prayed; what the narrator claimed on its own was refused: a turn, and remembered (only the player's
+    # own act refused is free, issue 35)
+    assert engine.state.turn == 1 and not result.free
 
 
 def test_meta_commands_do_not_take_a_turn(mini_pack):

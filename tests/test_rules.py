@@ -472,3 +472,23 @@ def test_a_quest_gift_whose_check_would_fail_is_kept_until_it_can_pass(rules, st
     state.inventory.append("stone")
     out = apply(rules, state, give_item={"item": "stone", "to": "sage"})
     assert rejected(out, "give_item") and "stone" in state.inventory
+
+
+def test_a_turn_refused_before_it_changes_the_world_costs_no_time(rules, state):
+    """Issue 35: a refusal (or a word in a fight) leaves the turn, the clock and the enemies where they were."""
+    from game.world.reading import Reading
+    from game.world.state import CombatState
+
+    before = state.snapshot()
+    out = rules.resolve_turn(state, Effects(move_to="bridge"), Reading.of("go to the bridge"))
+    assert out.free and rejected(out, "move_to") and state == before
+    out = rules.resolve_turn(state, Effects(), Reading.of("go down"))  # nothing came of an act: no time either
+    assert out.free and state == before
+    out = rules.resolve_turn(state, Effects(), Reading.of("look"))  # a look outside a fight: time passes
+    assert not out.free and state.turn == 1 and state.clock_minutes > before.clock_minutes
+    state.node, state.combat = "woods", CombatState(enemy_id="wolf", enemy_hp=5)
+    fight = state.snapshot()
+    out = rules.resolve_turn(state, Effects(), Reading.of("what is it afraid of?"))  # a question in a fight
+    assert out.free and state == fight
+    out = rules.resolve_turn(state, Effects(combat_action="attack"), Reading.of("attack"))
+    assert not out.free and state.turn == fight.turn + 1

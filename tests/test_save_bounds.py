@@ -13,6 +13,7 @@ from game.engine.session import GameSession
 from game.saves.format import encode
 from game.world.effects import Effects
 from game.world.rules import Rules
+from game.world.rules.growth import level_for
 from game.world.state import MAX_AMOUNT, MAX_STAT, MAX_TURN, GameState, new_game
 from tests.conftest import scripted_session
 
@@ -71,7 +72,7 @@ def test_every_bounded_number_stays_in_bounds_after_a_turn_at_its_limit(fantasy)
         rules.resolve_turn(state, Effects(exp_delta=5, rest=True))
     GameState.model_validate(state.model_dump())  # what a load checks
     assert state.exp == MAX_AMOUNT and state.max_hp == MAX_STAT and state.hp <= state.max_hp
-    assert state.strength == MAX_STAT and state.level == 1 + MAX_AMOUNT // 100
+    assert state.strength == MAX_STAT and state.level == level_for(MAX_AMOUNT)
 
 
 def test_a_game_at_the_last_turn_is_told_so_and_still_saves(fantasy, tmp_path):

@@ -19,7 +19,7 @@ from game.cli import main as cli_main
 from game.engine.pipeline import TurnPipeline
 from game.engine.session import GameSession
 from game.llm.base import PromptBundle
-from game.llm.scripted import RETELLINGS, ScriptedNarrator
+from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
 from game.saves.format import SaveError, decode
 from game.saves.history import GameHistory
@@ -148,11 +148,12 @@ def test_meta_commands_are_not_turns_and_undo_stops_where_the_session_began(fant
 def test_retry_tells_the_turn_again_and_nothing_of_the_first_telling_remains(fantasy, embedder, chroma_store, tmp_path):
     game = session(fantasy, tmp_path, store=chroma_store, embedder=embedder, narrator=SecretTeller(fantasy))
     play(game, OPENING[:4])  # turn 4 is a "look": the first telling plants the vault code
-    assert "PERIWINKLE" in game.history[-1].narration
+    first = game.history[-1].narration
+    assert "PERIWINKLE" in first
     assert any("PERIWINKLE" in e.content for e in game.engine.memory.state.bible)
 
     retold = game.play("retry")
-    assert retold.ok and retold.turn == 4 and retold.narration.startswith(RETELLINGS[0])
+    assert retold.ok and retold.turn == 4 and retold.narration != first
     assert "PERIWINKLE" not in retold.narration
     assert game.engine.state.turn == 4
     play(game, ["rest"])  # turn 5: a consolidation, and the autosave
@@ -167,7 +168,7 @@ def test_retry_tells_the_turn_again_and_nothing_of_the_first_telling_remains(fan
     seen = everything_injected(game.play("what is the vault code?"))
     assert "periwinkle" not in seen
     again = game.play("undo") and game.play("undo") and game.play("retry")
-    assert again.narration.startswith(RETELLINGS[1])  # each retry is another telling
+    assert again.narration not in (first, retold.narration)  # each retry is another telling
     game.close(save=False)
 
 
@@ -176,7 +177,8 @@ def test_retry_asks_a_model_with_another_seed_and_a_failed_retry_keeps_the_telli
     game = session(fantasy, tmp_path, narrator=narrator)
     play(game, ["look", "go east"])
     told = game.engine.state.model_copy(deep=True)
-    assert game.play("retry").ok and game.play("retry").ok
+    first, second = game.play("retry"), game.play("retry")
+    assert first.ok and second.ok and first.narration != second.narration
     assert narrator.attempts == [0, 0, 1, 2]
 
     def down(bundle: PromptBundle) -> str:
@@ -186,7 +188,7 @@ def test_retry_asks_a_model_with_another_seed_and_a_failed_retry_keeps_the_telli
     failed = game.play("retry")
     assert not failed.ok and "The last telling stands" in failed.narration
     assert game.engine.state.turn == told.turn and game.engine.state.node == told.node
-    assert game.engine.memory.state.log[-1].narration.startswith(RETELLINGS[1])  # the second retry's telling
+    assert game.engine.memory.state.log[-1].narration == second.narration  # the second retry's telling
     game.close(save=False)
 
 
@@ -329,8 +331,9 @@ def test_a_saved_ending_keeps_the_turn_before_it_within_undo_and_retry(fantasy, 
     assert memory.pop("next_entry") >= eve_memory.pop("next_entry")  # as a branch: ids stay unique
     assert memory == eve_memory
     assert again.play("redo").ok and again.engine.state == ended
+    told = again.timeline.now.narration
     retold = again.play("retry")
-    assert retold.ok and retold.narration.startswith(RETELLINGS[0]) and again.engine.state.ending == ended.ending
+    assert retold.ok and retold.narration != told and again.engine.state.ending == ended.ending
     assert again.play("undo").ok and again.play("look").ok and again.engine.state.ending is None
     again.close(save=False)
 

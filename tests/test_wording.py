@@ -1,11 +1,18 @@
 """Words that fit the world (issue 34, seen while authoring): a name that names many is "are defeated", and an
-attack with no weapon draws none."""
+attack with no weapon draws none; a place told before is told briefly (issue 35)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
+from game.llm.tellings import TELLINGS
 from game.world.content import Enemy
+from game.world.describe import changes_here
+from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 
@@ -46,7 +53,52 @@ def test_the_defeat_line_agrees_with_the_name(mini_pack):
 
 
 def test_an_attack_with_no_weapon_draws_none(mini_pack):
-    bare = play(mini_pack, ["go north", "attack wolf"])[-1].narration
-    assert "You raise your fists and go for the Grey Wolf!" in bare and "draw your" not in bare
-    armed = play(mini_pack, ["take sword", "go north", "attack wolf"])[-1].narration
-    assert "You draw your Iron Sword and charge the Grey Wolf!" in armed
+    bare = play(mini_pack, ["go north", "attack wolf"])[-1].narration.splitlines()[0]
+    assert bare in told("charge_bare", foe="the Grey Wolf") and "Iron Sword" not in bare
+    armed = play(mini_pack, ["take sword", "go north", "attack wolf"])[-1].narration.splitlines()[0]
+    assert armed in told("charge", foe="the Grey Wolf", weapon="Iron Sword")
+
+
+def told(kind: str, **fields: str) -> list[str]:
+    """Every way the scripted narrator tells ``kind``."""
+    return [variant.format(**fields) for variant in TELLINGS[kind]]
+
+
+WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
+
+
+@pytest.mark.parametrize("story", ["fantasy_001", "scifi_001", "victorian_001"])
+def test_a_place_told_before_is_told_in_at_most_half_the_words_of_its_first_telling(story):
+    """Every walkthrough of the story: each move back to a place where nothing has happened since (no variant
+    of its text holds by an event: ``changes_here``) is told in at most half the words of its first telling
+    (the narrator's line; the rules' lines after it are the turn's outcomes). The start is told by the intro."""
+    pack = load_pack(content_root() / story)
+    checked = 0
+    for path in sorted(WALKTHROUGHS.glob(f"{story}__*.txt")):
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        first: dict[str, int] = {pack.story.start_node: 10**6}  # the start is told by the intro
+        node = pack.story.start_node
+        for result in play(pack, [line for line in lines if line and not line.startswith("#")]):
+            moved, node = result.state.node != node, result.state.node
+            if not moved or result.state.combat or result.state.ending:
+                continue
+            words = len(result.narration.splitlines()[0].split())
+            if node not in first:
+                first[node] = words
+            elif not changes_here(result.state, pack, node):
+                checked += 1
+                assert words <= first[node] / 2, (path.stem, node, result.narration)
+    assert checked >= 3
+
+
+def test_what_changed_at_a_place_is_told_on_the_first_return_and_not_again_soon_after():
+    """Was: Moonwatch Gate's changed sentence ("The elven archers in the boughs know your face now ...") came back
+    on every return. Told once, a second return soon after is brief again: at most half the first telling."""
+    pack = load_pack(content_root() / "fantasy_001")
+    actions = ["go west", "go north", "go north", "talk to alicia", "go north", "go south", "go north", "go south"]
+    results = play(pack, actions, node="hunter_cabin")
+    assert [r.state.node for r in results][-4:] == ["elven_sanctuary", "sanctuary_gate"] * 2
+    first, back, again = (results[i].narration.splitlines()[0] for i in (2, 5, 7))
+    change = changes_here(results[7].state, pack, "sanctuary_gate")
+    assert change and change in back  # the first return says what changed
+    assert change not in again and len(again.split()) <= len(first.split()) / 2

@@ -44,11 +44,15 @@ from game.world.state import GameState, new_game
 __all__ = ["SCRIPT", "STALL_LIMIT", "Fitness", "check_endpoint", "no_test_needed", "report", "verdict"]
 
 SCRIPT: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("fantasy_001", ("look", "go east", "talk to garrick", "go north", "ask garrick about hal", "go west", "look")),
-    ("scifi_001", ("talk to the voice", "ask the voice about memories", "go west", "go east", "talk to echo7", "look")),
+    ("fantasy_001", ("look", "go east", "talk to garrick", "go north", "ask garrick about hal", "go west")),
+    (
+        "scifi_001",
+        ("talk to the voice", "ask the voice about memories", "go west", "go east", "talk to echo7", "look", "look"),
+    ),
 )
 """(story, actions): "go north" from Garrick's lodge and "go west" from the pod bay name no exit, so a model
-that moves the player there is refused by the rules; the fifth turn of each story is a consolidation."""
+that moves the player there is refused by the rules; a refusal costs no turn (issue 35), so the scifi story has
+one more look: the fifth turn that counts of each story is a consolidation."""
 NARRATOR_EFFECTS = frozenset(Effects.model_fields)
 """The effects a model proposes (the rules' own consequences, a level or an objective, are not its)."""
 

@@ -37,6 +37,7 @@ from game.world.describe import help_text, inventory_text, node_text, npc_now, q
 from game.world.intent import nothing_to_fight
 from game.world.parser import Command, parse
 from game.world.rules import AppliedEffect, Outcome, Reading, RejectedEffect, Rules
+from game.world.rules.core import player_refused
 from game.world.state import MAX_TURN, GameState
 
 log = logging.getLogger("storyecho.engine")
@@ -92,6 +93,8 @@ class TurnResult:
     memory_notes: list[str | dict[str, Any]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     """What the game tells the player beside the story (an autosave that failed, a save loaded from its backup)."""
+    free: bool = False
+    """The action was answered at no cost (refused, or a word in a fight): the turn did not advance."""
     trace: DebugTrace = field(default_factory=DebugTrace)
 
 
@@ -215,6 +218,10 @@ class TurnPipeline:
         elif voice.sentence is not None:  # the story ended on this answer: the ending stands, its words go
             prose = mended(prose, reading)
         narration = "\n".join([prose, *outcome.messages]).strip()
+        if outcome.free:  # refused, or a word in a fight: told, and no time passes (nothing is committed)
+            return self._free(
+                action, narration, output.choices, _unique([*trace.first_rejected, *outcome.rejected]), trace
+            )
         record = TurnRecord(
             turn=working.turn,
             action=action,
@@ -264,6 +271,7 @@ class TurnPipeline:
         reward the rules did not grant, nor words they did not say.
         """
         refused = _told(outcome)
+        told_before = player_refused(outcome.rejected)  # the player's act was refused: nothing of it costs time
         trace.first_rejected, trace.reasked = list(outcome.rejected) if refused else [], True
         bundle.refused = list(trace.first_rejected)
         told = (
@@ -289,7 +297,7 @@ class TurnPipeline:
             trace.validation_errors.append(f"asking again failed: {_describe(exc)}")
         if again is not None:
             working = seen.snapshot()
-            second = self.rules.resolve_turn(working, again.effects, reading)
+            second = self.rules.resolve_turn(working, again.effects, reading, refused_before=told_before)
             if not _told(second) and (prose := mended(again.narration, reading)).strip():
                 trace.dropped_notes = list(again.dropped_notes)
                 return again, working, second, prose
@@ -382,6 +390,22 @@ class TurnPipeline:
             choices=choices_after([], self.state, self.pack),  # what to try stays on screen
             state=self.state.snapshot(),
             meta=command.verb,
+        )
+
+    def _free(
+        self, action: str, narration: str, proposed: list[str], rejected: list[RejectedEffect], trace: DebugTrace
+    ) -> TurnResult:
+        """A turn that cost no time (``Outcome.free``): told, but the state and memory stay as they were, so the
+        turn counter, the clock, the enemies and the autosave cadence do not move."""
+        return TurnResult(
+            turn=self.state.turn,
+            action=action,
+            narration=narration,
+            choices=choices_after(proposed, self.state, self.pack),
+            state=self.state.snapshot(),
+            rejected=rejected,
+            trace=trace,
+            free=True,
         )
 
     def _failed(self, command: Command, message: str, trace: DebugTrace | None = None) -> TurnResult:

@@ -52,6 +52,7 @@ from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import node_description, node_texts, npc_brief, objective_lines, status_text
 from game.world.parser import Command
+from game.world.rules.trade import trade_ids
 from game.world.state import GameState
 
 SYSTEM_BLOCKS = (
@@ -90,8 +91,8 @@ Reply with ONE JSON object and nothing else:
 {"narration": "2-5 sentences of second-person narration",
  "choices": ["2 to 4 short next actions"],
  "effects": {"talk_to": null, "move_to": null, "items_gained": [], "items_lost": [],
-  "use_item": null, "give_item": null, "hp_delta": 0, "gold_delta": 0, "exp_delta": 0,
-  "affinity": {}, "start_combat": null, "combat_action": null, "rest": false,
+  "use_item": null, "give_item": null, "give_gold": null, "trade": null, "hp_delta": 0, "gold_delta": 0,
+  "exp_delta": 0, "affinity": {}, "start_combat": null, "combat_action": null, "rest": false,
   "choice": null, "trigger_side_quest": null, "quest_updates": [], "ending": null},
  "memory_notes": ["facts worth remembering, e.g. what the player revealed"]}
 Effects use only ids the turn lists (exits, people, items, enemies, inventory); the rules check them."""
@@ -194,6 +195,7 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[Promp
         *(f"{field.replace('_', ' ').capitalize()}: {text}" for field, text in node_texts(node) if text),
         _ids("Exits (move_to)", [(t, _exit_label(state, pack, d, t)) for d, t in node.exits.items()]),
         _ids("NPCs here (talk_to)", [(n, pack.npcs[n].name) for n in npcs_at(pack, state.node)]),
+        *(line for line in [trade_ids(state, pack)] if line),  # who trades here, and the rules' prices
         *(f"- {npc_brief(pack.npcs[n], state)}" for n in npcs_at(pack, state.node)),
         _ids("Items here (items_gained)", [(i, pack.items[i].name) for i in items_at(state, pack, state.node)]),
         _ids("Enemies here (start_combat)", [(e, pack.enemies[e].name) for e in enemies_at(state, pack, state.node)]),

@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from game.llm.tellings import SPOKEN, moved_to
 from game.text import keywords
 from game.world.parser import parse
 
@@ -31,10 +32,9 @@ _TURN_START = re.compile(r"^Turn (?P<turn>\d+)(?: at (?P<place>[^:\n]+))?: playe
 _EXTRACT = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")
 """Sentence ends for :func:`extractive_summary` (a logged turn's ``|`` too)."""
 _BOUNDARY = re.compile(r"(?<=[.!?\"…])\s+(?=[A-Z\"])")
-_SPEECH = re.compile(r'^(?P<who>[A-Z][\w\'.-]*(?: [A-Z0-9][\w\'.-]*)*)(?: answers)?: "(?P<said>[^"]+)"?')
+_SPEECH = re.compile(rf'^(?P<who>[A-Z][\w\'.-]*(?: [A-Z0-9][\w\'.-]*)*){SPOKEN}: "(?P<said>[^"]+)"?')
 _TOLD = re.compile(r'^You tell (?P<who>[^:"]+?): "(?P<said>[^"]+)"')
 _SAID_ALOUD = re.compile(r'^You say aloud: "(?P<said>[^"]+)"')
-_MOVED = re.compile(r"^You make your way (?:back )?to (?P<place>[^.]+)\.")
 _NOTHING = re.compile(
     r"^(?:You recall|You cannot recall|You can't recall|You search your memory|You study |You try to "
     r"|You glance around|You find a quiet corner"
@@ -107,7 +107,7 @@ def _turn_lines(action: str, narration: str, place: str, order: int) -> list[_Li
             weights.append(_weight(event))
         elif n == 0 and not _NOTHING.match(part):  # the story's first line: who spoke, or where the player went
             said = _speech(part, command.topic, place)
-            moved = _MOVED.match(part)
+            moved = moved_to(part)
             words = _SPEECH.match(part)
             if said is not None and words is not None and not words.group("who").startswith("You"):
                 spoken = (words.group("who"), command.topic, _words(words.group("said")))
@@ -115,7 +115,7 @@ def _turn_lines(action: str, narration: str, place: str, order: int) -> list[_Li
                 out.append(said)
                 weights.append(ANSWER if command.topic and " about " in said.split(":")[0] else SPEECH)
             elif moved is not None:
-                out.append(f"{_WENT}{moved.group('place')}.")
+                out.append(f"{_WENT}{moved}.")
                 weights.append(MOVE)
     return [
         _line(text, weight, order + n, place if weight in (ANSWER, SPEECH) else "", spoken)

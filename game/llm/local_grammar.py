@@ -21,6 +21,7 @@ from game.llm.base import PromptBundle
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
+from game.world.rules.trade import trade_schema
 from game.world.state import GameState
 
 NARRATION_MAX_CHARS = 600
@@ -69,6 +70,8 @@ def effects_schema(pack: ContentPack, state: GameState) -> dict[str, Any]:
                 "required": ["item", "to"],
                 "additionalProperties": False,
             }
+    if (deals := trade_schema(pack, state)) is not None:
+        props["trade"] = deals
     if enemies and not state.combat:
         props["start_combat"] = _enum(enemies)
     if state.combat or enemies:

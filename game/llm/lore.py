@@ -1,7 +1,8 @@
 """What a person knows without a topic for it: the scripted narrator's answer from the story's own content.
 
 A person asked about something none of their topics covers still knows what the lore says they know: their
-own domain ("ask Bruno about strength": the Guardian of Strength answers with what he says of it), the people
+own domain ("ask Bruno about strength": the Guardian of Strength answers with what he says of it, and once his
+trial is passed, with what he says of it now), the people
 of their story ("ask Alicia about Garrick": who he is and where he lives, and that he sent you when a quest of
 his has you speak with her), its places and its things. Only then do they know nothing about it.
 """
@@ -24,6 +25,9 @@ def lore_reply(pack: ContentPack, npc_id: str, topic: str, topics: dict[str, str
     own = [answer for answer in topics.values() if wanted <= set(keywords(answer))]
     if own:  # their own words about it, under another topic ("strength" in the troll's challenge)
         return max(own, key=lambda a: -len(a))
+    once = [topics[key] for key, answer in npc.topics.items() if key in topics and wanted <= set(keywords(answer))]
+    if once:  # the topic that spoke of it before things changed, as it stands now (the trial, once passed)
+        return max(once, key=lambda a: -len(a))
     other = best_match(topic, [(i, n.names) for i, n in pack.npcs.items()])
     if other is not None and other != npc_id:
         return _about_person(pack, npc_id, other)

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from game.llm.base import PromptBundle
+from game.llm.tellings import SPOKEN
 from game.memory.base import MemoryBlock, MemoryItem
 from game.memory.people import RECOLLECTION
 from game.memory.player_facts import PLAYER_TEMPLATES
@@ -171,7 +172,7 @@ class Recollection:
         escaped = re.escape(name)
         bible = re.compile(rf"^{escaped} said(?: about (?P<topic>[^:]+))?: (?P<said>.+)$", re.S)
         summary = re.compile(rf"{escaped} told the player(?: about (?P<topic>[^:]+))?: \"(?P<said>[^\"]+)\"")
-        reply = re.compile(rf"^{escaped}(?: answers)?: \"(?P<said>[^\"]+)\"?")
+        reply = re.compile(rf"^{escaped}{SPOKEN}: \"(?P<said>[^\"]+)\"?")
         found: dict[str, Quote] = {}
 
         def keep(topic: str, said: str, turn: int) -> None:

@@ -28,6 +28,7 @@ FactType = Literal["character", "relationship", "location", "world_rule", "item"
 
 
 _STR = {"type": "string"}
+_INT = {"type": "integer"}
 _STR_OR_NULL = {"anyOf": [{"type": "string"}, {"type": "null"}]}
 _STRS = {"type": "array", "items": _STR}
 _NOTE = {
@@ -57,6 +58,22 @@ TURN_SCHEMA: dict[str, Any] = {
                 "give_item": {
                     "anyOf": [
                         {"type": "object", "properties": {"item": _STR, "to": _STR}, "required": ["item", "to"]},
+                        {"type": "null"},
+                    ]
+                },
+                "give_gold": {
+                    "anyOf": [
+                        {"type": "object", "properties": {"amount": _INT, "to": _STR}, "required": ["amount", "to"]},
+                        {"type": "null"},
+                    ]
+                },
+                "trade": {
+                    "anyOf": [
+                        {
+                            "type": "object",
+                            "properties": {"deal": {"enum": ["buy", "sell"]}, "item": _STR, "npc": _STR, "price": _INT},
+                            "required": ["deal", "item", "npc"],
+                        },
                         {"type": "null"},
                     ]
                 },

@@ -22,7 +22,9 @@ It understands players the way a game master would:
   falls through.
 
 How it reads a command is ``scripted_reading.py``'s; talk, say and ask are
-``scripted_talk.py``'s; this module plays the turn and the other verbs. It
+``scripted_talk.py``'s; the ways it words each kind of turn (several, chosen by
+the turn and the place without repeating a recent opening; a retry takes
+another) are ``tellings.py``'s; this module plays the turn and the other verbs. It
 also provides the summary call memory uses: a digest of the turns
 (``digest.py``).
 """
@@ -38,7 +40,9 @@ from game.llm.base import NarratorBase, PromptBundle
 from game.llm.digest import digest
 from game.llm.recollection import yourself
 from game.llm.scripted_talk import Conversation
-from game.text import best_match
+from game.llm.scripted_trade import gold_given, trade_verbs, with_wares
+from game.llm.tellings import Voice, tell
+from game.text import best_match, mentions
 from game.world.choices import suggested, ways_out
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, weapon_in_hand
 from game.world.content import ContentPack, Feature
@@ -54,6 +58,7 @@ from game.world.describe import (
     scene_sentences,
     status_text,
     the,
+    told_before,
 )
 from game.world.parser import PRONOUNS, Command
 from game.world.state import GameState
@@ -66,13 +71,6 @@ LATELY = 3
 telling that repeats one of these is a repetition)."""
 _HEAL_ME = re.compile(r"^(?:heal|cure|patch up|bandage|treat)\s+(?:me|myself|my wounds)$", re.I)
 
-RETELLINGS = (
-    "A moment passes. ",
-    "You take a breath and try it another way. ",
-    "The world seems to hold still for a heartbeat. ",
-    "Something shifts, as if the story had turned a page back. ",
-)
-"""How a retried turn begins (``PromptBundle.attempt``): the scripted narrator's one way to tell it again."""
 
 VerbHandler = Callable[[Command, GameState, dict[str, Any], list[str], PromptBundle], str]
 """A verb's turn: (command, state, effects to propose, memory notes, bundle) -> the narration."""
@@ -104,6 +102,7 @@ class ScriptedNarrator(Conversation, NarratorBase):
             "quests": self._do_quests,
             "status": self._do_status,
             "other": self._do_other,
+            **trade_verbs(pack),
         }
         """Each verb's handler (a test checks every verb of ``game.world.verbs`` but the meta ones has one)."""
 
@@ -114,6 +113,10 @@ class ScriptedNarrator(Conversation, NarratorBase):
 
     def turn(self, bundle: PromptBundle) -> dict[str, Any]:
         state, command = bundle.state, bundle.command
+        told = [c.text for c in bundle.cut if c.block == "window" and c.source == "assistant"]  # cut: older
+        told += [m["content"] for m in bundle.messages if m.get("role") == "assistant"]
+        self.voice = Voice.of(state.turn, state.node, bundle.attempt, told)  # a retry words it another way
+        self.varied = False
         effects: dict[str, Any] = {}
         notes: list[str] = []
         choice = self._match_choice(command, state) if command.verb in CHOICE_VERBS else None
@@ -130,8 +133,8 @@ class ScriptedNarrator(Conversation, NarratorBase):
         if refused:  # asked again: its prose was written before the rules ran; now it tells the refusal
             effects = {k: v for k, v in effects.items() if k not in {r.effect for r in refused}}
             narration = " ".join(dict.fromkeys(r.told for r in refused if r.told)) or "Nothing comes of it."
-        if bundle.attempt:
-            narration = RETELLINGS[(bundle.attempt - 1) % len(RETELLINGS)] + narration
+        if bundle.attempt and not self.varied:  # told in the story's own words only: framed anew
+            narration = tell("retold", self.voice, text=narration)
         return {
             "narration": narration,
             "choices": self._choices(state, effects),
@@ -145,20 +148,20 @@ class ScriptedNarrator(Conversation, NarratorBase):
         foe = the(self.pack.enemies[state.combat.enemy_id].name)
         if command.verb in ("flee", "go"):
             effects["combat_action"] = "flee"
-            return f"You look for a way past {foe}."
+            return self._tell("break_off", foe=foe)
         if command.verb == "use":
             item = best_match(command.target, self._item_names(state.inventory))
             if item is None:
                 return f"You fumble for something you do not have while {foe} circles you."
             effects["use_item"] = item
             effects["combat_action"] = "defend"
-            return f"Keeping {foe} at bay, you reach for your {self.pack.items[item].name}."
+            return self._tell("reach_in_fight", foe=foe, item=self.pack.items[item].name)
         if command.verb == "attack":
             effects["combat_action"] = "attack"
-            return f"You press the attack against {foe}."
+            return self._tell("strike", foe=foe)
         if command.verb == "defend":
             effects["combat_action"] = "defend"
-            return f"You brace yourself against {foe}."
+            return self._tell("guard", foe=foe)
         if command.verb in ("look", "examine", "status", "inventory", "quests"):
             return f"{self.pack.enemies[state.combat.enemy_id].encounter} You are locked in a fight with {foe}."
         return f"There is no time for that: you are fighting {foe}. Attack, defend, flee, or use an item."
@@ -173,9 +176,10 @@ class ScriptedNarrator(Conversation, NarratorBase):
                 return self._do_talk(
                     Command("talk", obj=command.target, text=command.text), state, effects, notes, bundle
                 )
-            return f"You cannot go '{command.target}' from here. Exits lead {', '.join(exits)}."
+            return self._tell("no_way", target=command.target, exits=", ".join(exits))
         if node_id == state.node:
-            return f"You are already at {self.pack.nodes[node_id].name}. {node_text(state, self.pack, full=False)}"
+            already = self._tell("already_here", place=self.pack.nodes[node_id].name)
+            return f"{already} {node_text(state, self.pack, full=False)}"
         effects["move_to"] = node_id
         here = self.pack.nodes[state.node]
         for direction, lock in here.locked_exits.items():
@@ -183,15 +187,17 @@ class ScriptedNarrator(Conversation, NarratorBase):
                 return lock.message  # the rules will refuse the move too
         node = self.pack.nodes[node_id]
         if state.has_flag(f"visited:{node_id}"):  # told before: briefly (issue 35); ``look`` tells it in full
-            back = f"You make your way back to {node.name}."
-            told = [m["content"] for m in bundle.messages if m.get("role") == "assistant"][-LATELY:]
-            if any(node.name in said for said in told):  # pacing between places: what changed, if anything
-                return " ".join(part for part in (back, changes_here(state, self.pack, node_id)) if part)
-            return f"{back} {revisit_text(state, self.pack, node_id)}"
-        return f"You make your way to {node.name}. {node_description(state, self.pack, node_id)}"
+            back = self._tell("return", place=node.name)
+            said = [m["content"] for m in bundle.messages if m.get("role") == "assistant"]
+            if any(node.name in told for told in said[-LATELY:]):  # pacing between places: what changed, if anything
+                change = changes_here(state, self.pack, node_id)
+                return back if not change or told_before(change, said) else f"{back} {change}"
+            return f"{back} {revisit_text(state, self.pack, node_id, said)}"  # a change told lately is not retold
+        arrived = f"{self._tell('arrive', place=node.name)} {node_description(state, self.pack, node_id)}"
+        return with_wares(arrived, state, self.pack, node_id)
 
     def _do_look(self, command: Command, state: GameState, *_: Any) -> str:
-        return node_text(state, self.pack)
+        return with_wares(node_text(state, self.pack), state, self.pack)
 
     def _do_examine(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
@@ -199,7 +205,10 @@ class ScriptedNarrator(Conversation, NarratorBase):
         pack, target = self.pack, command.target
         if target.lower() in ("me", "myself", "yourself", "self"):  # the player looks themselves over
             return f"You look yourself over. {status_text(state, pack)}"
-        item = best_match(target, self._item_names([*state.inventory, *items_at(state, pack, state.node)]))
+        carried = [*state.inventory, *items_at(state, pack, state.node)]
+        if named := self._feature_named(target, state, carried):  # "x spring": the spring, not the Vial of its water
+            return feature_text(named, state)
+        item = best_match(target, self._item_names(carried))
         if item:
             return f"{pack.items[item].name}: {pack.items[item].description}"
         npc = best_match(target, self._npc_names(npcs_at(pack, state.node)))
@@ -217,6 +226,13 @@ class ScriptedNarrator(Conversation, NarratorBase):
             return " ".join(seen)
         return f"You study the {target} but find nothing remarkable. {node_text(state, pack, full=False)}"
 
+    def _feature_named(self, target: str, state: GameState, items: list[str]) -> Feature | None:
+        """The feature here that ``target`` names by its own name, before any of ``items`` it names only in part."""
+        features = {f.id: f for f in features_here(state, self.pack)}
+        pool = [*self._item_names(items), *[(f.id, f.names) for f in features.values()]]
+        named = mentions(target, pool)[0] if target else []
+        return features[named[0]] if len(named) == 1 and named[0] in features else None
+
     def _feature_here(self, target: str, state: GameState) -> Feature | None:
         """The feature of this place (as it is now) that ``target`` names."""
         features = {f.id: f for f in features_here(state, self.pack)}
@@ -233,34 +249,37 @@ class ScriptedNarrator(Conversation, NarratorBase):
             if feature:
                 return feature.refusal or f"{the(feature.name, capital=True)} is part of {place}; it stays put."
             if scene_sentences(state, self.pack, command.target):  # the antlers on the eaves: scenery
-                return f"That is part of {place}; you leave it be."
+                return self._tell("scenery", place=place)
             elsewhere = best_match(command.target, self._item_names(self.pack.items))
             if elsewhere:
                 effects["items_gained"] = [elsewhere]  # the rules will refuse
                 return f"You reach for the {self.pack.items[elsewhere].name}..."
-            return f"There is no {command.target} here."
+            return self._tell("no_such_thing", target=command.target)
         effects["items_gained"] = [item]
-        return self.pack.items[item].description
+        found = self.pack.items[item]
+        return self._tell("take", item=found.name, description=found.description)
 
     def _do_drop(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         item = best_match(command.target, self._item_names(state.inventory))
         if item is None:
-            return f"You are not carrying {command.target}."
+            return self._tell("not_carrying", target=command.target)
         effects["items_lost"] = [item]
-        return f"You set down the {self.pack.items[item].name}."
+        return self._tell("drop", item=self.pack.items[item].name)
 
     def _do_use(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
     ) -> str:
         item = best_match(command.target, self._item_names(state.inventory))
+        if self._feature_named(command.target, state, state.inventory):  # "drink from the spring", vial in hand
+            item = None
         if item is None:
             here = best_match(command.target, self._item_names(items_at(state, self.pack, state.node)))
             if here:
                 return f"You would have to pick up the {self.pack.items[here].name} first."
             told = self._use_feature(command, state, effects) or self._feature(command, state)
-            return told or f"You have no {command.target}."
+            return told or self._tell("not_carrying", target=command.target)
         effects["use_item"] = item
-        return self._worn(item) or f"You use the {self.pack.items[item].name}."
+        return self._worn(item) or self._tell("use", item=self.pack.items[item].name)
 
     def _worn(self, item_id: str) -> str | None:
         """Wearing armour or readying a weapon ("wear the jacket"): what it does for the player, or None."""
@@ -299,6 +318,8 @@ class ScriptedNarrator(Conversation, NarratorBase):
         return f"{told} {node_description(state, self.pack, node.id)}"
 
     def _do_give(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
+        if (paid := gold_given(self.pack, command, state, effects)) is not None:  # "give 5 gold to garrick"
+            return paid
         item = best_match(command.target, self._item_names(state.inventory))
         npc = self._addressee(command.obj, state) if command.obj in PRONOUNS else None
         npc = npc or best_match(command.obj, self._npc_names(self.pack.npcs))
@@ -307,7 +328,7 @@ class ScriptedNarrator(Conversation, NarratorBase):
         if npc is None:
             return f"There is no '{command.obj}' to give it to."
         effects["give_item"] = {"item": item, "to": npc}
-        return f"You offer the {self.pack.items[item].name} to {self.pack.npcs[npc].name}."
+        return self._tell("give", item=self.pack.items[item].name, npc=self.pack.npcs[npc].name)
 
     def _do_attack(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = enemies_at(state, self.pack, state.node)
@@ -317,14 +338,14 @@ class ScriptedNarrator(Conversation, NarratorBase):
             if named:
                 effects["start_combat"] = named  # the rules will refuse
                 return f"You look around for {the(self.pack.enemies[named].name)}..."
-            return "There is nothing here to fight."
+            return self._tell("nothing_to_fight")
         effects["start_combat"] = enemy
         effects["combat_action"] = "attack"
         foe = the(self.pack.enemies[enemy].name)
         weapon = weapon_in_hand(state, self.pack)
         if weapon is None:  # nothing to draw
-            return f"You raise your fists and go for {foe}!"
-        return f"You draw your {self.pack.items[weapon].name} and charge {foe}!"
+            return self._tell("charge_bare", foe=foe)
+        return self._tell("charge", foe=foe, weapon=self.pack.items[weapon].name)
 
     def _do_flee(self, command: Command, state: GameState, *_: Any) -> str:
         here = enemies_at(state, self.pack, state.node)
@@ -341,9 +362,9 @@ class ScriptedNarrator(Conversation, NarratorBase):
 
     def _do_rest(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         if not self.pack.nodes[state.node].safe:
-            return "You glance around: this is no place to close your eyes."
+            return self._tell("no_rest")
         effects["rest"] = True
-        return "You find a quiet corner and close your eyes for a while."
+        return self._tell("rest")
 
     def _do_inventory(self, command: Command, state: GameState, *_: Any) -> str:
         return inventory_text(state, self.pack)
@@ -364,7 +385,7 @@ class ScriptedNarrator(Conversation, NarratorBase):
                 return "You have nothing to heal yourself with."
             effects["use_item"] = healing[0]
             return f"You tend to yourself with the {self.pack.items[healing[0]].name}."
-        return f"You try to {yourself(text)}, but nothing much comes of it."
+        return self._tell("fruitless", action=yourself(text))
 
     # -------------------------------------------------------------- choices
     def _choices(self, state: GameState, effects: dict[str, Any]) -> list[str]:

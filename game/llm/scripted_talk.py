@@ -18,6 +18,7 @@ from game.llm.recalled_events import told_events
 from game.llm.recollection import PLAYER, Recollection, second_person, sentence, to_you
 from game.llm.recollection import words as _words
 from game.llm.scripted_reading import StoryReader, pronouns
+from game.llm.tellings import Voice, tell
 from game.memory.player_facts import PLAYER_TEMPLATES
 from game.memory.search.query import QueryRewriter
 from game.memory.search.question import read_question
@@ -39,6 +40,8 @@ _ABOUT_PLAYER = re.compile(
 _TOLD_ME = re.compile(r"\bwhat\b(?:\s+(?:did|has|had|does))?\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b")
 """\"What did Garrick tell me?\", \"what has Alicia said\", \"tell me what Garrick said\": a person's own words."""
 _MY_NAME = re.compile(r"\bmy\s+name\b")
+_WHERE = re.compile(r"^where(?:\s+(?:is|are|was|were)|'s)\s+(?P<who>.+?)(?:\s+(?:now|these days))?$")
+""""Where is the voice?": where a person is (the parser has lowered the question and dropped its mark)."""
 
 
 def _agree(subject: str, verb: str) -> str:
@@ -59,6 +62,15 @@ class Conversation(StoryReader):
         super().__init__(pack)
         self.recollection = Recollection(pack)
         self.query = QueryRewriter(pack)
+        self.voice = Voice()
+        self.varied = False
+        """Whether the turn being told has another wording (a retry of one without gets ``retold``'s)."""
+        """The turn being told, as the choice of wording reads it (set by ``ScriptedNarrator.turn``)."""
+
+    def _tell(self, kind: str, **fields: str) -> str:
+        """A variant of ``kind`` (``game.llm.tellings``) for the turn being told."""
+        self.varied = True
+        return tell(kind, self.voice, **fields)
 
     def _do_talk(
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
@@ -81,9 +93,8 @@ class Conversation(StoryReader):
         if command.topic:
             return self._reply(npc_id, command.topic, state, notes, bundle, asked=False)
         greeting, topics = self._mood(npc_id, state)
-        return (
-            f'{npc.name}: "{greeting}" (You could ask about: {", ".join(sorted(topics)) or "nothing in particular"}.)'
-        )
+        known = ", ".join(sorted(topics)) or "nothing in particular"
+        return f"{self._tell('says', npc=npc.name, said=greeting)} (You could ask about: {known}.)"
 
     def _parley(self, enemy_id: str, state: GameState) -> str:
         """Words to an enemy: it answers with its challenge; the story's choices here are what words can do."""
@@ -100,7 +111,7 @@ class Conversation(StoryReader):
         said = self._topic(npc_id, topic, state)
         if said:
             notes.append(f"{npc.name} said: {said}" if asked else f"{npc.name} said about {topic}: {said}")
-            return f'{npc.name} answers: "{said}"' if asked else f'{npc.name}: "{said}"'
+            return self._tell("answer" if asked else "says", npc=npc.name, said=said)
         lowered = topic.lower().strip()
         if _ABOUT_SELF.search(lowered):
             role = npc.role[:1].lower() + npc.role[1:] if npc.role[1:2].islower() else npc.role
@@ -113,7 +124,7 @@ class Conversation(StoryReader):
         lore = lore_reply(self.pack, npc_id, topic, topics)
         if lore:
             notes.append(f"{npc.name} said about {topic}: {lore}")
-            return f'{npc.name} answers: "{lore}"' if asked else f'{npc.name}: "{lore}"'
+            return self._tell("answer" if asked else "says", npc=npc.name, said=lore)
         known = ", ".join(sorted(topics)) or "nothing in particular"
         if asked:
             return (
@@ -147,7 +158,7 @@ class Conversation(StoryReader):
             effects["talk_to"] = npc_id
             npc = self.pack.npcs[npc_id]
             subject = pronouns(npc)[0]
-            listens = f"{npc.name} {_agree(npc.name, 'listen')}; {subject} will remember it."
+            listens = self._tell("heard", npc=npc.name, subject=subject)
             if re.match(r"^about\s", spoken, re.I):
                 return f"You tell {npc.name} {to_you(spoken)}. {listens}"
             return f'You tell {npc.name}: "{sentence(spoken)}" {listens}'
@@ -172,6 +183,9 @@ class Conversation(StoryReader):
         if speaker is not None:
             return self._what_they_said(speaker, bundle, asked.topic if asked is not None else "")
         here = npcs_at(self.pack, state.node)
+        where = self._whereabouts(question, here, bundle)
+        if where:
+            return where
         if _MY_NAME.search(question) or (_ABOUT_PLAYER.search(question) and not _YOU.search(question)):
             mine = self._about_myself(question, here, state, effects, bundle)
             if mine:
@@ -191,11 +205,30 @@ class Conversation(StoryReader):
                 effects["talk_to"] = npc_id
                 npc = self.pack.npcs[npc_id]
                 notes.append(f"{npc.name} said: {said}")
-                return f'{npc.name} answers: "{said}"'
+                return self._tell("answer", npc=npc.name, said=said)
         answer = self.recollection.answer(question, bundle)
         if answer:
             return answer
         return "You search your memory, but nothing you know answers that."
+
+    def _whereabouts(self, question: str, here: list[str], bundle: PromptBundle) -> str | None:
+        """Where the person a "where is ...?" names is: here, else what memory holds of where they are, else
+        that the player does not know (never someone's words on another matter: "the voice" is Senda's topic
+        about Rei, which names no place). None when the question names no one of the story."""
+        asked = _WHERE.match(" ".join(question.lower().split()).strip(" ?!."))
+        if asked is None or _YOU.search(asked.group("who")):  # "where is your son?": for someone here to answer
+            return None
+        named = mentions(asked.group("who"), self._npc_names(self.pack.npcs))[0]
+        if len(named) != 1:
+            return None
+        npc = self.pack.npcs[named[0]]
+        if npc.id in here:
+            return f"{npc.name} is right here with you, at {self.pack.nodes[npc.location].name}."
+        recalled = self.recollection.answer(question, bundle)
+        places = [n.name for n in self.pack.nodes.values()]
+        if recalled and mentions(recalled, self._npc_names([npc.id]))[0] and any(p in recalled for p in places):
+            return recalled
+        return f"You do not know where {npc.name} is."
 
     def _who_said(self, topic: str, bundle: PromptBundle, *, quoted: bool = False) -> str | None:
         """ "What do I know about Hal?", "who told me about the wolves?": who spoke of it and what, else (unless

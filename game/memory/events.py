@@ -53,6 +53,7 @@ class Event:
             "fight": f"the player fought {the(what)}",
             "defeat": f"the player defeated {the(what)}",
             "trade": f"the player paid {what}" + (f" to {whom}" if whom else ""),
+            "sell": f"the player sold the {what} to {whom}",
             "learn": f"the player learned {what}",
             "quest": f"the player took on the quest {what}",
             "quest_done": f"the player completed the quest {what}",
@@ -69,7 +70,8 @@ class Event:
         """Whether the event is of the asked ``kind`` (a defeat is a fight, a finished quest a quest)."""
         if kind == "any":
             return True
-        return self.kind == kind or (kind, self.kind) in {("fight", "defeat"), ("quest", "quest_done")}
+        also = {("fight", "defeat"), ("quest", "quest_done"), ("trade", "sell")}  # a sale is a trade
+        return self.kind == kind or (kind, self.kind) in also
 
     def names(self) -> str:
         """Every name the event carries, for matching a question's words."""
@@ -109,6 +111,17 @@ def _event(pack: ContentPack, turn: int, place: str, origin: str, effect: str, d
         return Event(turn, place, "quest" if effect == "quest_started" else "quest_done", title)
     if effect == "choice" and (choice := pack.choice(detail)):
         return Event(turn, place, "choice", choice.name)
+    if effect == "give_gold":  # "5->old_hunter"
+        amount, _, npc = detail.partition("->")
+        return Event(turn, place, "trade", f"{amount} {pack.story.currency}", _name(pack.npcs, npc))
+    if effect == "trade":  # "buy stim_pack<-okabe 12", "sell data_pearl->okabe 45" (``rules.trade``)
+        deal, _, rest = detail.partition(" ")
+        pair, _, price = rest.rpartition(" ")
+        item, _, npc = pair.partition("<-" if deal == "buy" else "->")
+        money, thing, who = f"{price} {pack.story.currency}", _name(pack.items, item), _name(pack.npcs, npc)
+        if deal == "buy":
+            return Event(turn, place, "trade", f"{money} for the {thing}", who)
+        return Event(turn, place, "sell", f"{thing} for {money}", who)
     if effect == "gold_delta" and detail.startswith("-"):
         return Event(turn, place, "trade", f"{detail[1:]} {pack.story.currency}")
     return None

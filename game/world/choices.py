@@ -10,9 +10,18 @@ offered "attack | flee" over a corpse.
 from __future__ import annotations
 
 from game.text import best_match
-from game.world.conditions import enemies_at, holds, items_at, npcs_at, objective_places, open_exits
+from game.world.conditions import (
+    enemies_at,
+    holds,
+    items_at,
+    npcs_at,
+    objective_places,
+    open_exits,
+    weapon_in_hand,
+)
 from game.world.content import ContentPack
 from game.world.parser import DIRECTIONS, parse
+from game.world.rules import trade
 from game.world.rules.combat import heavy_coming
 from game.world.state import GameState
 
@@ -30,10 +39,12 @@ def suggested(state: GameState, pack: ContentPack) -> list[str]:
         healing = [i for i in dict.fromkeys(state.inventory) if (use := pack.items[i].use) and use.heal]
         hurt = state.hp < state.max_hp  # the rules refuse a heal at full health: never suggest one
         guard = ["defend"] if heavy_coming(pack, state) else []  # the announced heavy blow
-        return ["attack", *guard, "flee", *[f"use {pack.items[i].name}" for i in healing[:1] if hurt]]
+        flee = [] if pack.enemies[state.combat.enemy_id].boss else ["flee"]  # "there is no escaping" a boss
+        return ["attack", *guard, *flee, *[f"use {pack.items[i].name}" for i in healing[:1] if hurt]]
     out = key_actions(state, pack)
     out += [f"attack {pack.enemies[e].name}" for e in enemies_at(state, pack, state.node)[:1]]
     out += [f"talk to {pack.npcs[n].name}" for n in npcs_at(pack, state.node)[:1]]
+    out += trade.offers(state, pack)[:1]  # a deal the rules would accept (issue 35)
     out += [f"take {pack.items[i].name}" for i in items_at(state, pack, state.node)[:1]]
     out += [f"go {direction}" for direction in ways_out(state, pack)]
     return out[:MAX_CHOICES] or ["look around"]
@@ -94,7 +105,9 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
     command = parse(choice)
     verb, target = command.verb, command.target
     here = state.node
-    if verb in ("flee", "defend"):
+    if verb == "flee":
+        return state.combat is not None and not pack.enemies[state.combat.enemy_id].boss
+    if verb == "defend":
         return state.combat is not None
     if verb == "attack":
         if state.combat is not None:
@@ -112,7 +125,10 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
         items = [(i, pack.items[i].names) for i in items_at(state, pack, here)]
         return bool(items) and best_match(target, items) is not None
     if verb == "use":
-        return best_match(target, [(i, pack.items[i].names) for i in set(state.inventory)]) is not None
+        item = best_match(target, [(i, pack.items[i].names) for i in set(state.inventory)])
+        return item is not None and _usable(item, state, pack)
+    if verb == "rest":
+        return pack.nodes[here].safe  # the rules refuse a rest where it is too dangerous
     if verb in ("talk", "give", "ask"):
         person = command.obj or target
         present = [(n, pack.npcs[n].names) for n in npcs_at(pack, here)]
@@ -120,17 +136,71 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
     return True
 
 
+def _usable(item_id: str, state: GameState, pack: ContentPack) -> bool:
+    """Whether the rules would let the player use a carried item here: not an item of use only elsewhere, not a
+    weapon weaker than the one in hand (the rules ask first: ``interaction.wield``)."""
+    item = pack.items[item_id]
+    if item.use is not None and item.use.only_at and state.node not in item.use.only_at:
+        return False
+    held = weapon_in_hand(state, pack)
+    return not (item.attack_bonus > 0 and held is not None and item.attack_bonus < pack.items[held].attack_bonus)
+
+
 def choices_after(proposed: list[str], state: GameState, pack: ContentPack) -> list[str]:
     """The key actions, then two of the narrator's choices that still make sense after the turn, then
-    suggestions, at most four, no repeats: a narrator's four ideas never hide the way to the ending."""
+    suggestions, at most four, no two that mean the same ("attack" and "attack Bog Lurker"): a narrator's four
+    ideas never hide the way to the ending, and the best way on (:func:`way_on`) always keeps its place."""
     if state.ending:
         return []
     kept = [c for c in proposed if c.strip() and still_possible(c, state, pack)]
+    keys = key_actions(state, pack)
     seen: set[str] = set()
     out = []
-    for choice in [*key_actions(state, pack), *kept[:NARRATOR_CHOICES], *suggested(state, pack)]:
-        key = choice.strip().lower()
+    for choice in [*keys, *kept[:NARRATOR_CHOICES], *suggested(state, pack)]:
+        key = meaning(choice, state, pack)
         if key not in seen:
             seen.add(key)
             out.append(choice.strip())
+    onward = way_on(state, pack)
+    if onward is not None:
+        keep = next((c for c in out if meaning(c, state, pack) == f"go:{onward}"), f"go {onward}")
+        if keep not in out[:MAX_CHOICES] and len(keys) < MAX_CHOICES:  # crowded out: the last place, not a key's
+            out = [*[c for c in out if c != keep][: MAX_CHOICES - 1], keep]
     return out[:MAX_CHOICES]
+
+
+def way_on(state: GameState, pack: ContentPack) -> str | None:
+    """The open exit the choices always keep room for: the one toward the main story's next step, else one to a
+    place not visited yet (Neon Crossing's north way to the tower, once it opens); None in a fight or when every
+    way out leads back. The four choices fit a screen line each and the keys 1-4, so the cap stays: it is the
+    way on, not every exit, that must never be crowded out by a fight, a thing to take and the narrator's ideas."""
+    if state.combat is not None or state.ending:
+        return None
+    exits = open_exits(state, pack)
+    goals = _next_steps(state, pack)
+    here = _distance(state, pack, state.node, goals)
+    for direction in ways_out(state, pack):
+        closer = _distance(state, pack, exits[direction], goals) < here
+        if closer or not state.has_flag(f"visited:{exits[direction]}"):
+            return direction
+    return None
+
+
+def meaning(choice: str, state: GameState, pack: ContentPack) -> str:
+    """What a choice does, for telling two apart: "attack" and "attack Bog Lurker" are one fight, "north" and
+    "go north" one way; any other choice is its own words."""
+    command = parse(choice)
+    if command.verb == "attack":
+        here = [(e, pack.enemies[e].names) for e in enemies_at(state, pack, state.node)]
+        foe = state.combat.enemy_id if state.combat else None
+        foe = foe or (best_match(command.target, here) if command.target else here[0][0] if here else None)
+        if foe is not None:
+            return f"attack:{foe}"
+    if command.verb == "go":
+        exits = pack.nodes[state.node].exits
+        direction = DIRECTIONS.get(command.target, command.target)
+        named = best_match(command.target, [(d, [pack.nodes[n].name]) for d, n in exits.items()])
+        way = direction if direction in exits else named
+        if way is not None:
+            return f"go:{way}"
+    return choice.strip().lower()

@@ -99,12 +99,18 @@ def objective_check_failures(obj: Objective, state: GameState) -> list[str]:
 
 
 def weapon_bonus(state: GameState, pack: ContentPack) -> int:
-    return max((pack.items[i].attack_bonus for i in state.inventory if i in pack.items), default=0)
+    held = weapon_in_hand(state, pack)
+    return pack.items[held].attack_bonus if held is not None else 0
 
 
 def weapon_in_hand(state: GameState, pack: ContentPack) -> str | None:
-    """The carried item a blow is struck with (the one :func:`weapon_bonus` counts); None: bare hands."""
+    """The carried item a blow is struck with (the one :func:`weapon_bonus` counts); None: bare hands.
+
+    The weapon the player chose over a better one ("wield the pistol anyway": ``equipped_weapon``) while they
+    carry it, else the best one carried."""
     carried = [i for i in state.inventory if i in pack.items and pack.items[i].attack_bonus > 0]
+    if state.equipped_weapon in carried:
+        return state.equipped_weapon
     return max(carried, key=lambda i: pack.items[i].attack_bonus, default=None)
 
 

@@ -28,11 +28,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from game.world.content_base import FROZEN
+from game.world.content_base import FROZEN, ItemKind
 from game.world.content_base import Condition as Condition  # the building blocks, re-exported
 from game.world.content_base import Data as Data
 from game.world.content_base import Identifier as Identifier
 from game.world.content_base import Stat as Stat
+from game.world.content_base import Trade as Trade
 
 
 class _Model(BaseModel):
@@ -190,10 +191,10 @@ class UseEffect(_Model):
 
 class Item(_Named):
     description: str
-    kind: Literal["weapon", "armor", "consumable", "key", "quest", "treasure"]
+    kind: ItemKind
     attack_bonus: int = 0
     defense_bonus: int = 0
-    value: int = Field(0, ge=0)
+    value: int = Field(0, ge=0, description="Its price in the story's currency: what traders ask and pay a share of")
     consumable: bool = False
     use: UseEffect | None = None
     gift_texts: dict[Identifier, str] = Field(
@@ -258,6 +259,7 @@ class Npc(_Named):
         "they/them", pattern=r"^[a-z]+/[a-z]+$", description="How the story refers to them: he/him, she/her, it/its"
     )
     true_while: LineTruths
+    trade: Trade | None = Field(None, description="What they sell and buy; none: they do not trade")
 
     @model_validator(mode="after")
     def _aliases_name_topics(self) -> Npc:

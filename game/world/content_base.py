@@ -5,11 +5,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Stat = Literal["strength", "agility", "intelligence"]
+ItemKind = Literal["weapon", "armor", "consumable", "key", "quest", "treasure"]
+ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
 Identifier = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 
 
@@ -67,3 +69,27 @@ class Condition(Model):
         if self.hp_below_percent:
             parts.append(f"HP below {self.hp_below_percent}%")
         return ", ".join(parts) or "always"
+
+
+Share = Annotated[float, Field(gt=0, le=1)]
+
+
+class Trade(Model):
+    """What a person who trades sells and buys (``game.world.rules.trade``); an NPC without it does not trade.
+
+    Prices are in the story's currency. A thing they sell costs its price here, else the item's ``value``; a thing
+    they buy fetches its ``value`` times the share its id (or else its kind) is bought at, at least 1.
+    """
+
+    sells: dict[Identifier, int] = Field(
+        default_factory=dict, description="item id -> its price here (0: the item's value); each may be bought again"
+    )
+    buys: dict[Data, Share] = Field(
+        default_factory=dict,
+        description="item id or item kind (treasure, weapon, armor, consumable, key, quest) -> the share of the "
+        "item's value they pay (0.5: half); an item's own id wins over its kind",
+    )
+
+    @property
+    def trades(self) -> bool:
+        return bool(self.sells or self.buys)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from game.text import keywords
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
@@ -70,24 +71,50 @@ def scene_sentences(state: GameState, pack: ContentPack, words: str) -> list[str
 
 def changes_here(state: GameState, pack: ContentPack, node_id: str) -> str:
     """What has happened to a place: the variants that hold because something happened there (their ``when``),
-    without the unchanged description."""
+    without the unchanged description: of a rewritten description (``replace``), the sentences the original does
+    not have ("The elven archers in the boughs know your face now...")."""
     node = pack.nodes[node_id]
-    happened = [v for v in node.variants if v.when != Condition() and variant_holds(v, state, pack, node.id)]
-    return " ".join(v.text for v in happened)  # a variant of the things lying there only: "You notice" lists them
+    holding = [v for v in node.variants if variant_holds(v, state, pack, node.id)]
+    rewrite = next((v for v in reversed(holding) if v.replace), None)  # the description as it stands (the last)
+    base = {" ".join(s.split()) for s in _SENTENCE.split(node.description)}
+    told: list[str] = []
+    for variant in holding:
+        if variant.when == Condition():  # a variant of the things lying there only: "You notice" lists them
+            continue
+        if variant is rewrite:  # a rewritten description: only its sentences the first telling did not have
+            told += [s for s in _SENTENCE.split(variant.text) if " ".join(s.split()) not in base]
+        elif not variant.replace:
+            told.append(variant.text)
+    return " ".join(told)
 
 
-def revisit_text(state: GameState, pack: ContentPack, node_id: str) -> str:
-    """A place the player has been told before, briefly: what changed, who and what is there, the exits (the full
-    description is ``look``'s, and a first visit's)."""
+def told_before(text: str, told: Sequence[str]) -> bool:
+    """Whether ``text`` opens one of the ``told`` texts' lines: the prompt's window keeps each telling's first 200
+    characters only, so its opening words stand for it."""
+    return bool(text) and any(text[:48] in said for said in told)
+
+
+def revisit_text(state: GameState, pack: ContentPack, node_id: str, told: Sequence[str] = ()) -> str:
+    """A place the player has been told before, briefly: what changed (unless one of the ``told`` texts, the last
+    tellings, already said it), who and what is there, the exits (the full description is ``look``'s, and a first
+    visit's; so is why a foe waits)."""
     there = state.model_copy(update={"node": node_id})
     changed = changes_here(there, pack, node_id)
-    return " ".join(part for part in (changed, node_text(there, pack, full=False).partition(". ")[2]) if part)
+    if told_before(changed, told):  # the change was told on a return not long ago
+        changed = ""
+    return " ".join(part for part in (changed, *here_lines(there, pack, brief=True)) if part)
 
 
 def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     """What the player sees at the current node."""
     node = pack.nodes[state.node]
     lines = [f"{node.name}." + (f" {node_description(state, pack)}" if full else "")]
+    return " ".join([*lines, *here_lines(state, pack)])
+
+
+def here_lines(state: GameState, pack: ContentPack, *, brief: bool = False) -> list[str]:
+    """Who, what and which foes are at the current node, and its exits; ``brief`` leaves out why a foe waits."""
+    lines = []
     npcs = [pack.npcs[n].name for n in npcs_at(pack, state.node)]
     if npcs:
         lines.append("Here: " + ", ".join(npcs) + ".")
@@ -100,9 +127,9 @@ def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     if hunting:
         lines.append("Danger: " + ", ".join(hunting) + " may attack.")
     if waiting:
-        lines.append("Foes here: " + ", ".join(waiting) + " (they fight if you start it).")
+        lines.append("Foes here: " + ", ".join(waiting) + ("." if brief else " (they fight if you start it)."))
     lines.append("Exits: " + exits_text(state, pack) + ".")
-    return " ".join(lines)
+    return lines
 
 
 def money(amount: int, pack: ContentPack) -> str:

@@ -3,7 +3,7 @@
 The narrator proposes; :mod:`game.world.rules` decides. Field names follow the
 JSON turn of DESIGN.md, plus the verbs the rules need to resolve play without
 trusting the model with numbers (``talk_to``, ``use_item``, ``give_item``,
-``combat_action``, ``rest``, ``choice``).
+``give_gold``, ``trade``, ``combat_action``, ``rest``, ``choice``).
 """
 
 from __future__ import annotations
@@ -42,6 +42,27 @@ class GiveItem(BaseModel):
     to: str = Field(validation_alias=AliasChoices("to", "npc"))
 
 
+class GiveGold(BaseModel):
+    """Hand some of the player's money to a person here."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    amount: int
+    to: str = Field(validation_alias=AliasChoices("to", "npc"))
+
+
+class Trade(BaseModel):
+    """Buy an item from, or sell one to, a person here who trades; the rules set the price (``rules.trade``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    deal: Literal["buy", "sell"] = Field(validation_alias=AliasChoices("deal", "action", "kind"))
+    item: str
+    npc: str = Field(validation_alias=AliasChoices("npc", "with", "from", "to", "trader"))
+    price: int | None = None
+    """The price the narrator tells, if any: a price that is not the rules' own is refused."""
+
+
 class Effects(BaseModel):
     """State changes proposed by the narrator; every field defaults to 'no change'."""
 
@@ -53,6 +74,8 @@ class Effects(BaseModel):
     items_lost: list[str] = []
     use_item: str | None = None
     give_item: GiveItem | None = None
+    give_gold: GiveGold | None = None
+    trade: Trade | None = None
     hp_delta: int = 0
     gold_delta: int = 0
     exp_delta: int = 0

@@ -48,6 +48,8 @@ ACTS = (
     "rest",
     "choice",
     "gold_delta",
+    "give_gold",
+    "trade",
 )
 """Effects that act for the player (the others are what the world does, or claims the rules check); a
 ``gold_delta`` acts for the player when it spends."""
@@ -115,6 +117,10 @@ def refused(reading: Reading, effects: Effects, state: GameState, pack: ContentP
         out.append(("choice", effects.choice))
     if effects.gold_delta < 0 and not reading.binding("trade"):
         out.append(("gold_delta", effects.gold_delta))  # money leaves the purse only when the player pays
+    if effects.give_gold and not reading.binding("give", "trade"):
+        out.append(("give_gold", effects.give_gold.model_dump()))
+    if effects.trade and not reading.binding("trade"):
+        out.append(("trade", effects.trade.model_dump()))  # a deal is struck only when the player buys or sells
     return out
 
 

@@ -34,6 +34,7 @@ from game.world.content import (
     Story,
     Talent,
 )
+from game.world.content_base import ITEM_KINDS
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -252,6 +253,36 @@ def _check_npcs(pack: ContentPack) -> list[str]:
     for npc in pack.npcs.values():
         for i, mood in enumerate(npc.moods):
             p += _check_condition(pack, f"npcs.json: [{npc.id}].moods[{i}].condition", mood.condition)
+        if npc.trade:  # what they trade in must be things of the story (item kinds for what they buy)
+            p += [
+                f"npcs.json: [{npc.id}].trade.sells: unknown item {i!r}" for i in npc.trade.sells if i not in pack.items
+            ]
+            p += [
+                f"npcs.json: [{npc.id}].trade.buys: unknown item or item kind {i!r}"
+                for i in npc.trade.buys
+                if i not in pack.items and i not in ITEM_KINDS
+            ]
+    return p + _check_prices(pack)
+
+
+def _check_prices(pack: ContentPack) -> list[str]:
+    """No trader sells a thing for less than another pays for it (money out of nothing); see ``rules.trade``."""
+    p: list[str] = []
+    trades = [(n.id, n.trade) for n in pack.npcs.values() if n.trade]
+    for seller, sold in trades:
+        for item_id, price in sold.sells.items():
+            item = pack.items.get(item_id)
+            if item is None:
+                continue  # an unknown item: reported above
+            asked = price or max(1, item.value)
+            for buyer, bought in trades:
+                share = bought.buys.get(item_id, bought.buys.get(item.kind))
+                paid = max(1, round(item.value * share)) if share and item.value else 0
+                if paid > asked:
+                    p.append(
+                        f"npcs.json: [{seller}].trade.sells.{item_id}: sold for {asked}, less than {buyer} pays for "
+                        f"it ({paid}): buying and selling it would make money from nothing"
+                    )
     return p
 
 

@@ -259,8 +259,8 @@ def _match(step: str, line: str, cased: str, raw: str) -> Command | None:
             target = place(target) if target else groups.get("conveyance", "")
         elif verb == "use":
             target, obj = thing(target), thing(obj) if obj else ""
-        elif verb == "give":
-            target, obj = thing(target), _person(obj)
+        elif verb in ("give", "buy", "sell"):
+            target, obj = thing(target), _person(obj) if obj else ""
         elif verb == "talk":
             obj = "" if obj in _ANYONE else _person(obj)
         else:  # take, drop, examine, attack and any verb that names a thing

@@ -56,6 +56,8 @@ _VERB_CLASSES: dict[str, tuple[str, ...]] = {
     "take": ("take",),
     "drop": ("drop",),
     "give": ("give",),
+    "buy": ("trade", "take"),
+    "sell": ("trade",),
     "use": ("use",),
     "rest": ("rest",),
     "attack": ("fight",),

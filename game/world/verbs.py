@@ -149,7 +149,20 @@ VERBS: tuple[Verb, ...] = (
             r"\s+to\s+(?P<obj>.+)$",
             r"^(?:give|offer|hand|bring)\s+(?P<obj>(?!the\b|a\b|an\b|my\b|some\b|this\b)\S+)\s+"
             r"(?:the|a|an|my|this|some)\s+(?P<target>.+)$",
+            r"^(?:give|offer|hand|pay|tip)\s+(?P<obj>(?!me\b|us\b|myself\b).+?)\s+(?P<target>\d+\s+\S+)$",
         ),
+    ),
+    Verb(
+        "buy",
+        (HelpLine("buy THING [from SOMEONE]", "purchase; give 5 gold to SOMEONE pays them", "buy the herb"),),
+        typed=("buy",),
+        first=(r"^(?:buy|purchase|pay\s+for)\s+(?P<target>.+?)(?:\s+(?:from|off)\s+(?P<obj>.+))?$",),
+    ),
+    Verb(
+        "sell",
+        (HelpLine("sell THING [to SOMEONE]", "trade, pawn, fence", "sell the pearl to the fixer"),),
+        typed=("sell",),
+        first=(r"^(?:sell|pawn|fence|trade\s+in|trade|barter)\s+(?P<target>.+?)(?:\s+(?:to|with)\s+(?P<obj>.+))?$",),
     ),
     Verb(
         "talk",

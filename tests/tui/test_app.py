@@ -119,8 +119,9 @@ async def test_the_default_configuration_loads_embeddings_with_progress_then_pla
         assert not app.ready.is_set() or seen  # the title is up before (or while) the engine loads
         await new_game(pilot, 0)
         assert app.session.engine.memory.embedder is not None
+        await play(pilot, "go east")  # (Garrick is at his lodge: talking to him from the trailhead costs no turn)
         await play(pilot, "talk to garrick")
-        assert app.session.engine.state.turn == 1
+        assert app.session.engine.state.turn == 2
         lore = app.session.engine.memory.knowledge
         await until(pilot, lore.vectors_ready.is_set, what="the lore indexed")
         assert lore.stats is not None and lore.stats.embedded == lore.stats.documents  # a first start: all of it
@@ -133,7 +134,7 @@ async def test_save_to_a_slot_and_load_it_in_a_fresh_app(tmp_path):
     app = StoryEchoApp(settings)
     async with app.run_test(size=SIZE) as pilot:
         await new_game(pilot, 0)
-        for action in ("go east", "talk to garrick", "take the longbow"):
+        for action in ("go east", "talk to garrick", "take the tonic"):  # (the longbow is refused: no turn)
             await play(pilot, action)
         expected = app.session.engine.state.model_copy(deep=True)
         await pilot.press("f2")
@@ -154,7 +155,7 @@ async def test_save_to_a_slot_and_load_it_in_a_fresh_app(tmp_path):
         await until(pilot, lambda: playing(fresh), what="play screen")
         state = fresh.session.engine.state
         assert state.model_dump(exclude={"clock_minutes"}) == expected.model_dump(exclude={"clock_minutes"})
-        assert "take the longbow" in log_text(fresh)  # the last turns are shown again
+        assert "take the tonic" in log_text(fresh)  # the last turns are shown again
 
 
 async def test_markup_and_escapes_from_a_model_and_a_player_show_literally(tmp_path):

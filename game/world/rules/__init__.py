@@ -13,7 +13,7 @@ Randomness (combat, loot) comes from a ``random.Random`` seeded with the game's
 seed and the turn number, so replaying the same actions gives the same game.
 
 The rules are split along their seams: :mod:`.interaction` (talking, moving,
-items, gifts, deltas, resting), :mod:`.combat`, :mod:`.quests` (choices,
+items, gifts, deltas, resting), :mod:`.trade` (gold given, buying, selling), :mod:`.combat`, :mod:`.quests` (choices,
 triggers, objectives: one function decides every objective) and
 :mod:`.growth` (levels, talents, achievements, thresholds, endings).
 """
@@ -26,8 +26,8 @@ from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.intent import NOT_ASKED, refused
 from game.world.reading import Reading
-from game.world.rules import combat, growth, interaction, quests
-from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect, record_event
+from game.world.rules import combat, growth, interaction, quests, trade
+from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect, costs_nothing, record_event, said_anyway
 from game.world.state import MINUTES_PER_TURN, GameState
 from game.world.vocabulary import name_given
 
@@ -43,21 +43,29 @@ class Rules:
         """Whether an aggressive enemy left alone attacks (:func:`combat.stalk`); the content checker plays without:
         a player can always step out of its place and back, which starts its count again."""
 
-    def resolve_turn(self, state: GameState, effects: Effects, reading: Reading | None = None) -> Outcome:
+    def resolve_turn(
+        self, state: GameState, effects: Effects, reading: Reading | None = None, *, refused_before: bool = False
+    ) -> Outcome:
         """Play one turn's proposed ``effects`` on ``state`` in place, then advance the turn and the clock.
 
         With ``reading`` (the player's action, read), an effect that acts for the player and that the action does not
         ask for is refused first (:mod:`game.world.intent`); without it (the content checker's simulated play),
-        every possible effect is applied.
+        every possible effect is applied. A turn that changed nothing because it was refused (or a word in a fight)
+        costs no time (:func:`costs_nothing`; ``refused_before``: the narrator's first answer was refused): the
+        outcome is ``free`` and the turn, the clock and the enemies do not move.
         """
         out = Outcome()
+        before = state.snapshot()
         if reading is not None:
             effects = self._asked(state, effects, reading, out)
-        out = self.apply(state, effects, out)
+        out = self.apply(state, effects, out, anyway=reading is not None and said_anyway(reading.text))
         name = name_given(reading.text) if reading is not None and not state.ending else None
         if name and name != state.player_name:  # "my name is Kael": the sheet says so from now on
             state.player_name = name
             out.ok("player_name", name)
+        if costs_nothing(before, state, out, reading, self.pack, refused_before=refused_before):
+            out.free = True
+            return out
         if self.ambushes:
             combat.stalk(self.pack, state, out)  # time passes: an aggressive enemy left alone comes closer
         state.turn += 1
@@ -82,8 +90,9 @@ class Rules:
         update["items_lost"] = [i for i in effects.items_lost if ("items_lost", i) not in unasked]
         return effects.model_copy(update=update)
 
-    def apply(self, state: GameState, effects: Effects, out: Outcome | None = None) -> Outcome:
-        """Apply ``effects`` to ``state`` in place (the turn does not advance); return what happened."""
+    def apply(self, state: GameState, effects: Effects, out: Outcome | None = None, *, anyway: bool = False) -> Outcome:
+        """Apply ``effects`` to ``state`` in place (the turn does not advance); return what happened (``anyway``: the
+        player said to go ahead, e.g. wielding a weaker weapon, :func:`interaction.use`)."""
         pack = self.pack
         out = out if out is not None else Outcome()
         if state.ending:
@@ -101,9 +110,13 @@ class Rules:
         for item in effects.items_lost:
             interaction.drop(pack, state, item, out)
         if effects.use_item:
-            interaction.use(pack, state, effects.use_item, out)
+            interaction.use(pack, state, effects.use_item, out, anyway=anyway)
         if effects.give_item:
             interaction.give(pack, state, effects.give_item.item, effects.give_item.to, out)
+        if effects.give_gold:
+            trade.give_gold(pack, state, effects.give_gold.amount, effects.give_gold.to, out)
+        if effects.trade:
+            trade.deal(pack, state, effects.trade, out)
         interaction.deltas(pack, state, effects, out)
         for npc, delta in effects.affinity.items():
             interaction.affinity(pack, state, npc, delta, out)

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from game.text import best_match
+from game.world.conditions import enemies_at, items_at
+from game.world.content import ContentPack
 from game.world.intent import NOT_ASKED
+from game.world.parser import DIRECTIONS, Command
+from game.world.reading import Reading
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.rules")
@@ -67,6 +73,8 @@ class Outcome:
     messages: list[str] = field(default_factory=list)
     events: set[str] = field(default_factory=set)
     """Event flags that happened this turn (set again or for the first time)."""
+    free: bool = False
+    """The turn cost no time (:func:`costs_nothing`): the turn, the clock and the enemies did not move."""
 
     def ok(self, effect: str, detail: str, message: str | None = None) -> None:
         self.applied.append(AppliedEffect(effect, detail))
@@ -76,6 +84,69 @@ class Outcome:
     def reject(self, effect: str, value: Any, reason: str) -> None:
         log.info("rejected %s=%r: %s", effect, value, reason)
         self.rejected.append(RejectedEffect(effect, value, reason))
+
+
+CLAIMS = frozenset({"ending", "gold_delta", "hp_delta", "exp_delta", "items_gained"})
+"""Effects a narrator claims on its own ("you find 500 gold", "the story ends"): their refusal is the narrator's,
+not the player's act refused, so it never makes a turn free (a look told beside a refused claim is a turn, and
+is remembered)."""
+
+
+def player_refused(rejected: list[RejectedEffect]) -> bool:
+    """Whether the rules refused the player's own act and told them why (a locked way, a boss that cannot be fled)."""
+    return any(r.told and r.effect not in CLAIMS for r in rejected)
+
+
+def costs_nothing(
+    before: GameState,
+    after: GameState,
+    out: Outcome,
+    reading: Reading | None,
+    pack: ContentPack,
+    *,
+    refused_before: bool = False,
+) -> bool:
+    """Whether a turn whose effects the rules applied (``before`` -> ``after``, not yet advanced) costs no time.
+
+    Nothing was applied and nothing changed, and either the player is fighting (a question or a look in a fight:
+    the enemy waits for a move), or the action was refused: by the rules now or in the narrator's first answer
+    (``refused_before``: a locked way, a boss that cannot be fled, a weaker weapon), or by the world itself, the
+    act naming what is not there (:func:`nothing_there`: "go down" where there is no down, "attack" a friend). A
+    look or a word outside a fight still lets time pass, and so does an act the narrator only failed to propose.
+    An attack that is made is applied, hit or miss, and always costs its turn.
+    """
+    if out.applied or after != before or after.ending:
+        return False
+    if after.combat is not None or refused_before or player_refused(out.rejected):
+        return True
+    return reading is not None and any(nothing_there(c.command, before, pack) for c in reading.binding())
+
+
+def nothing_there(command: Command, state: GameState, pack: ContentPack) -> bool:
+    """Whether ``command`` acts on what is not there: a way that is no exit of this place ("go down"), no enemy
+    here by that name ("attack garrick"), nothing here to take by that name, nothing carried to drop or give."""
+    verb, target = command.verb, command.target
+    if not target:
+        return False
+    if verb == "go":
+        exits = pack.nodes[state.node].exits
+        places = [(d, [pack.nodes[n].name, d]) for d, n in exits.items()]
+        return DIRECTIONS.get(target, target) not in exits and best_match(target, places) is None
+    if verb == "attack":
+        return best_match(target, [(e, pack.enemies[e].names) for e in enemies_at(state, pack, state.node)]) is None
+    if verb == "take":
+        return best_match(target, [(i, pack.items[i].names) for i in items_at(state, pack, state.node)]) is None
+    if verb in ("drop", "give"):
+        return best_match(target, [(i, pack.items[i].names) for i in set(state.inventory) if i in pack.items]) is None
+    return False
+
+
+def said_anyway(text: str) -> bool:
+    """Whether the action tells the rules to go ahead all the same ("wield the pistol anyway")."""
+    return ANYWAY.search(text.lower()) is not None
+
+
+ANYWAY = re.compile(r"\b(?:anyway|anyhow|all\s+the\s+same|regardless)\b")
 
 
 def record_event(state: GameState, out: Outcome, flag: str) -> bool:

@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import math
+
 from game.world.conditions import holds, unmet
 from game.world.content import ContentPack
 from game.world.rules.core import Outcome
 from game.world.state import GameState
 
 EXP_PER_LEVEL = 100
+"""What the second level costs; every level after costs that much more than the one before (level ``L`` needs
+``EXP_PER_LEVEL * L * (L - 1) / 2`` in all: 100, 300, 600, 1000...). A flat price let a player who fights and
+quests everywhere outgrow every stat gate of the story by its middle (issue 35): with a rising price, the
+extra experience of a thorough player buys fewer extra levels."""
 LEVEL_UP_MAX_HP = 8
 LEVEL_UP_STATS = {"strength": 2, "agility": 2, "intelligence": 1}
 """Stats a level-up adds: a body hardens with every fight, a mind grows by study (talents, quests, books), so
 intelligence grows slowest and the story's intelligence checks are not opened by fighting alone (issue 25)."""
 
 
+def level_for(exp: int) -> int:
+    """The level ``exp`` reaches: the largest ``L`` with ``EXP_PER_LEVEL * L * (L - 1) / 2 <= exp``, solved at once."""
+    pairs = 2 * max(0, exp) // EXP_PER_LEVEL  # L * (L - 1) <= pairs
+    return (1 + math.isqrt(1 + 4 * pairs)) // 2
+
+
 def level_up(state: GameState, out: Outcome) -> bool:
-    target = 1 + state.exp // EXP_PER_LEVEL
+    target = level_for(state.exp)
     if target <= state.level:
         return False
     gained = target - state.level  # computed at once: a loop per level hung on a save with exp 9e18 (issue 22)

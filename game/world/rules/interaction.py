@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from game.world.conditions import holds, items_at, npcs_at
+from game.world.conditions import holds, items_at, npcs_at, weapon_in_hand
 from game.world.content import ContentPack, Objective
 from game.world.effects import Effects
 from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
@@ -89,10 +89,12 @@ def drop(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> Non
     out.ok("items_lost", item_id, f"You leave the {pack.items[item_id].name} here.")
 
 
-def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
+def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome, *, anyway: bool = False) -> None:
     item = pack.items.get(item_id)
     if item is None or item_id not in state.inventory:
         out.reject("use_item", item_id, f"you do not carry {_item_name(pack, item_id)}")
+        return
+    if item.attack_bonus > 0 and not wield(pack, state, item_id, out, anyway=anyway):
         return
     if item.use and item.use.only_at and state.node not in item.use.only_at:
         places = " or ".join(pack.nodes[n].name for n in item.use.only_at)
@@ -131,6 +133,29 @@ def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None
     out.ok("use_item", item_id, " ".join(lines) or None)
 
 
+def wield(pack: ContentPack, state: GameState, item_id: str, out: Outcome, *, anyway: bool = False) -> bool:
+    """Take up a weapon (``use`` of one: "wield the pistol"); False when refused.
+
+    A blow is struck with the best weapon carried (``conditions.weapon_in_hand``) unless the player chose another.
+    A weaker one is refused, at no cost (``core.costs_nothing``), with the two bonuses and how to insist:
+    "wield the Smart Pistol anyway" takes it up all the same. There is no pending question to answer: the
+    confirmation is the same action said again with "anyway", so the game holds no half-made decision.
+    """
+    item, held = pack.items[item_id], weapon_in_hand(state, pack)
+    best = max(pack.items[i].attack_bonus for i in state.inventory if i in pack.items)
+    if held is not None and held != item_id and item.attack_bonus < pack.items[held].attack_bonus and not anyway:
+        have = pack.items[held]
+        out.reject(
+            "use_item",
+            item_id,
+            f"the {item.name} (+{item.attack_bonus}) is weaker than your {have.name} (+{have.attack_bonus}); "
+            f"to fight with it all the same, say 'wield the {item.name} anyway'",
+        )
+        return False
+    state.equipped_weapon = None if item.attack_bonus >= best else item_id  # None: the best one carried
+    return True
+
+
 def _asked_later(pack: ContentPack, state: GameState, steps: list[Objective], npc_id: str) -> str | None:
     """The title of a quest not yet under way whose give step to ``npc_id`` this gift would be.
 
@@ -152,7 +177,7 @@ def _asked_later(pack: ContentPack, state: GameState, steps: list[Objective], np
     return None
 
 
-def _door_needing(pack: ContentPack, item_id: str) -> str | None:
+def door_needing(pack: ContentPack, item_id: str) -> str | None:
     """The first locked exit whose condition needs ``item_id`` carried ("the north way from Neon Crossing")."""
     for node in pack.nodes.values():
         for direction, lock in node.locked_exits.items():
@@ -189,7 +214,7 @@ def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Ou
         name = pack.items[item_id].name
         out.reject("give_item", item_id, f"{npc.name} has not asked you for the {name} yet ({early})")
         return
-    if not steps and (door := _door_needing(pack, item_id)) is not None:
+    if not steps and (door := door_needing(pack, item_id)) is not None:
         # a key is never given away: a locked exit needs it carried every time the player passes
         name = pack.items[item_id].name
         out.reject("give_item", item_id, f"{npc.name} will not take the {name}: you need it to pass {door}")
