@@ -197,3 +197,22 @@ def test_no_benchmark_row_is_met_by_hand():
         assert not re.search(r'"met":\s*True\b', text), path.name
         for goal in re.findall(r'"goal":\s*"reported",\s*"met":\s*([^,}\n]+)', text):
             assert goal.strip() == "None", (path.name, goal)
+
+
+def test_measured_starts_cache_bytecode_as_a_players_python_does(monkeypatch):
+    """A machine that sets PYTHONDONTWRITEBYTECODE (this one does) made every measured start compile the game's
+    source again; a player's second start reads the cached bytecode, so the measured starts must too."""
+    from bench.startup import player_env
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = player_env()
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["HF_HUB_OFFLINE"] == "1" and env["ANONYMIZED_TELEMETRY"] == "False"
+    child = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.dont_write_bytecode)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert child.stdout.strip() == "False"
