@@ -51,6 +51,7 @@ from typing import Any
 
 import orjson
 
+from game.engine.kept import continue_in
 from game.engine.pipeline import TurnPipeline, TurnResult
 from game.engine.timeline import Moment, Timeline
 from game.memory.records import model_fields
@@ -392,6 +393,11 @@ class GameSession:
                 saving.result()
             self._saving = None
 
+    @property
+    def game_id(self) -> str:
+        """The game's own id: its memory's session id, which every save and branch of it carries."""
+        return self.engine.memory.session_id
+
     def load(self, name: str) -> list[str]:
         """Continue from slot ``name``; returns notices for the player.
 
@@ -401,7 +407,10 @@ class GameSession:
         """
         self.wait_for_autosave()
         loaded = self._store().read(name)
-        return self.resume(loaded)
+        notices = self.resume(loaded)
+        if name != self.slot:  # another game in this session's slot is kept, not saved over (``kept.py``)
+            notices += continue_in(self, self.slot, name, "type 'load {slot}' to go back to it")
+        return notices
 
     def resume(self, loaded: Loaded) -> list[str]:
         """Continue from a save already read (checked against this story first). Undo reaches back to the loaded
@@ -456,37 +465,6 @@ class GameSession:
                 log.warning("%s", notice)
         self.engine.memory.close()
         return notice
-
-
-def start_fresh(session: GameSession, autosave: str, how_to_load: str) -> list[str]:
-    """A new game never overwrites an old one: the session autosaves to ``autosave``, whose last game is first set
-    aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``: the save that reads, slot or
-    backup, copied to a slot no game has, read back before anything is deleted; a game with no turns is not kept).
-    When it cannot be set aside, the new game saves to a slot of its own and the last one stays where it is. The
-    TUI and ``storyecho play`` both start a new game through here. Saves set aside by older versions, in
-    ``<autosave>-previous``, are left as they are.
-
-    Args:
-        how_to_load: how the player loads a slot, told after its name; ``{slot}`` in it becomes the slot's name.
-
-    Returns:
-        What the player should be told.
-    """
-    session.slot = autosave
-    slots = session.slots
-    if slots is None or not slots.exists(autosave):
-        return []
-    try:
-        kept = slots.set_aside(autosave, f"{autosave}-previous")
-    except SaveError as exc:
-        session.slot = f"{autosave}-{session.engine.memory.session_id}"
-        return [
-            f"A new game. Your last one could not be set aside ({exc}); it stays in slot {autosave!r}, "
-            f"and this game saves to {session.slot!r}."
-        ]
-    if kept is None:  # the last game had no turns: nothing to go back to
-        return []
-    return [f"A new game. Your last one is kept in slot {kept!r} ({how_to_load.replace('{slot}', kept)})."]
 
 
 def _at(moment: Moment) -> str:

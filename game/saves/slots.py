@@ -345,6 +345,16 @@ class SlotStore:
         h = header
         return SlotInfo(name, h.story_id, h.story_title, h.turn, h.place, h.saved_at, h.kind, "", self._mtime(name))
 
+    def game_of(self, name: str) -> str | None:
+        """The session id of the game in slot ``name`` (its file's header, else its backup's, as a load falls back
+        to it); None when neither reads. Headers only: a slot of a long game costs no parse."""
+        for path in (self.path(name), self.backup_path(name)):
+            try:
+                return self._header(path).session_id
+            except SaveError:
+                continue
+        return None
+
     def verify(self, name: str) -> SlotInfo:
         """The slot's line from a full read, as a load reads it (its backup when the file is damaged): what
         :meth:`info` says once the whole save is checked, damage past the header included. It costs a parse of the

@@ -244,7 +244,7 @@ class StoryEchoApp(HoldsLogs, App[None]):
     @work(thread=True, exclusive=True, group="game")
     def _build(self, story: str | None, slot: str | None) -> None:
         from game import wiring
-        from game.engine.session import start_fresh
+        from game.engine.kept import continue_in, start_fresh
         from game.saves.format import SaveError
 
         with self.game_lock:
@@ -272,8 +272,8 @@ class StoryEchoApp(HoldsLogs, App[None]):
             autosave = f"{AUTOSAVE}-{session.engine.pack.story.id}"
             if story and not slot:  # a new game never overwrites the last one (game.engine.session.start_fresh)
                 notices += start_fresh(session, autosave, "F3 to load it")
-            else:
-                session.slot = autosave
+            else:  # a save of another game than the autosave's is kept from it (game.engine.kept)
+                notices += continue_in(session, autosave, slot or autosave, "F3 to load it")
             self.call_from_thread(self._enter, session, notices + more)
 
     def _failed_start(self, message: str) -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from game.engine.kept import start_fresh
 from game.engine.pipeline import TurnPipeline
-from game.engine.session import GameSession, start_fresh
+from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
 from game.saves.slots import SlotStore, SlotTaken
 from game.world.loader import content_root, load_pack
@@ -67,9 +68,9 @@ def test_three_new_games_keep_every_previous_game(tmp_path):
     a = store.read(kept[0]).save
     assert a.turn == 12 and a.history is not None and len(a.history.turns) == 12  # game A, loadable with its 12 turns
     back = session_in(tmp_path)
-    back.load(kept[0])
+    last = told_slot([n for n in back.load(kept[0]) if "kept in slot" in n])
     assert back.engine.state.turn == 12 and back.play("look").ok
-    assert store.read(AUTOSAVE).save.turn == 1  # the last new game, still where the next start looks
+    assert store.read(last).save.turn == 1  # the last new game, kept from game A's autosaves (game.engine.kept)
 
 
 def test_a_game_with_no_turns_is_not_kept(tmp_path):
@@ -130,3 +131,58 @@ def test_a_new_slot_is_never_written_over(tmp_path):
         store.write(f"{AUTOSAVE}-previous-1", data, new=True)
     assert store.set_aside(AUTOSAVE, f"{AUTOSAVE}-previous") == f"{AUTOSAVE}-previous-2"
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_loading_another_game_keeps_the_game_the_autosave_held(tmp_path):
+    """Was: a loaded save autosaved to its story's autosave, over whatever game was there. Game A saved in slot
+    'mine', game B (7 turns) in the autosave: loading A and playing five turns wrote A over B, and B was loadable
+    from nowhere. The Textual game's load (F3, Continue) and the typed ``load`` both lost it."""
+    a = session_in(tmp_path, seed=9)
+    a.slot = "mine"
+    a_id = play_and_quit(a, 4)
+    b_id = play_and_quit(session_in(tmp_path), 7)
+    back = session_in(tmp_path)
+    notices = back.load("mine")
+    kept = told_slot([n for n in notices if "kept in slot" in n])
+    assert notices[-1].startswith("Loaded 'mine'.") and f"load {kept}" in notices[-1]
+    for _ in range(5):
+        assert back.play("look").ok
+    assert back.close() is None
+    store = SlotStore(tmp_path)
+    b = store.read(kept).save
+    assert (b.session_id, b.turn) == (b_id, 7)  # game B, whole
+    assert (store.read(AUTOSAVE).save.session_id, store.read(AUTOSAVE).save.turn) == (a_id, 9)
+    assert store.read("mine").save.turn == 4  # the save loaded is left as it was
+
+
+def test_loading_a_save_of_the_game_in_play_goes_back_in_it(tmp_path):
+    """A quick save of the game in play, loaded to go back (a fight gone wrong), sets nothing aside: the game
+    saves over its own autosave, as undo does, and no slot fills up with each try."""
+    game = session_in(tmp_path)
+    for _ in range(3):
+        assert game.play("look").ok
+    game.save("quick", kind="quick")
+    for _ in range(4):
+        assert game.play("look").ok  # the autosave at turn 5 holds this game
+    assert not [n for n in game.load("quick") if "kept in slot" in n]
+    assert game.slot == AUTOSAVE and game.engine.state.turn == 3
+    assert game.play("look").ok and game.close() is None
+    store = SlotStore(tmp_path)
+    assert sorted(info.name for info in store.list()) == [AUTOSAVE, "quick"]
+    assert store.read(AUTOSAVE).save.turn == 4
+
+
+def test_a_damaged_autosave_is_left_where_it_is_when_another_game_is_loaded(tmp_path):
+    """An autosave that does not read (nor its backup) is not saved over either: the game loaded saves to a slot
+    of its own and says so, and the damaged file stays for the player to recover."""
+    mine = session_in(tmp_path)
+    mine.slot = "mine"
+    play_and_quit(mine, 2)
+    store = SlotStore(tmp_path)
+    store.path(AUTOSAVE).write_bytes(b'{"schema_version": 9, "story_id": ')
+    back = session_in(tmp_path)
+    [notice] = [n for n in back.load("mine") if "set aside" in n]
+    assert back.slot != AUTOSAVE and repr(back.slot) in notice
+    assert back.play("look").ok and back.close() is None
+    assert store.path(AUTOSAVE).read_bytes() == b'{"schema_version": 9, "story_id": '
+    assert store.read(back.slot).save.turn == 3

@@ -14,8 +14,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from game.engine.kept import start_fresh
 from game.engine.pipeline import TurnPipeline
-from game.engine.session import GameSession, start_fresh
+from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
 from game.saves.format import SaveError, encode
 from game.saves.slots import SlotStore

@@ -208,6 +208,36 @@ async def test_reaching_an_ending_shows_its_screen_and_offers_a_new_game(tmp_pat
         assert app.is_running
 
 
+async def test_loading_another_game_keeps_the_game_in_the_autosave(tmp_path):
+    """Was: a game loaded with F3 or Continue saved to its story's autosave, over the game there (issue 33's
+    review: the same loss as a new game's, by another door). Now that game is kept in a slot of its own first."""
+    settings = settings_for(tmp_path)
+    from game.wiring import make_engine
+
+    games = {}
+    for slot, turns in (("mine", 2), ("autosave-fantasy_001", 3)):
+        session = GameSession(make_engine("fantasy_001", settings, embedder=None, say=lambda _: None), None)
+        for _ in range(turns):
+            assert session.play("look").ok
+        session.slots, session.slot = SlotStore(settings.data_dir), slot
+        assert session.close() is None
+        games[slot] = session.game_id
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TitleScreen), what="title")
+        app.start_game(None, slot="mine")
+        await until(pilot, lambda: playing(app), what="play")
+        await until(pilot, lambda: "autosave-fantasy_001-previous-1" in log_text(app), what="the notice")
+        await play(pilot, "look")
+        app._quit()
+        await until(pilot, lambda: not app.is_running, what="exit")
+    store = SlotStore(settings.data_dir)
+    kept = store.read("autosave-fantasy_001-previous-1").save
+    assert (kept.session_id, kept.turn) == (games["autosave-fantasy_001"], 3)
+    now = store.read("autosave-fantasy_001").save
+    assert (now.session_id, now.turn) == (games["mine"], 3)
+
+
 async def test_quit_asks_when_there_is_unsaved_progress_and_autosaves(tmp_path):
     settings = settings_for(tmp_path)
     app = StoryEchoApp(settings)

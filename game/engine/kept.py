@@ -1,0 +1,78 @@
+"""Which slot a game saves to, so that no game is lost to another: a new game, or a save of another game loaded
+in place of the one in play, never overwrites the game its story's autosave holds.
+
+The TUI and ``storyecho play`` save every game of a story to one slot, ``autosave-<story>``. A new game
+(:func:`start_fresh`) and a loaded save of another game (:func:`continue_in`) first set the game in that slot
+aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``). A save of the same game (the
+same session: a quick save of it, a branch of it) loaded to go back in it saves over the autosave, as undo and
+retry do.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from game.saves.format import SaveError
+from game.saves.slots import SlotStore
+
+
+class Playing(Protocol):
+    """What of a game in play the choice of its slot reads and sets (a :class:`~game.engine.session.GameSession`)."""
+
+    slot: str
+    slots: SlotStore | None
+
+    @property
+    def game_id(self) -> str:
+        """The game's own id (its memory's session id), which every save of it carries."""
+        ...
+
+
+def start_fresh(session: Playing, autosave: str, how_to_load: str, *, what: str = "A new game.") -> list[str]:
+    """A new game never overwrites an old one: the session autosaves to ``autosave``, whose last game is first set
+    aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``: the save that reads, slot or
+    backup, copied to a slot no game has, read back before anything is deleted; a game with no turns is not kept).
+    When it cannot be set aside, the new game saves to a slot of its own and the last one stays where it is. The
+    TUI and ``storyecho play`` both start a new game through here. Saves set aside by older versions, in
+    ``<autosave>-previous``, are left as they are.
+
+    Args:
+        how_to_load: how the player loads a slot, told after its name; ``{slot}`` in it becomes the slot's name.
+        what: what the player is told first (the game in play is a new one, or one loaded).
+
+    Returns:
+        What the player should be told.
+    """
+    session.slot = autosave
+    slots = session.slots
+    if slots is None or not slots.exists(autosave):
+        return []
+    try:
+        kept = slots.set_aside(autosave, f"{autosave}-previous")
+    except SaveError as exc:
+        session.slot = f"{autosave}-{session.game_id}"
+        return [
+            f"{what} Your last one could not be set aside ({exc}); it stays in slot {autosave!r}, "
+            f"and this game saves to {session.slot!r}."
+        ]
+    if kept is None:  # the last game had no turns: nothing to go back to
+        return []
+    return [f"{what} Your last one is kept in slot {kept!r} ({how_to_load.replace('{slot}', kept)})."]
+
+
+def continue_in(session: Playing, autosave: str, loaded: str, how_to_load: str) -> list[str]:
+    """The game just loaded from slot ``loaded`` saves to ``autosave`` from now on. When ``autosave`` holds another
+    game (another session, or a slot that does not read), that game is first set aside as :func:`start_fresh` sets
+    it aside; the game loaded itself, or an earlier or later moment of it, is saved over (going back in a game).
+
+    Returns:
+        What the player should be told.
+    """
+    slots = session.slots
+    if loaded == autosave or slots is None or not slots.exists(autosave):
+        session.slot = autosave
+        return []
+    if slots.game_of(autosave) == session.game_id:
+        session.slot = autosave
+        return []
+    return start_fresh(session, autosave, how_to_load, what=f"Loaded {loaded!r}.")
