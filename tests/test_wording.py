@@ -102,3 +102,15 @@ def test_what_changed_at_a_place_is_told_on_the_first_return_and_not_again_soon_
     change = changes_here(results[7].state, pack, "sanctuary_gate")
     assert change and change in back  # the first return says what changed
     assert change not in again and len(again.split()) <= len(first.split()) / 2
+
+
+def test_a_detail_that_holds_from_the_start_is_not_told_as_a_change():
+    """Was: "Above the hearth hangs a yew bow far too fine to be for sale." (a variant that holds until the bow is
+    taken: ``not_flags`` only) was told as what changed at Old Hunter's Lodge on every return, five words of
+    scenery the first telling had already said."""
+    pack = load_pack(content_root() / "fantasy_001")
+    assert "yew bow" not in changes_here(new_game(pack, seed=0), pack, "hunter_cabin")
+    results = play(pack, ["go east", "go west", "go north", "go south", "go east", "go west", "go east"])
+    assert [r.state.node for r in results][-1] == "hunter_cabin"
+    assert "yew bow" in results[0].narration  # the first telling has it
+    assert not [r.narration for r in results[1:] if "yew bow" in r.narration]

@@ -81,6 +81,8 @@ def changes_here(state: GameState, pack: ContentPack, node_id: str) -> str:
     for variant in holding:
         if variant.when == Condition():  # a variant of the things lying there only: "You notice" lists them
             continue
+        if variant.when == Condition(not_flags=variant.when.not_flags):  # of what is not done yet only: it holds
+            continue  # from the start, so it is the place as first told ("a yew bow far too fine"), not a change
         if variant is rewrite:  # a rewritten description: only its sentences the first telling did not have
             told += [s for s in _SENTENCE.split(variant.text) if " ".join(s.split()) not in base]
         elif not variant.replace:
