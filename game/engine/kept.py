@@ -68,11 +68,10 @@ def continue_in(session: Playing, autosave: str, loaded: str, how_to_load: str) 
     Returns:
         What the player should be told.
     """
+    session.slot = autosave
     slots = session.slots
-    if loaded == autosave or slots is None or not slots.exists(autosave):
-        session.slot = autosave
+    if slots is None or loaded == autosave or not slots.exists(autosave):
         return []
-    if slots.game_of(autosave) == session.game_id:
-        session.slot = autosave
+    if slots.game_of(autosave) == session.game_id:  # the same game: going back in it
         return []
-    return start_fresh(session, autosave, how_to_load, what=f"Loaded {loaded!r}.")
+    return start_fresh(session, autosave, how_to_load, what=f"Loaded {loaded!r}.")  # another, or one unread

@@ -270,7 +270,7 @@ class StoryEchoApp(HoldsLogs, App[None]):
                 self.call_from_thread(self._failed_start, f"{type(exc).__name__}: {exc}")
                 return
             autosave = f"{AUTOSAVE}-{session.engine.pack.story.id}"
-            if story and not slot:  # a new game never overwrites the last one (game.engine.session.start_fresh)
+            if story and not slot:  # a new game never overwrites the last one (game.engine.kept)
                 notices += start_fresh(session, autosave, "F3 to load it")
             else:  # a save of another game than the autosave's is kept from it (game.engine.kept)
                 notices += continue_in(session, autosave, slot or autosave, "F3 to load it")

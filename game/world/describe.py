@@ -79,10 +79,10 @@ def changes_here(state: GameState, pack: ContentPack, node_id: str) -> str:
     base = {" ".join(s.split()) for s in _SENTENCE.split(node.description)}
     told: list[str] = []
     for variant in holding:
-        if variant.when == Condition():  # a variant of the things lying there only: "You notice" lists them
+        # a variant of the things lying there only ("You notice" lists them), or of what is not done yet only: it
+        # holds from the start, so it is the place as first told ("a yew bow far too fine"), not a change
+        if variant.when == Condition(not_flags=variant.when.not_flags):
             continue
-        if variant.when == Condition(not_flags=variant.when.not_flags):  # of what is not done yet only: it holds
-            continue  # from the start, so it is the place as first told ("a yew bow far too fine"), not a change
         if variant is rewrite:  # a rewritten description: only its sentences the first telling did not have
             told += [s for s in _SENTENCE.split(variant.text) if " ".join(s.split()) not in base]
         elif not variant.replace:
