@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -65,6 +66,15 @@ def visible_text(app: App[Any]) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
+async def shows(pilot: Pilot[Any], text: str, timeout: float = 30.0) -> None:
+    """Let the app run until the terminal shows ``text``: a loaded machine may paint a row a frame late."""
+    deadline = time.monotonic() + timeout
+    while text not in visible_text(pilot.app):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} never shown; the screen: {visible_text(pilot.app)}")
+        await pilot.pause(0.05)
+
+
 def widget_text(screen: Screen[Any]) -> str:
     """Every text the screen's widgets hold, scrolled into view or not (labels, statics, inputs)."""
     parts = []
@@ -119,7 +129,7 @@ async def test_load_picks_a_slot_by_keyboard_from_a_table_newest_first(tmp_path,
         assert [row[0] for row in rows] == ["start", "bridge"]
         assert rows[1][:5] == ["bridge", "Mini Vale", "7", "Troll Bridge", "manual"]
         assert rows[0][2:4] == ["0", "Quiet Camp"]
-        assert "Troll Bridge" in visible_text(app)
+        await shows(pilot, "Troll Bridge")
         await pilot.press("down", "enter")
         await settle(pilot)
     assert app.results == ["bridge"]
@@ -170,7 +180,8 @@ async def test_overwriting_a_slot_asks_and_no_keeps_the_screen_open(tmp_path, mi
         await pilot.press(*"bridge", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        assert "turn 7, at Troll Bridge" in widget_text(app.screen) and "Overwrite" in visible_text(app)
+        assert "turn 7, at Troll Bridge" in widget_text(app.screen)
+        await shows(pilot, "Overwrite")
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, SlotScreen)
@@ -263,13 +274,14 @@ async def test_markup_in_a_save_and_in_a_typed_name_shows_literally(tmp_path, mi
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert table_rows(app)[0][:4] == ["odd", "[@click=app.quit]X[/]", "0", "[bold]Vault[/bold]"]
+        await shows(pilot, "manual")
+        await shows(pilot, "at [bold]Vault[/bold]")  # the highlighted slot's line below the table
         [row] = [line for line in visible_text(app).splitlines() if "manual" in line]  # the table's row
         assert "[@click=app.quit]X[/]" in row and "[bold]Vault[/bold]" in row
-        assert "at [bold]Vault[/bold]" in visible_text(app)  # the highlighted slot's line below the table
         await pilot.press(*"[bold]", "enter")
         await settle(pilot)
         assert "'[bold]' is not a slot name" in status(app)
-        assert "'[bold]' is not a slot name" in visible_text(app)
+        await shows(pilot, "'[bold]' is not a slot name")
         assert app.is_running and app.results == []
 
 
@@ -277,7 +289,7 @@ async def test_confirm_shows_its_message_literally_and_defaults_to_no(tmp_path):
     app = Harness(lambda: ConfirmScreen("Quit [bold]now[/bold]?", yes="Quit", no="Stay"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert "Quit [bold]now[/bold]?" in visible_text(app)
+        await shows(pilot, "Quit [bold]now[/bold]?")
         await pilot.press("enter")
         await settle(pilot)
     assert app.results == [False]
@@ -381,8 +393,9 @@ async def test_the_key_variable_is_named_and_no_key_value_is_ever_shown_or_writt
     app = Harness(lambda: SettingsScreen(load_settings(config), config))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        await shows(pilot, "MY_NARRATOR_KEY")
         shown = visible_text(app) + widget_text(app.screen)
-        assert "MY_NARRATOR_KEY" in visible_text(app) and "(set)" in shown
+        assert "(set)" in shown
         assert "sk-planted" not in shown
 
     monkeypatch.setenv("STORYECHO_OPENAI__API_KEY", "sk-planted-env-2222")  # openai.api_key from the environment
@@ -403,8 +416,9 @@ async def test_the_key_variable_is_named_and_no_key_value_is_ever_shown_or_writt
     app = Harness(lambda: SettingsScreen(load_settings(config), config))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        await shows(pilot, "(set in config file)")
         shown = visible_text(app) + widget_text(app.screen)
-        assert "(set in config file)" in visible_text(app) and "sk-planted" not in shown
+        assert "sk-planted" not in shown
         await set_field(pilot, app, "window", "14")
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -484,7 +498,7 @@ async def test_help_shows_cyber_examples_and_nothing_from_the_forest():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         text = widget_text(app.screen)
-        assert "How to play Cyber" in visible_text(app)
+        await shows(pilot, "How to play Cyber")
         for example in ("go east", "talk to The Voice", "attack Lab Crawler"):
             assert example in text
         for key in ("F1", "F2", "F3", "F5", "F9", "F12", "ctrl+p", "1-4", "ctrl+q", "tab"):
@@ -495,7 +509,8 @@ async def test_help_shows_cyber_examples_and_nothing_from_the_forest():
         assert body.max_scroll_y > 0 and body.has_focus  # taller than 24 lines: scrolls by keyboard
         await pilot.press("end")
         await settle(pilot)
-        assert body.scroll_y == body.max_scroll_y and "ctrl+q" in visible_text(app)
+        assert body.scroll_y == body.max_scroll_y
+        await shows(pilot, "ctrl+q")
         await pilot.press("escape")
         await settle(pilot)
     assert app.results == [None]
@@ -505,7 +520,8 @@ async def test_help_without_a_story_and_for_the_forest():
     app = Harness(lambda: HelpScreen(None))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert "How to play" in visible_text(app) and "Try, in" not in widget_text(app.screen)
+        await shows(pilot, "How to play")
+        assert "Try, in" not in widget_text(app.screen)
         await pilot.press("f1")
         await settle(pilot)
     assert app.results == [None]
