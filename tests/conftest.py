@@ -12,11 +12,15 @@ from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig
 from game.saves.slots import SlotStore
 from game.world.content import ContentPack
+from game.world.library import story_ids
 from game.world.loader import content_root, load_pack
 from game.world.rules import Rules
 from game.world.state import GameState, new_game
 
 DATA = Path(__file__).parent / "data"
+SHIPPED = story_ids(content_root())
+"""The stories in ``content/``, sorted as the library lists them. Tests over every shipped story take them from
+here, so a new story needs no test edits; tests/test_content.py asserts the three the game ships with are here."""
 MISTY_OPENING = [
     "go east",
     "talk to garrick",

@@ -14,7 +14,7 @@ from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
-from tests.conftest import keyword_memory
+from tests.conftest import SHIPPED, keyword_memory
 
 
 def with_choice(tmp_path, name: str, keywords: list[str]):
@@ -65,7 +65,7 @@ def test_a_choice_read_as_another_command_is_warned_and_is_refused_in_play(tmp_p
     assert "choice:dark" in state.flags and state.ending == "dark"
 
 
-@pytest.mark.parametrize("story", ["fantasy_001", "scifi_001", "victorian_001"])
+@pytest.mark.parametrize("story", SHIPPED)
 def test_no_shipped_choice_is_warned(story):
     assert choice_misreads(load_pack(content_root() / story)) == []
 

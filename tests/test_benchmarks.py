@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import SHIPPED
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -127,7 +129,7 @@ def test_balance_benchmark_runs(tmp_path):
     result = json.loads((tmp_path / "result.json").read_text())
     assert json.loads(out.stdout)["summary"] == result["summary"]
     policies = ["careless", "heedless", "careful", "thorough"]
-    stories = ["fantasy_001", "scifi_001", "victorian_001"]
+    stories = SHIPPED
     assert list(result["summary"]) == [f"{s}/{p}" for s in stories for p in policies]
     for summary in result["summary"].values():
         assert summary["runs"] == 4

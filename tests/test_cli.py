@@ -11,6 +11,7 @@ import pytest
 from game import __version__
 from game.cli import main, read_actions
 from game.text import DEFAULT_PROMPT_BUDGET
+from tests.conftest import SHIPPED
 
 
 def run_cli(*args: str, stdin: str = "", data_dir=None) -> subprocess.CompletedProcess[str]:
@@ -143,7 +144,7 @@ def test_bad_config_value_is_a_clear_error(monkeypatch, capsys):
 
 def test_unknown_story_is_a_clear_error(capsys):
     assert main(["run", "--story", "nope", "--actions", "-"]) == 2
-    assert "no story 'nope'; the stories there are: fantasy_001, scifi_001, victorian_001" in capsys.readouterr().err
+    assert "no story 'nope'; the stories there are: " + ", ".join(SHIPPED) in capsys.readouterr().err
 
 
 def test_missing_actions_file_is_a_clear_error(capsys, tmp_path):

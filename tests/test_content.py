@@ -13,13 +13,13 @@ import pytest
 from game.tui.themes import theme_for
 from game.world.content import ContentError
 from game.world.loader import available_stories, content_root, load_pack
-from tests.conftest import DATA
+from tests.conftest import DATA, SHIPPED
 
-STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
+STORIES = SHIPPED
 
 
-def test_both_stories_are_bundled():
-    assert set(STORIES) <= set(available_stories())
+def test_the_three_stories_are_bundled():
+    assert {"fantasy_001", "scifi_001", "victorian_001"} <= set(STORIES) == set(available_stories())
 
 
 @pytest.mark.parametrize("story", STORIES)
@@ -166,4 +166,4 @@ def test_cli_validate_exit_codes(tmp_path):
         text=True,
     )
     assert bad.returncode == 1
-    assert "no story 'no_such_story'; the stories there are: fantasy_001, scifi_001, victorian_001" in bad.stdout
+    assert "no story 'no_such_story'; the stories there are: " + ", ".join(SHIPPED) in bad.stdout

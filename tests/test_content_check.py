@@ -17,10 +17,10 @@ from game.llm.scripted import ScriptedNarrator
 from game.world.content import ContentError, ContentPack, NodeVariant, Objective
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
-from tests.conftest import keyword_memory
+from tests.conftest import SHIPPED, keyword_memory
 
 DATA = Path(__file__).parent / "data"
-STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
+STORIES = SHIPPED
 
 # tests/data/broken is tests/data/mini broken on purpose:
 # - the ending "golden" asks for intelligence 40 (the most the player reaches is 15);

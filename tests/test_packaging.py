@@ -20,9 +20,10 @@ from game import config
 from game.config import default_data_dir, is_checkout, load_settings
 from game.world import loader
 from game.world.loader import available_stories, content_root
+from tests.conftest import SHIPPED
 
 REPO = Path(__file__).resolve().parents[1]
-STORIES = {"fantasy_001", "scifi_001", "victorian_001"}
+STORIES = set(SHIPPED)
 # what a build of the checkout leaves out: caches anywhere; the saves, earlier builds, venvs of the root
 ANYWHERE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*_cache", ".hypothesis")
 AT_ROOT = {".git", ".venv", "venv", "build", "dist", "saves"}

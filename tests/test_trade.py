@@ -24,7 +24,7 @@ from game.world.parser import parse
 from game.world.rules import Rules
 from game.world.rules.trade import offers
 from game.world.state import GameState, new_game
-from tests.conftest import DATA, keyword_memory
+from tests.conftest import DATA, SHIPPED, keyword_memory
 from tests.fakes import ScriptedAnswers
 
 
@@ -181,7 +181,7 @@ def test_the_json_schema_offers_trade_and_gold_given():
 
 # ------------------------------------------------------------------ content
 def test_every_story_has_a_trader():
-    for story in ("fantasy_001", "scifi_001", "victorian_001"):
+    for story in SHIPPED:
         pack = load_pack(content_root() / story)
         assert any(n.trade and n.trade.sells and n.trade.buys for n in pack.npcs.values()), story
 

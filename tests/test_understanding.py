@@ -21,9 +21,9 @@ from game.world.content import ContentPack, Npc
 from game.world.loader import content_root, load_pack
 from game.world.parser import clauses, parse
 from game.world.state import GameState, QuestProgress, new_game
-from tests.conftest import keyword_memory
+from tests.conftest import SHIPPED, keyword_memory
 
-STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
+STORIES = SHIPPED
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from game.world.content import Enemy
 from game.world.describe import changes_here
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
-from tests.conftest import keyword_memory
+from tests.conftest import SHIPPED, keyword_memory
 
 
 def enemy(name: str, plural: bool | None = None) -> Enemy:
@@ -67,7 +67,7 @@ def told(kind: str, **fields: str) -> list[str]:
 WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
 
 
-@pytest.mark.parametrize("story", ["fantasy_001", "scifi_001", "victorian_001"])
+@pytest.mark.parametrize("story", SHIPPED)
 def test_a_place_told_before_is_told_in_at_most_half_the_words_of_its_first_telling(story):
     """Every walkthrough of the story: each move back to a place where nothing has happened since (no variant
     of its text holds by an event: ``changes_here``) is told in at most half the words of its first telling

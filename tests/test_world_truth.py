@@ -20,9 +20,9 @@ from game.world.effects import Effects
 from game.world.loader import content_root, load_pack
 from game.world.rules import Outcome, Rules
 from game.world.state import GameState, QuestProgress, new_game
-from tests.conftest import keyword_memory
+from tests.conftest import SHIPPED, keyword_memory
 
-STORIES = ["fantasy_001", "scifi_001", "victorian_001"]
+STORIES = SHIPPED
 
 
 @cache

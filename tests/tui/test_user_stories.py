@@ -5,6 +5,7 @@ from __future__ import annotations
 from game.checker.scaffold import new_story
 from game.tui.app import StoryEchoApp
 from game.tui.title import StoryScreen
+from tests.conftest import SHIPPED
 from tests.tui.test_app import SIZE, log_text, new_game, play, settings_for, until
 
 
@@ -18,11 +19,10 @@ async def test_a_story_of_the_players_folder_is_picked_and_played_on_the_title_s
         await until(pilot, lambda: app.screen.__class__.__name__ == "TitleScreen", what="title")
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, StoryScreen), what="story choice")
-        shipped = ["fantasy_001", "scifi_001", "victorian_001"]
-        assert [pack.story.id for pack in app.screen.packs] == [*shipped, "lighthouse"]
+        assert [pack.story.id for pack in app.screen.packs] == [*SHIPPED, "lighthouse"]
         assert any("'broken' cannot be played" in str(n.message) for n in app._notifications)
         await pilot.press("escape")
-        await new_game(pilot, 3)
+        await new_game(pilot, len(SHIPPED))
         assert app.session.engine.pack.story.id == "lighthouse"
         assert "The Lighthouse" in log_text(app)
         await play(pilot, "go north")
