@@ -4,6 +4,7 @@ command, and lore against the prompt budget. Each warning is checked against wha
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +121,20 @@ def test_a_place_that_still_names_a_defeated_enemy_is_warned_until_a_variant_say
     assert len(notes) == 1 and notes[0].startswith("map.json: nodes[cellar].description still names Cellar Rat")
     fixed = check_pack(with_rat(tmp_path / "b", variant=True))
     assert not [n for n in fixed.notes if "once it is defeated" in n] and fixed.defects == 0
+
+
+def test_a_variant_told_after_the_defeat_may_name_the_enemy_and_a_variant_told_before_may_not(tmp_path):
+    """The Drowned Light's causeway: "Where the drowned sailor stood there is only a pool" says what it became."""
+    cases = [
+        ("after", {"defeated": ["rat"]}, 0),
+        ("flag", {"flags": ["defeated:rat"]}, 0),
+        ("unrelated", {"flags": ["visited:cellar"]}, 1),
+    ]
+    for folder, when, warned in cases:
+        path = Path(with_rat(tmp_path / folder, variant=True).root) / "map.json"
+        game_map = json.loads(path.read_text())
+        cellar = next(n for n in game_map["nodes"] if n["id"] == "cellar")
+        cellar["variants"] = [{"when": when, "text": "Where the Cellar Rat stood, only a smear.", "replace": True}]
+        path.write_text(json.dumps(game_map))
+        notes = [n for n in check_pack(load_pack(path.parent)).notes if "once it is defeated" in n]
+        assert len(notes) == warned, (folder, notes)

@@ -13,8 +13,8 @@ from game.checker.report import StaleLine
 from game.checker.search import Search
 from game.text import mentions
 from game.world.conditions import holds, unmet
-from game.world.content import ContentPack
-from game.world.describe import node_description, npc_lines
+from game.world.content import ContentPack, NodeVariant
+from game.world.describe import description_parts, npc_lines
 
 
 def stale_lines(pack: ContentPack, search: Search, found: dict[tuple[str, str, str], StaleLine]) -> None:
@@ -35,25 +35,39 @@ def stale_lines(pack: ContentPack, search: Search, found: dict[tuple[str, str, s
                     )
 
 
+def told_after(variant: NodeVariant | None) -> set[str]:
+    """The enemies a place's text ``variant`` is told after the defeat of: it was written for that, so naming one
+    ("where the drowned sailor stood") says what it became."""
+    if variant is None:
+        return set()
+    flagged = {flag.removeprefix("defeated:") for flag in variant.when.flags if flag.startswith("defeated:")}
+    return set(variant.when.defeated) | flagged
+
+
 def dead_mentions(pack: ContentPack, search: Search, found: dict[tuple[str, str], str]) -> None:
     """Add to ``found`` (keyed by text and enemy) each text that still names an enemy after it is defeated, with no
     variant, mood or ``true_while`` saying what it became: a warning for the author (issue 34), with the shortest
-    actions that lead there. A line that declares ``true_while`` is :func:`stale_lines`' to judge."""
+    actions that lead there. A variant told after the enemy's defeat may name it. A line that declares
+    ``true_while`` is :func:`stale_lines`' to judge."""
     names = [(enemy.id, [enemy.name]) for enemy in pack.enemies.values()]
     for sid, state in enumerate(search.states):
         dead = {e for e in pack.enemies if state.has_flag(f"defeated:{e}")}
         if not dead or state.ending:
             continue
         places = sorted({node for e in dead for node in pack.enemies[e].nodes})
-        texts = [(f"map.json: nodes[{n}].description", node_description(state, pack, n)) for n in places]
+        texts = [
+            (f"map.json: nodes[{n}].description", text, told_after(variant))
+            for n in places
+            for text, variant in description_parts(state, pack, n)
+        ]
         texts += [
-            (f"npcs.json: [{npc.id}] line {line!r}", text)
+            (f"npcs.json: [{npc.id}] line {line!r}", text, set())
             for npc in pack.npcs.values()
             for line, (text, truth) in npc_lines(npc, state).items()
             if truth is None
         ]
-        for where, text in texts:
-            for enemy in sorted(set(mentions(text, names)[0]) & dead):
+        for where, text, after in texts:
+            for enemy in sorted(set(mentions(text, names)[0]) & dead - after):
                 if (where, enemy) not in found:
                     path = search.path(sid)
                     shown = " / ".join(path[-6:])

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from game.text import keywords
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
-from game.world.content import Condition, ContentPack, Feature, Node, Npc, Quest
+from game.world.content import Condition, ContentPack, Feature, Node, NodeVariant, Npc, Quest
 from game.world.state import GameState
 from game.world.texts import text_fields
 from game.world.verbs import VERBS
@@ -30,15 +30,23 @@ def node_description(state: GameState, pack: ContentPack, node_id: str | None = 
     The base text, or the last ``replace`` variant that holds instead of it,
     then every other variant that holds, in file order (see :class:`~game.world.content.Node`).
     """
+    return " ".join(text for text, _ in description_parts(state, pack, node_id))
+
+
+def description_parts(
+    state: GameState, pack: ContentPack, node_id: str | None = None
+) -> list[tuple[str, NodeVariant | None]]:
+    """The texts :func:`node_description` joins, each with the variant it comes from (``None``: the base text)."""
     node = pack.nodes[node_id or state.node]
-    base, extra = node.description, []
+    base: tuple[str, NodeVariant | None] = (node.description, None)
+    extra: list[tuple[str, NodeVariant | None]] = []
     for variant in node.variants:
         if variant_holds(variant, state, pack, node.id):
             if variant.replace:
-                base = variant.text
+                base = (variant.text, variant)
             else:
-                extra.append(variant.text)
-    return " ".join([base, *extra])
+                extra.append((variant.text, variant))
+    return [base, *extra]
 
 
 def features_here(state: GameState, pack: ContentPack, node_id: str | None = None) -> list[Feature]:
