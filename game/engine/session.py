@@ -407,10 +407,30 @@ class GameSession:
         """
         self.wait_for_autosave()
         loaded = self._store().read(name)
+        if name != self.slot:
+            self._keep_in_play()
         notices = self.resume(loaded)
         if name != self.slot:  # another game in this session's slot is kept, not saved over (``kept.py``)
             notices += continue_in(self, self.slot, name, "type 'load {slot}' to go back to it")
         return notices
+
+    def _keep_in_play(self) -> None:
+        """Write the game in play to its slot before a load replaces it, so its turns since the last autosave are
+        not lost (as closing the Textual game does before its F3 load). Only a game that autosaves, and never over
+        a slot of another game (``continue_in`` sets that one aside).
+
+        Raises:
+            SaveError: it could not be written; nothing is loaded, and the game in play goes on.
+        """
+        slots = self.slots
+        if not self.autosave_every or slots is None or self.engine.state.turn == 0:
+            return
+        if slots.exists(self.slot) and slots.game_of(self.slot) != self.game_id:
+            return
+        try:
+            self.save(self.slot, kind=self._kind(), complete=False)
+        except SaveError as exc:
+            raise SaveError(f"your game could not be saved first, so nothing was loaded: {exc}") from exc
 
     def resume(self, loaded: Loaded) -> list[str]:
         """Continue from a save already read (checked against this story first). Undo reaches back to the loaded

@@ -3,6 +3,8 @@ never overwritten, listed and loadable, and the player is told which one. A game
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
 
@@ -186,3 +188,45 @@ def test_a_damaged_autosave_is_left_where_it_is_when_another_game_is_loaded(tmp_
     assert back.play("look").ok and back.close() is None
     assert store.path(AUTOSAVE).read_bytes() == b'{"schema_version": 9, "story_id": '
     assert store.read(back.slot).save.turn == 3
+
+
+def test_a_typed_load_keeps_the_turns_played_since_the_last_autosave(tmp_path):
+    """Was: typing ``load mine`` set aside the autosave as it stood at the last autosave (turn 5), and turns 6-8 of
+    the game in play were lost. The Textual game's F3 closes the game (a save) first; the typed load now saves too."""
+    mine = session_in(tmp_path, seed=9)
+    mine.slot = "mine"
+    play_and_quit(mine, 2)
+    game = session_in(tmp_path)
+    for _ in range(8):
+        assert game.play("look").ok
+    game_id = game.game_id
+    result = game.play("load mine")
+    assert result.ok, result.narration
+    kept = told_slot(re.findall(r"Your last one is kept in slot '[^']+'", result.narration))
+    held = SlotStore(tmp_path).read(kept).save
+    assert (held.session_id, held.turn) == (game_id, 8)  # every turn of it
+    assert game.engine.state.turn == 2
+
+
+def test_a_typed_load_that_cannot_save_the_game_in_play_first_loads_nothing(tmp_path, monkeypatch):
+    game = session_in(tmp_path)
+    mine = session_in(tmp_path, seed=9)
+    mine.slot = "mine"
+    play_and_quit(mine, 2)
+    for _ in range(7):
+        assert game.play("look").ok
+    game.wait_for_autosave()
+    real_replace = os.replace
+
+    def disk_full(src, dst, *args, **kwargs):
+        """Fault injection: the disk is full when the save is renamed into place (root ignores chmod)."""
+        if Path(dst).parent == tmp_path:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    result = game.play("load mine")
+    assert not result.ok and "could not be saved first, so nothing was loaded" in result.narration
+    assert game.engine.state.turn == 7 and game.slot == AUTOSAVE  # the game in play goes on
+    monkeypatch.undo()
+    assert game.play("load mine").ok and game.engine.state.turn == 2
