@@ -56,6 +56,22 @@ def test_attacking_a_friend_costs_no_turn(fantasy):
     costs_nothing(game, "attack garrick")
 
 
+def test_talking_to_or_buying_from_someone_elsewhere_costs_no_turn_and_a_stranger_may_be_answered(fantasy):
+    """Was: "talk to garrick" at the trailhead ("Old Garrick is not here.") and "buy a potion from garrick" at his
+    lodge ("Old Garrick has no potion to sell.") each cost a turn."""
+    game = engine(fantasy)
+    assert "not here" in costs_nothing(game, "talk to garrick")
+    costs_nothing(game, "give 5 gold to garrick")
+    costs_nothing(game, "buy the herb from garrick")
+    assert game.play("talk to the owl").state.turn == 1  # no person of the story: the narrator's to answer
+    game.play("go east")
+    assert "no potion" in costs_nothing(game, "buy a potion from garrick")
+    costs_nothing(game, "buy a potion")
+    bought = game.play("buy the herb")
+    assert bought.ok and not bought.free and game.state.turn == 3  # a deal made costs its turn
+    assert not game.play("talk to garrick").free
+
+
 def test_a_refusal_does_not_let_an_ambusher_come_closer(fantasy):
     state = new_game(fantasy, seed=3)
     state.node = "shadow_swamp"  # the Bog Lurker is aggressive: it attacks after the third turn here

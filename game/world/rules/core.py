@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from game.text import best_match
-from game.world.conditions import enemies_at, items_at
+from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.intent import NOT_ASKED
 from game.world.parser import DIRECTIONS, Command
@@ -124,10 +124,18 @@ def costs_nothing(
 
 def nothing_there(command: Command, state: GameState, pack: ContentPack) -> bool:
     """Whether ``command`` acts on what is not there: a way that is no exit of this place ("go down"), no enemy
-    here by that name ("attack garrick"), nothing here to take by that name, nothing carried to drop or give."""
+    here by that name ("attack garrick"), nothing here to take by that name, nothing carried to drop or give,
+    nothing sold here by that name ("buy a potion" from a hunter who sells none), or a person of the story who is
+    elsewhere ("talk to garrick" at the trailhead)."""
     verb, target = command.verb, command.target
+    if verb in PERSON_VERBS and command.obj and elsewhere(command.obj, state, pack):
+        return True
     if not target:
         return False
+    if verb == "buy":
+        sellers = [pack.npcs[n].trade for n in npcs_at(pack, state.node)]
+        sold = {i for trade in sellers if trade is not None for i in trade.sells if i in pack.items}
+        return best_match(target, [(i, pack.items[i].names) for i in sorted(sold)]) is None
     if verb == "go":
         exits = pack.nodes[state.node].exits
         places = [(d, [pack.nodes[n].name, d]) for d, n in exits.items()]
@@ -139,6 +147,19 @@ def nothing_there(command: Command, state: GameState, pack: ContentPack) -> bool
     if verb in ("drop", "give"):
         return best_match(target, [(i, pack.items[i].names) for i in set(state.inventory) if i in pack.items]) is None
     return False
+
+
+PERSON_VERBS = frozenset({"talk", "buy", "sell", "give"})
+"""Verbs whose ``obj`` is the person the act is for: "talk to Garrick", "buy the herb from Garrick"."""
+
+
+def elsewhere(name: str, state: GameState, pack: ContentPack) -> bool:
+    """Whether ``name`` names a person of the story who is not here (not an owl or a stranger: those the narrator
+    may still answer)."""
+    here = npcs_at(pack, state.node)
+    if best_match(name, [(n, pack.npcs[n].names) for n in here]) is not None:
+        return False
+    return best_match(name, [(n, npc.names) for n, npc in pack.npcs.items()]) is not None
 
 
 def said_anyway(text: str) -> bool:
