@@ -13,6 +13,7 @@ from game.llm.scripted import ScriptedNarrator
 from game.world.choices import MAX_CHOICES, choices_after, meaning, way_on
 from game.world.conditions import weapon_bonus, weapon_in_hand
 from game.world.content import ContentPack
+from game.world.loader import content_root, load_pack
 from game.world.state import CombatState, GameState, QuestProgress, new_game
 from tests.conftest import keyword_memory
 
@@ -205,3 +206,28 @@ def test_the_cleansed_spring_is_the_spring(fantasy):
     assert "Vial" not in seen and "runs so clear" in seen
     drunk = game.play("drink from the spring").narration
     assert "Nothing comes of it" not in drunk and "moonlight" in drunk
+
+
+# ------------------------------------------------------------------ a glance one way
+
+
+def test_a_glance_one_way_says_where_it_leads_and_never_moves(fantasy):
+    """Was: "look north" gave "You make an attempt to look north, to no effect." and "what lies north?" recalled
+    the Forest Edge's lore; "look west" at the lodge, "Nothing much comes of trying to look west"."""
+    game = engine(fantasy)
+    for action in ("look north", "look to the north", "glance north", "peer north", "what lies north?"):
+        result = game.play(action)
+        assert result.narration.startswith("To the north lies Fogbound Path"), (action, result.narration)
+        assert "not been yet" in result.narration and game.state.node == "forest_edge"
+    assert game.play("look up").narration.startswith("No way leads up from here. Exits: north to Fogbound Path")
+    game.play("go east")
+    assert game.play("look west").narration == "To the west lies Mistwood Trailhead."  # been there: no more
+    assert game.play("what is this place?").narration.startswith("Old Hunter's Lodge.")
+
+
+def test_a_glance_at_a_barred_way_says_it_is_barred():
+    game = engine(load_pack(content_root() / "victorian_001"))
+    game.state.node = "causeway"
+    told = game.play("look east").narration
+    assert told.startswith("To the east lies ") and told.endswith("The way is barred for now.")
+    assert game.state.node == "causeway"

@@ -59,8 +59,9 @@ from game.world.describe import (
     status_text,
     the,
     told_before,
+    way_text,
 )
-from game.world.parser import PRONOUNS, Command
+from game.world.parser import DIRECTIONS, PRONOUNS, Command
 from game.world.state import GameState
 
 # Verbs whose text may express a story choice ("negotiate", "play the requiem",
@@ -205,6 +206,8 @@ class ScriptedNarrator(Conversation, NarratorBase):
         pack, target = self.pack, command.target
         if target.lower() in ("me", "myself", "yourself", "self"):  # the player looks themselves over
             return f"You look yourself over. {status_text(state, pack)}"
+        if target in DIRECTIONS.values():  # "look north" (the parser's glance): where that way leads
+            return way_text(state, pack, target)
         carried = [*state.inventory, *items_at(state, pack, state.node)]
         if named := self._feature_named(target, state, carried):  # "x spring": the spring, not the Vial of its water
             return feature_text(named, state)

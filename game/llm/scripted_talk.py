@@ -25,8 +25,8 @@ from game.memory.search.question import read_question
 from game.text import best_match, mentions
 from game.world.conditions import holds, npcs_at
 from game.world.content import ContentPack
-from game.world.describe import node_text
-from game.world.parser import Command
+from game.world.describe import node_text, way_text
+from game.world.parser import DIRECTIONS, GLANCE, Command
 from game.world.state import GameState
 
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|ya|u)\b", re.I)
@@ -168,8 +168,11 @@ class Conversation(StoryReader):
         self, command: Command, state: GameState, effects: dict[str, Any], notes: list[str], bundle: PromptBundle
     ) -> str:
         question = command.topic
-        if re.search(r"\bwhere am i\b", question):
+        if re.search(r"\bwhere am i\b|^what(?: is|'s) this place\b|^where is this\b", question):
             return node_text(state, self.pack)
+        glance = GLANCE.match(question)
+        if glance and glance.group("way") in DIRECTIONS:  # "what lies north?": a look that way, not a memory
+            return way_text(state, self.pack, DIRECTIONS[glance.group("way")])
         asked = read_question(command.text or question, self.query)
         if asked is not None and asked.about_past and asked.speaker is None:  # about the player's past, no speaker
             if asked.topic:

@@ -115,6 +115,20 @@ def revisit_text(state: GameState, pack: ContentPack, node_id: str, told: Sequen
     return " ".join(part for part in (changed, *here_lines(there, pack, brief=True)) if part)
 
 
+def way_text(state: GameState, pack: ContentPack, direction: str) -> str:
+    """A glance one way ("look north"): where the way leads, whether it is barred, or that there is none."""
+    node = pack.nodes[state.node]
+    there = node.exits.get(direction)
+    if there is None:
+        return f"No way leads {direction} from here. Exits: {exits_text(state, pack)}."
+    place = pack.nodes[there]
+    where = {"up": "Up", "down": "Down", "in": "Inside", "out": "Outside"}.get(direction, f"To the {direction}")
+    lock = node.locked_exits.get(direction)
+    barred = " The way is barred for now." if lock is not None and not holds(lock.condition, state) else ""
+    known = "" if state.has_flag(f"visited:{there}") else ", where you have not been yet"
+    return f"{where} lies {place.name}{known}.{barred}"
+
+
 def node_text(state: GameState, pack: ContentPack, *, full: bool = True) -> str:
     """What the player sees at the current node."""
     node = pack.nodes[state.node]

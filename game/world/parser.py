@@ -38,6 +38,13 @@ __all__ = ["DIRECTIONS", "PRONOUNS", "Command", "clauses", "parse", "place", "th
 """The parser's interface, with the vocabulary its readers share (directions, pronouns, verb meanings)."""
 
 
+GLANCE = re.compile(
+    r"^(?:(?:look|peer|glance|gaze|stare|peek)(?:\s+out)?(?:\s+(?:to|towards?))?|what(?:'s|\s+is|\s+lies))"
+    r"(?:\s+to)?\s+(?:the\s+)?(?P<way>[a-z]+)(?:\s+(?:of|from)\s+here)?$"
+)
+"""A glance one way: examined as that direction (what lies there), never a move."""
+
+
 @dataclass(frozen=True)
 class Command:
     """A parsed player action.
@@ -208,6 +215,9 @@ def parse(text: str) -> Command:
         return Command(SIMPLE[line], text=raw)
     if line in SIMPLE_GO:
         return Command("go", target=SIMPLE_GO[line], text=raw)
+    glance = GLANCE.match(line)
+    if glance and glance.group("way") in DIRECTIONS:  # "look north", "what lies to the west?": a look that way
+        return Command("examine", target=DIRECTIONS[glance.group("way")], text=raw)
     verb_word, _, rest = line.partition(" ")
     if verb_word in {"save", "load"}:
         return Command(verb_word, target=rest.strip(), text=raw)
