@@ -54,6 +54,22 @@ def test_give_5_gold_to_garrick_moves_the_gold(fantasy):
     assert engine.state.affinity["old_hunter"] > state.affinity.get("old_hunter", 0)
 
 
+def test_asked_what_a_trader_sells_the_answer_is_the_rules_prices(fantasy):
+    """Was: "what does garrick sell?" recalled who Garrick is ("Retired royal huntsman...") and not his wares."""
+    engine, result = play(fantasy, at(fantasy, "hunter_cabin"), "what does garrick sell?")
+    assert result.narration.startswith("Old Garrick sells: Healing Herb (6 gold)")
+    for question in ("what do you sell?", "how much does the herb cost?", "what does garrick buy?"):
+        assert "Healing Herb (6 gold)" in engine.play(question).narration, question
+    engine.play("go west")
+    away = engine.play("what does garrick sell?").narration
+    assert away.startswith("At Old Hunter's Lodge: Old Garrick sells: Healing Herb (6 gold)")
+    silas = fantasy.npcs["silas"].location
+    engine.state.add_flag(f"visited:{silas}")
+    assert engine.play("what does silas sell?").narration == "Silas does not trade."
+    _, unmet = play(fantasy, new_game(fantasy, seed=3), "what does garrick sell?")  # never been to his lodge
+    assert "Healing Herb" not in unmet.narration
+
+
 def test_give_more_gold_than_you_have_or_to_someone_absent_is_refused(fantasy):
     engine, result = play(fantasy, at(fantasy, "hunter_cabin"), "give 500 gold to garrick")
     assert engine.state.gold == 25

@@ -27,6 +27,7 @@ from game.world.conditions import holds, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import node_text, way_text
 from game.world.parser import DIRECTIONS, GLANCE, Command
+from game.world.rules.trade import wares_text
 from game.world.state import GameState
 
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|ya|u)\b", re.I)
@@ -40,6 +41,7 @@ _ABOUT_PLAYER = re.compile(
 _TOLD_ME = re.compile(r"\bwhat\b(?:\s+(?:did|has|had|does))?\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b")
 """\"What did Garrick tell me?\", \"what has Alicia said\", \"tell me what Garrick said\": a person's own words."""
 _MY_NAME = re.compile(r"\bmy\s+name\b")
+_WARES = re.compile(r"\b(?:sells?|selling|for\s+sale|wares|buys?|buying|trades?|trading|prices?|costs?)\b")
 _WHERE = re.compile(r"^where(?:\s+(?:is|are|was|were)|'s)\s+(?P<who>.+?)(?:\s+(?:now|these days))?$")
 """"Where is the voice?": where a person is (the parser has lowered the question and dropped its mark)."""
 
@@ -189,6 +191,9 @@ class Conversation(StoryReader):
         where = self._whereabouts(question, here, bundle)
         if where:
             return where
+        wares = self._wares(question, here, state)
+        if wares:
+            return wares
         if _MY_NAME.search(question) or (_ABOUT_PLAYER.search(question) and not _YOU.search(question)):
             mine = self._about_myself(question, here, state, effects, bundle)
             if mine:
@@ -213,6 +218,23 @@ class Conversation(StoryReader):
         if answer:
             return answer
         return "You search your memory, but nothing you know answers that."
+
+    def _wares(self, question: str, here: list[str], state: GameState) -> str | None:
+        """What a trader sells and buys, at the rules' prices ("what does garrick sell?", "what do you buy?"): the
+        person named, else the one trader here. None when the question is not about trade, or names no one the
+        player has met where they trade."""
+        if not _WARES.search(question):
+            return None
+        named = mentions(question, self._npc_names(self.pack.npcs))[0]
+        traders = [n for n in here if (t := self.pack.npcs[n].trade) is not None and t.trades]
+        npc_id = named[0] if len(named) == 1 else traders[0] if len(traders) == 1 and not named else None
+        npc = self.pack.npcs[npc_id] if npc_id is not None else None
+        if npc is None or (npc.id not in here and not state.has_flag(f"visited:{npc.location}")):
+            return None  # a trader the player has not met: for memory to answer, if it can
+        wares = wares_text(state.model_copy(update={"node": npc.location}), self.pack, only=npc_id)
+        if not wares:
+            return f"{npc.name} does not trade."
+        return wares if npc_id in here else f"At {self.pack.nodes[npc.location].name}: {wares}"
 
     def _whereabouts(self, question: str, here: list[str], bundle: PromptBundle) -> str | None:
         """Where the person a "where is ...?" names is: here, else what memory holds of where they are, else

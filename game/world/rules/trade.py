@@ -167,11 +167,14 @@ def offers(state: GameState, pack: ContentPack) -> list[str]:
     return [text for _, text in sorted(sales)] + [text for _, text in sorted(buys)]
 
 
-def wares_text(state: GameState, pack: ContentPack) -> str:
-    """What the people here sell and buy, with prices ("Goro Okabe sells: Stim Pack (12 yen). Buys: ..."), or ""."""
+def wares_text(state: GameState, pack: ContentPack, only: str | None = None) -> str:
+    """What the people here (or ``only`` that one of them) sell and buy, with prices ("Goro Okabe sells: Stim Pack
+    (12 yen). Buys: ..."), or ""."""
     currency = pack.story.currency
     lines = []
     for npc_id in traders_here(pack, state):
+        if only is not None and npc_id != only:
+            continue
         npc = pack.npcs[npc_id]
         assert npc.trade is not None
         sold = [f"{pack.items[i].name} ({asking_price(pack, npc_id, i)} {currency})" for i in npc.trade.sells]
