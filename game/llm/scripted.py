@@ -62,6 +62,7 @@ from game.world.describe import (
     way_text,
 )
 from game.world.parser import DIRECTIONS, PRONOUNS, Command
+from game.world.reading import read
 from game.world.state import GameState
 
 # Verbs whose text may express a story choice ("negotiate", "play the requiem",
@@ -388,6 +389,12 @@ class ScriptedNarrator(Conversation, NarratorBase):
                 return "You have nothing to heal yourself with."
             effects["use_item"] = healing[0]
             return f"You tend to yourself with the {self.pack.items[healing[0]].name}."
+        reading = read(command.text)
+        if reading.clauses and not reading.binding():  # words that ask for no act: never told as tried
+            if any(c.negated for c in reading.clauses):
+                return self._tell("held_back")
+            if all(c.mood in ("wish", "hypothetical", "report") for c in reading.clauses):
+                return self._tell("musing")
         return self._tell("fruitless", action=yourself(text))
 
     # -------------------------------------------------------------- choices

@@ -41,6 +41,10 @@ _ABOUT_PLAYER = re.compile(
 _TOLD_ME = re.compile(r"\bwhat\b(?:\s+(?:did|has|had|does))?\s+(?P<who>.+?)\s+(?:tell|told|say|said)\b")
 """\"What did Garrick tell me?\", \"what has Alicia said\", \"tell me what Garrick said\": a person's own words."""
 _MY_NAME = re.compile(r"\bmy\s+name\b")
+_BEEN = re.compile(
+    r"\bwhere\s+(?:have|had)\s+i\s+been\b|\b(?:places?|where)\s+(?:have\s+)?i(?:'ve)?\s+(?:been|visited)\b"
+)
+_WHAT_IF_GO = re.compile(r"^what\s+if\s+i\s+(?:went|go|walked|walk|headed|head)\s+(?:to\s+the\s+)?(?P<way>[a-z]+)$")
 _WARES = re.compile(r"\b(?:sells?|selling|for\s+sale|wares|buys?|buying|trades?|trading|prices?|costs?)\b")
 _WHERE = re.compile(r"^where(?:\s+(?:is|are|was|were)|'s)\s+(?P<who>.+?)(?:\s+(?:now|these days))?$")
 """"Where is the voice?": where a person is (the parser has lowered the question and dropped its mark)."""
@@ -172,7 +176,9 @@ class Conversation(StoryReader):
         question = command.topic
         if re.search(r"\bwhere am i\b|^what(?: is|'s) this place\b|^where is this\b", question):
             return node_text(state, self.pack)
-        glance = GLANCE.match(question)
+        if _BEEN.search(question):  # "where have I been?": the rules' own record of the places visited, in order
+            return self._places_been(state)
+        glance = GLANCE.match(question) or _WHAT_IF_GO.match(question)
         if glance and glance.group("way") in DIRECTIONS:  # "what lies north?": a look that way, not a memory
             return way_text(state, self.pack, DIRECTIONS[glance.group("way")])
         asked = read_question(command.text or question, self.query)
@@ -218,6 +224,16 @@ class Conversation(StoryReader):
         if answer:
             return answer
         return "You search your memory, but nothing you know answers that."
+
+    def _places_been(self, state: GameState) -> str:
+        """The places the player has been, in the order first visited (the ``visited:`` flags)."""
+        nodes = self.pack.nodes
+        names = [nodes[f[8:]].name for f in state.flags if f.startswith("visited:") and f[8:] in nodes]
+        here = self.pack.nodes[state.node].name
+        if not names or names == [here]:
+            return f"You have been nowhere but {here}."
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+        return f"You have been to {listed}, in that order; you are at {here}."
 
     def _wares(self, question: str, here: list[str], state: GameState) -> str | None:
         """What a trader sells and buys, at the rules' prices ("what does garrick sell?", "what do you buy?"): the

@@ -158,6 +158,18 @@ TELLINGS: dict[str, tuple[str, ...]] = {
         "This is no place to rest; you stay on your feet.",
         "You would not close your eyes in a place like this.",
     ),
+    "held_back": (  # an act the player says they will not do ("I will never kneel", "don't attack anyone")
+        "You hold back, and nothing changes.",
+        "Nothing happens; you leave it be.",
+        "You keep from it. The moment passes.",
+        "So be it: you do nothing of the kind.",
+    ),
+    "musing": (  # a wish, a what-if, a report: words that ask for no act
+        "A passing thought, nothing more.",
+        "You turn the thought over; it stays a thought.",
+        "The idea lingers a moment, then fades.",
+        "Only a thought, and the world goes on.",
+    ),
     "fruitless": (  # an action the story has nothing for
         "You try to {action}, but nothing much comes of it.",
         "Nothing much comes of trying to {action}.",

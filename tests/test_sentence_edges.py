@@ -1,0 +1,65 @@
+"""The scripted narrator at the edges of a sentence: a negation, a wish, a what-if and a question about the
+player's own route are answered as what they are, never told back as an attempt ("You try to you don't want to go
+north") and never answered from an unrelated memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from game.engine.pipeline import TurnPipeline
+from game.llm.scripted import ScriptedNarrator
+from game.llm.tellings import TELLINGS
+from game.world.content import ContentPack
+from game.world.state import new_game
+from tests.conftest import keyword_memory
+
+
+def engine(pack: ContentPack) -> TurnPipeline:
+    return TurnPipeline(pack, new_game(pack, seed=3), ScriptedNarrator(pack), keyword_memory(pack))
+
+
+@pytest.mark.parametrize(
+    ("action", "kind"),
+    [
+        ("I don't want to go north", "held_back"),
+        ("don't attack anyone", "held_back"),
+        ("I will never kneel", "held_back"),
+        ("I won't take anything", "held_back"),
+        ("I wish I could fly", "musing"),
+    ],
+)
+def test_words_that_ask_for_no_act_are_told_as_such_and_change_nothing(scifi, action, kind):
+    """Was: "You try to you don't want to go north, but nothing much comes of it." and "Nothing much comes of
+    trying to you wish you could fly."."""
+    game = engine(scifi)
+    before = (game.state.node, list(game.state.inventory))
+    told = game.play(action).narration
+    assert told in TELLINGS[kind], (action, told)
+    assert "try" not in told and " you don't" not in told
+    assert (game.state.node, game.state.inventory) == before
+
+
+def test_an_act_the_story_has_nothing_for_is_still_told_as_tried(scifi):
+    """The positive control: a plain command the story has no rule for is an attempt, told as one."""
+    told = engine(scifi).play("juggle the static").narration
+    assert told not in TELLINGS["held_back"] + TELLINGS["musing"] and "juggle the static" in told
+
+
+def test_where_have_i_been_lists_the_places_in_the_order_visited(scifi):
+    """Was: "where have I been?" recalled The Voice ("Mysterious guide ... found at Lab Pod Bay")."""
+    game = engine(scifi)
+    assert game.play("where have I been?").narration == "You have been nowhere but Lab Pod Bay."
+    for move in ("go east", "go north"):
+        assert game.play(move).ok
+    told = game.play("which places have I visited?").narration
+    assert told == (
+        "You have been to Lab Pod Bay, Security Hub and Freight Lift Shaft, in that order; "
+        "you are at Freight Lift Shaft."
+    )
+
+
+def test_what_if_i_went_one_way_says_where_that_way_leads_and_moves_nothing(fantasy):
+    """Was: "what if I went west?" gave "You have not gone anywhere else." (read as a question about the past)."""
+    game = engine(fantasy)
+    told = game.play("what if I went west?").narration
+    assert told.startswith("To the west lies Thieves' Hollow") and game.state.node == "forest_edge"
