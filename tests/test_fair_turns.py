@@ -64,13 +64,21 @@ def test_talking_to_or_buying_from_someone_elsewhere_costs_no_turn_and_a_strange
     assert "not here" in costs_nothing(game, "talk to garrick")
     costs_nothing(game, "give 5 gold to garrick")
     costs_nothing(game, "buy the herb from garrick")
-    assert game.play("talk to the owl").state.turn == 1  # no person of the story: the narrator's to answer
     game.play("go east")
+    assert not game.play("talk to the owl").free  # no person of the story, Garrick here: the narrator's to answer
     assert "no potion" in costs_nothing(game, "buy a potion from garrick")
     costs_nothing(game, "buy a potion")
     bought = game.play("buy the herb")
     assert bought.ok and not bought.free and game.state.turn == 3  # a deal made costs its turn
     assert not game.play("talk to garrick").free
+
+
+def test_talk_where_there_is_nobody_to_hear_it_costs_no_turn(fantasy):
+    game = engine(fantasy)
+    for action in ("talk to everyone", "ask about the wolves", "chat"):
+        costs_nothing(game, action)
+    game.play("go east")
+    assert not game.play("ask about the wolves").free  # Garrick is here to answer
 
 
 def test_a_refusal_does_not_let_an_ambusher_come_closer(fantasy):

@@ -10,6 +10,7 @@ from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
 from game.llm.tellings import TELLINGS
 from game.world.content import ContentPack
+from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 
@@ -63,3 +64,26 @@ def test_what_if_i_went_one_way_says_where_that_way_leads_and_moves_nothing(fant
     game = engine(fantasy)
     told = game.play("what if I went west?").narration
     assert told.startswith("To the west lies Thieves' Hollow") and game.state.node == "forest_edge"
+
+
+def test_what_should_i_do_names_the_next_open_objective_and_hint_lists_the_quests():
+    """Was: "what should I do?" searched memory and found nothing; "hint" was tried "to no effect"."""
+    game = engine(load_pack(content_root() / "victorian_001"))
+    for question in ("what should I do?", "what now?", "where should I go next?"):
+        told = game.play(question).narration
+        assert told == "Your next steps - The Dark Light: Talk to Bess Tregarthen at the Drowned Man.", question
+    hint = game.play("hint")
+    assert hint.turn == game.state.turn == 3 and "[ ] Talk to Bess Tregarthen at the Drowned Man." in hint.narration
+
+
+def test_a_bare_way_with_no_exit_names_no_place_an_objective_mentions():
+    """Was: "go south" at the Cliff Road gave "Wreckers' Cove is not reachable from here.", a place the player had
+    not heard of, because an objective reads "Go south from the harbour into Wreckers' Cove"."""
+    game = engine(load_pack(content_root() / "victorian_001"))
+    told = game.play("go south").narration
+    assert "Wreckers' Cove" not in told and "south" in told and game.state.node == "cliff_road"
+
+
+def test_who_am_i_with_nothing_said_answers_from_the_rules_record(fantasy):
+    told = engine(fantasy).play("who am i?").narration
+    assert "Traveller - level 1" in told and "search your memory" not in told

@@ -128,6 +128,8 @@ class StoryReader:
         """
         if command.verb in _REREAD_NEVER:
             return command
+        if command.verb == "go" and DIRECTIONS.get(command.target) == command.target:
+            return command  # a way given exactly ("go south" with no south here) names no objective's place
         if command.verb == "say" and (command.obj or PLAYER.search(command.target)):
             return command
         if command.verb not in ("other", "say") and self._resolves(command, state):

@@ -25,7 +25,7 @@ from game.memory.search.question import read_question
 from game.text import best_match, mentions
 from game.world.conditions import holds, npcs_at
 from game.world.content import ContentPack
-from game.world.describe import node_text, way_text
+from game.world.describe import node_text, status_text, way_text
 from game.world.parser import DIRECTIONS, GLANCE, Command
 from game.world.rules.trade import wares_text
 from game.world.state import GameState
@@ -45,6 +45,10 @@ _BEEN = re.compile(
     r"\bwhere\s+(?:have|had)\s+i\s+been\b|\b(?:places?|where)\s+(?:have\s+)?i(?:'ve)?\s+(?:been|visited)\b"
 )
 _WHAT_IF_GO = re.compile(r"^what\s+if\s+i\s+(?:went|go|walked|walk|headed|head)\s+(?:to\s+the\s+)?(?P<way>[a-z]+)$")
+_NEXT = re.compile(
+    r"^(?:what\s+(?:should|do|must|can|shall)\s+i\s+do|what\s+now|what\s+next|what\s+is\s+my\s+(?:goal|task|quest)"
+    r"|where\s+(?:should|do|must|shall)\s+i\s+go)(?:\s+(?:now|next|here))?$"
+)
 _WARES = re.compile(r"\b(?:sells?|selling|for\s+sale|wares|buys?|buying|trades?|trading|prices?|costs?)\b")
 _WHERE = re.compile(r"^where(?:\s+(?:is|are|was|were)|'s)\s+(?P<who>.+?)(?:\s+(?:now|these days))?$")
 """"Where is the voice?": where a person is (the parser has lowered the question and dropped its mark)."""
@@ -176,6 +180,8 @@ class Conversation(StoryReader):
         question = command.topic
         if re.search(r"\bwhere am i\b|^what(?: is|'s) this place\b|^where is this\b", question):
             return node_text(state, self.pack)
+        if _NEXT.match(question):  # "what should I do?": the objectives still open, the rules' own record
+            return self._next_steps(state)
         if _BEEN.search(question):  # "where have I been?": the rules' own record of the places visited, in order
             return self._places_been(state)
         glance = GLANCE.match(question) or _WHAT_IF_GO.match(question)
@@ -224,6 +230,20 @@ class Conversation(StoryReader):
         if answer:
             return answer
         return "You search your memory, but nothing you know answers that."
+
+    def _next_steps(self, state: GameState) -> str:
+        """The next open objective of each active quest, main quests first ("what should I do?")."""
+        steps = []
+        for quest in self.pack.all_quests():
+            progress = state.quests.get(quest.id)
+            if progress is None or progress.status != "active":
+                continue
+            todo = [o.description for o in quest.objectives if o.id not in progress.objectives_done]
+            if todo:
+                steps.append(f"{quest.title}: {todo[0]}")
+        if not steps:
+            return "No quest asks anything of you just now. Look around, and talk to the people you meet."
+        return "Your next steps - " + " ".join(sentence(step) for step in steps[:3])
 
     def _places_been(self, state: GameState) -> str:
         """The places the player has been, in the order first visited (the ``visited:`` flags)."""
@@ -330,7 +350,9 @@ class Conversation(StoryReader):
         given = self.recollection.answer("what is my name?", bundle, must_cue=True)  # "my name is Kael", said
         if given:
             return given
-        return "You have not told anyone your name yet." if asks_name else None
+        if asks_name:
+            return "You have not told anyone your name yet."
+        return f"Nothing anyone has said tells you more. {status_text(state, self.pack)}"  # the rules' own record
 
     def _alias_topic(self, npc_id: str, question: str, state: GameState) -> str | None:
         """A topic a question about the player names by a phrase of the content ("who am i"), not by a shared word."""

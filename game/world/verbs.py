@@ -219,7 +219,7 @@ VERBS: tuple[Verb, ...] = (
         "quests",
         (HelpLine("quests", "q, journal", "quests"),),
         ("quests",),
-        ("quests", "quest", "journal", "q"),
+        ("quests", "quest", "journal", "q", "hint", "hints", "objectives", "goals"),
         meta=True,
     ),
     Verb("status", (HelpLine("status", "stats", "status"),), ("status",), ("status", "stats"), meta=True),

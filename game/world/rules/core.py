@@ -125,11 +125,13 @@ def costs_nothing(
 def nothing_there(command: Command, state: GameState, pack: ContentPack) -> bool:
     """Whether ``command`` acts on what is not there: a way that is no exit of this place ("go down"), no enemy
     here by that name ("attack garrick"), nothing here to take by that name, nothing carried to drop or give,
-    nothing sold here by that name ("buy a potion" from a hunter who sells none), or a person of the story who is
-    elsewhere ("talk to garrick" at the trailhead)."""
+    nothing sold here by that name ("buy a potion" from a hunter who sells none), a person of the story who is
+    elsewhere ("talk to garrick" at the trailhead), or talk where there is nobody to hear it."""
     verb, target = command.verb, command.target
     if verb in PERSON_VERBS and command.obj and elsewhere(command.obj, state, pack):
         return True
+    if verb == "talk" and not npcs_at(pack, state.node) and not enemies_at(state, pack, state.node):
+        return True  # "talk to everyone", "ask about the lighthouse" with nobody here
     if not target:
         return False
     if verb == "buy":
