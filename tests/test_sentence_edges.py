@@ -87,3 +87,16 @@ def test_a_bare_way_with_no_exit_names_no_place_an_objective_mentions():
 def test_who_am_i_with_nothing_said_answers_from_the_rules_record(fantasy):
     told = engine(fantasy).play("who am i?").narration
     assert "Traveller - level 1" in told and "search your memory" not in told
+
+
+def test_take_everything_takes_each_thing_lying_here_through_the_rules(fantasy):
+    """Was: "take everything" gave "You look about for the everything, but there is none here."."""
+    game = engine(fantasy)
+    assert game.play("take everything").narration == "There is nothing here to take."
+    assert game.state.turn == 0  # nothing there: no turn
+    for item in ("herb", "waybread"):
+        assert game.play(f"drop the {item}").ok
+    assert "healing_herb" not in game.state.inventory and "waybread" not in game.state.inventory
+    result = game.play("take all")
+    assert result.ok and {"healing_herb", "waybread"} <= set(game.state.inventory)
+    assert result.narration.startswith("You gather up the Healing Herb and the Elven Waybread.")

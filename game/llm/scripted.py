@@ -65,6 +65,9 @@ from game.world.parser import DIRECTIONS, PRONOUNS, Command
 from game.world.reading import read
 from game.world.state import GameState
 
+_ALL = re.compile(r"^(?:all|everything|it\s+all|all\s+of\s+it|every\s*thing\s+here|everything\s+here|all\s+items)$")
+"""What "take ..." says to take every thing lying here."""
+
 # Verbs whose text may express a story choice ("negotiate", "play the requiem",
 # "say I accept the pact"); questions and talk about a choice never make it.
 CHOICE_VERBS = frozenset({"other", "use", "say"})
@@ -246,6 +249,13 @@ class ScriptedNarrator(Conversation, NarratorBase):
     # --------------------------------------------------------------- things
     def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = items_at(state, self.pack, state.node)
+        if _ALL.match(command.target):  # "take everything": each thing lying here, through the rules one by one
+            if not here:
+                return "There is nothing here to take."
+            effects["items_gained"] = list(dict.fromkeys(here))
+            names = [the(self.pack.items[i].name) for i in effects["items_gained"]]
+            listed = " and ".join([", ".join(names[:-1]), names[-1]]) if names[1:] else names[0]
+            return f"You gather up {listed}."
         item = best_match(command.target, self._item_names(here))
         if item is None:
             feature = self._feature_here(command.target, state)
