@@ -217,7 +217,7 @@ VERBS: tuple[Verb, ...] = (
     ),
     Verb(
         "quests",
-        (HelpLine("quests", "q, journal", "quests"),),
+        (HelpLine("quests", "q, journal, hint", "quests"),),
         ("quests",),
         ("quests", "quest", "journal", "q", "hint", "hints", "objectives", "goals"),
         meta=True,
