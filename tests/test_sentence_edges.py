@@ -100,3 +100,9 @@ def test_take_everything_takes_each_thing_lying_here_through_the_rules(fantasy):
     result = game.play("take all")
     assert result.ok and {"healing_herb", "waybread"} <= set(game.state.inventory)
     assert result.narration.startswith("You gather up the Healing Herb and the Elven Waybread.")
+
+
+def test_take_everything_where_one_thing_lies_is_told_as_taking_it():
+    game = engine(load_pack(content_root() / "victorian_001"))
+    result = game.play("take everything")
+    assert "boathook" in game.state.inventory and "gather up" not in result.narration

@@ -249,14 +249,14 @@ class ScriptedNarrator(Conversation, NarratorBase):
     # --------------------------------------------------------------- things
     def _do_take(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         here = items_at(state, self.pack, state.node)
-        if _ALL.match(command.target):  # "take everything": each thing lying here, through the rules one by one
+        if _ALL.match(command.target) and len(set(here)) != 1:  # "take everything": each thing, through the rules
             if not here:
                 return "There is nothing here to take."
             effects["items_gained"] = list(dict.fromkeys(here))
             names = [the(self.pack.items[i].name) for i in effects["items_gained"]]
             listed = " and ".join([", ".join(names[:-1]), names[-1]]) if names[1:] else names[0]
             return f"You gather up {listed}."
-        item = best_match(command.target, self._item_names(here))
+        item = here[0] if _ALL.match(command.target) else best_match(command.target, self._item_names(here))
         if item is None:
             feature = self._feature_here(command.target, state)
             place = self.pack.nodes[state.node].name
