@@ -90,6 +90,25 @@ def event_lines(result: TurnResult, session: GameSession) -> list[Text]:
     return lines
 
 
+RESTATED = {
+    "quest_started": "New quest: ",
+    "objective_done": "Objective complete: ",
+    "achievement": "Achievement unlocked: ",
+    "talent": "Talent learned: ",
+    "level_up": "Level up! ",
+}
+"""The rules' lines a tagged event line says again (in colour, below the narration): shown once, as the tag."""
+
+
+def untagged(result: TurnResult) -> str:
+    """The narration without the rules' lines that :func:`event_lines` tags ("Objective complete: ..." and "✓
+    Objective: ..." said one thing twice)."""
+    prefixes = tuple(RESTATED[a.effect] for a in result.applied if a.effect in RESTATED)
+    if not prefixes:
+        return result.narration
+    return "\n".join(line for line in result.narration.split("\n") if not line.startswith(prefixes))
+
+
 def _name_of(effect: str, detail: str, session: GameSession) -> str:
     pack = session.engine.pack
     if effect in ("quest_started", "quest_completed") and (quest := pack.quest(detail)):
@@ -314,7 +333,7 @@ class PlayScreen(Screen[None]):
         else:
             if result.trace.narration_replaced:  # what streamed was told before the rules refused part of it
                 log.write(Text(REPLACED, style="dim italic"))
-            log.write(plain(result.narration))
+            log.write(plain(untagged(result)))
         for line in event_lines(result, self.session):
             log.write(line)
         for notice in result.notices:

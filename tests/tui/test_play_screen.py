@@ -108,3 +108,19 @@ def test_the_glyphs_the_play_screen_draws_are_one_cell_wide_in_every_terminal():
 def test_the_symbols_issue_25_saw_are_caught(glyph):
     """Crossed swords, a heavy check mark, a ticked box, a star, circled i, an ellipsis, a dagger."""
     assert _why_not_narrow(glyph) is not None
+
+
+async def test_an_objective_done_is_said_once_as_its_tag_line(tmp_path):
+    """Was: "Objective complete: Talk to Old Garrick at his lodge." in the narration and "✓ Objective: Talk to
+    Old Garrick at his lodge." below it: one event, said twice in the log."""
+    app = StoryEchoApp(settings_for(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await new_game(pilot, 0)
+        await play(pilot, "go east")
+        await play(pilot, "talk to garrick")
+        shown = log_text(app)
+        assert shown.count("Talk to Old Garrick at his lodge") == 1 and "✓ Objective: Talk to Old Garrick" in shown
+        assert "✦ New quest: The Hunter's Son" in shown and "New quest: The Hunter's Son." not in shown
+        assert 'Old Garrick: "Close the door' in shown  # the narration itself stays
+        result = app.session.history[-1]
+        assert "Objective complete: Talk to Old Garrick at his lodge." in result.narration  # run and saves keep it
