@@ -37,13 +37,17 @@ def scene_text(state: GameState, pack: ContentPack, *, banner: bool = True) -> T
     text.append(node.name, style="bold underline")
     here = [pack.npcs[n].name for n in npcs_at(pack, state.node)]
     things = [pack.items[i].name for i in items_at(state, pack, state.node)]
-    danger = [pack.enemies[e].name for e in enemies_at(state, pack, state.node)]
+    foes = [pack.enemies[e] for e in enemies_at(state, pack, state.node)]
+    danger = [e.name for e in foes if e.aggressive]  # they strike first if left alone, as the narrators say
+    waiting = [e.name for e in foes if not e.aggressive]
     if here:
         text.append("\nHere: ", style="bold").append(", ".join(here))
     if things:
         text.append("\nYou notice: ", style="bold").append(", ".join(things))
     if danger:
-        text.append("\nDanger: ", style="bold red").append(", ".join(danger))
+        text.append("\nDanger: ", style="bold red").append(", ".join(danger) + " (may attack)")
+    if waiting:
+        text.append("\nFoes: ", style="bold").append(", ".join(waiting) + " (if you start it)")
     text.append("\nExits: ", style="bold").append(
         ", ".join(f"{d} ({pack.nodes[t].name})" for d, t in node.exits.items())
     )

@@ -22,6 +22,7 @@ from textual.widgets import Input, RichLog
 from game.tui import play as play_screen
 from game.tui import text, widgets
 from game.tui.app import StoryEchoApp
+from game.world.state import new_game as fresh_state
 from tests.tui.test_app import SIZE, log_text, new_game, play, settings_for, until
 
 VS16 = "\ufe0f"
@@ -124,3 +125,15 @@ async def test_an_objective_done_is_said_once_as_its_tag_line(tmp_path):
         assert 'Old Garrick: "Close the door' in shown  # the narration itself stays
         result = app.session.history[-1]
         assert "Objective complete: Talk to Old Garrick at his lodge." in result.narration  # run and saves keep it
+
+
+def test_the_scene_marks_only_a_foe_that_strikes_first_as_danger(fantasy):
+    """Was: "Danger: Shadow Knight" in the scene while the narration said "Foes here: Shadow Knight (they fight if
+    you start it)"; only a foe that attacks when left alone is a danger."""
+    state = fresh_state(fantasy, seed=3)
+    state.node = "shadow_gate"
+    gate = widgets.scene_text(state, fantasy).plain
+    assert "Foes: Shadow Knight (if you start it)" in gate and "Danger" not in gate
+    state.node = "shadow_swamp"
+    swamp = widgets.scene_text(state, fantasy).plain
+    assert "Danger: Bog Lurker (may attack)" in swamp and "Foes:" not in swamp
