@@ -32,7 +32,8 @@ def packs():
 
 
 class HalfBroken:
-    """Answers every turn call with valid JSON or, at random half the time, broken JSON; counts what it sent.
+    """Answers every turn call with valid JSON that plays the action or, at random half the time, broken JSON;
+    counts what it sent.
 
     Summaries and facts are answered well, so the consolidation is tried and only the turn answers are judged."""
 
@@ -54,8 +55,7 @@ class HalfBroken:
             if self.random.random() < self.share:
                 self.broken += 1
                 return invalid_json()
-        turn = {"narration": "You look around the Mistwood Trailhead.", "choices": ["look"], "effects": {}}
-        return ok(json.dumps(turn))
+        return ok(json.dumps(FollowsTheAction().turn(body)))  # a valid answer plays the action, as a model would
 
 
 def settings_for(server: FakeOpenAIServer, **extra: Any) -> OpenAISettings:
