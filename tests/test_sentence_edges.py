@@ -11,6 +11,7 @@ from game.llm.scripted import ScriptedNarrator
 from game.llm.tellings import TELLINGS
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
+from game.world.reading import read
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 
@@ -106,3 +107,29 @@ def test_take_everything_where_one_thing_lies_is_told_as_taking_it():
     game = engine(load_pack(content_root() / "victorian_001"))
     result = game.play("take everything")
     assert "boathook" in game.state.inventory and "gather up" not in result.narration
+
+
+@pytest.mark.parametrize(
+    ("action", "verb", "target"),
+    [
+        ("look west toward the hollow", "examine", "west"),
+        ("peer north into the fog", "examine", "north"),
+        ("look up the elevator shaft", "examine", "up"),
+        ("look in the chest", "examine", "chest"),  # into a thing, not the way "in"
+        ("glance at the herb", "examine", "herb"),
+        ("let me sleep for a while", "rest", ""),
+        ("I need some rest", "rest", ""),
+        ("I munch on the waybread", "use", "waybread"),
+        ("I don't need rest", "other", ""),  # a negation stays no act
+    ],
+)
+def test_the_sentence_is_read_to_the_act_it_names(action, verb, target):
+    """Was: each of these was told back as an attempt ("You make an attempt to peer north into the fog, to no
+    effect."; "For all your trying to you need some rest, nothing comes of it.")."""
+    command = read(action).command
+    assert (command.verb, command.target) == (verb, target)
+
+
+def test_an_act_the_story_has_nothing_for_is_told_by_its_verb_phrase(fantasy):
+    told = engine(fantasy).play("I juggle the pinecones").narration
+    assert "juggle the pinecones" in told and "you juggle" not in told

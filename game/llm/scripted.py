@@ -405,7 +405,8 @@ class ScriptedNarrator(Conversation, NarratorBase):
                 return self._tell("held_back")
             if all(c.mood in ("wish", "hypothetical", "report") for c in reading.clauses):
                 return self._tell("musing")
-        return self._tell("fruitless", action=yourself(text))
+        said = reading.clauses[0].core if len(reading.clauses) == 1 and reading.clauses[0].core else text
+        return self._tell("fruitless", action=yourself(said))  # the verb phrase: "munch on", not "you munch on"
 
     # -------------------------------------------------------------- choices
     def _choices(self, state: GameState, effects: dict[str, Any]) -> list[str]:

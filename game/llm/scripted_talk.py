@@ -26,7 +26,7 @@ from game.text import best_match, mentions
 from game.world.conditions import holds, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import node_text, status_text, way_text
-from game.world.parser import DIRECTIONS, GLANCE, Command
+from game.world.parser import GLANCE, Command, glance_way
 from game.world.rules.trade import wares_text
 from game.world.state import GameState
 
@@ -185,8 +185,9 @@ class Conversation(StoryReader):
         if _BEEN.search(question):  # "where have I been?": the rules' own record of the places visited, in order
             return self._places_been(state)
         glance = GLANCE.match(question) or _WHAT_IF_GO.match(question)
-        if glance and glance.group("way") in DIRECTIONS:  # "what lies north?": a look that way, not a memory
-            return way_text(state, self.pack, DIRECTIONS[glance.group("way")])
+        way = glance_way(glance) if glance else None
+        if way:  # "what lies north?": a look that way, not a memory
+            return way_text(state, self.pack, way)
         asked = read_question(command.text or question, self.query)
         if asked is not None and asked.about_past and asked.speaker is None:  # about the player's past, no speaker
             if asked.topic:

@@ -40,9 +40,17 @@ __all__ = ["DIRECTIONS", "PRONOUNS", "Command", "clauses", "parse", "place", "th
 
 GLANCE = re.compile(
     r"^(?:(?:look|peer|glance|gaze|stare|peek)(?:\s+out)?(?:\s+(?:to|towards?))?|what(?:'s|\s+is|\s+lies))"
-    r"(?:\s+to)?\s+(?:the\s+)?(?P<way>[a-z]+)(?:\s+(?:of|from)\s+here)?$"
+    r"(?:\s+to)?\s+(?:the\s+)?(?P<way>[a-z]+)(?:\s+(?:of|from)\s+here|\s+(?:toward|towards|into|through|along|at|the)\b.*)?$"
 )
 """A glance one way: examined as that direction (what lies there), never a move."""
+
+
+def glance_way(glance: re.Match[str]) -> str | None:
+    """The direction a :data:`GLANCE` match looks, or None: "look in the chest" looks into a thing, not a way."""
+    way = DIRECTIONS.get(glance.group("way"))
+    if way in ("in", "out") and glance.end("way") < len(glance.string):
+        return None
+    return way
 
 
 @dataclass(frozen=True)
@@ -216,8 +224,8 @@ def parse(text: str) -> Command:
     if line in SIMPLE_GO:
         return Command("go", target=SIMPLE_GO[line], text=raw)
     glance = GLANCE.match(line)
-    if glance and glance.group("way") in DIRECTIONS:  # "look north", "what lies to the west?": a look that way
-        return Command("examine", target=DIRECTIONS[glance.group("way")], text=raw)
+    if glance and glance_way(glance):  # "look north", "what lies to the west?": a look that way
+        return Command("examine", target=glance_way(glance) or "", text=raw)
     verb_word, _, rest = line.partition(" ")
     if verb_word in {"save", "load"}:
         return Command(verb_word, target=rest.strip(), text=raw)

@@ -55,7 +55,8 @@ _TAKE = (
     r"|wrench|pry|prise|steal|salvage|scavenge|claim|scoop|catch|unhook|unplug|pick(?!\s+(?:up|a\s+fight)\b)"
 )
 _USE = (
-    r"use|play|strum|drink|quaff|sip|eat|consume|chew|swallow|read|activate|apply|insert|install|wield|wear|equip"
+    r"use|play|strum|drink|quaff|sip|eat|munch(?:\s+on)?|nibble(?:\s+on)?|consume|chew|swallow|read|activate|apply"
+    r"|insert|install|wield|wear|equip"
     r"|don|pour|put|place|plug|fit|seat|slot|load|attach|connect|hold\s+up|raise|light|ignite|burn|ring|blow|sprinkle"
     r"|spill|empty|drip|dip|start|power\s+up|turn\s+on|switch\s+on|fire\s+up|inject|swap|replace|feed|mount|operate"
     r"|brandish|wave|offer\s+up|lay|set|sound|tune|invoke|trigger|press|flip"
@@ -67,7 +68,8 @@ _ATTACK = (
 )
 _EXAMINE = (
     r"look\s+at|look\s+in(?:to|side)?|look\s+under|look\s+behind|look\s+over|examine|inspect|x|study|read\s+about"
-    r"|check|search|observe|view|watch|peer\s+at|peer\s+into|investigate|scan|analy[sz]e|probe|regard|admire"
+    r"|check|search|observe|view|watch|peer\s+at|peer\s+into|glance\s+at|gaze\s+at|stare\s+at|investigate|scan"
+    r"|analy[sz]e|probe|regard|admire"
 )
 _TALK_TO = (
     r"greet|hail|approach|address|call\s+(?:out\s+)?(?:to|for)|wave\s+(?:to|at)|say\s+(?:hello|hi|hey)\s+to|comfort"
@@ -206,7 +208,16 @@ VERBS: tuple[Verb, ...] = (
         ("flee",),
         ("flee", "run away", "escape", "retreat"),
     ),
-    Verb("rest", (HelpLine("rest", "sleep, camp, wait", "rest"),), ("rest",), ("rest", "sleep", "camp", "wait")),
+    Verb(
+        "rest",
+        (HelpLine("rest", "sleep, camp, wait", "rest"),),
+        ("rest",),
+        ("rest", "sleep", "camp", "wait"),
+        patterns=(
+            r"^(?:rest|sleep|nap|doze|camp)(?:\s+(?:for\s+)?(?:a\s+(?:while|bit|moment|spell)|an\s+hour|here))?$",
+            r"^(?:need|want|take|get|have)\s+(?:some|a)\s+(?:rest|sleep|nap|break|breather)$",
+        ),
+    ),
     Verb("ask"),  # a question ("where is the exit?"), read by the parser before any pattern
     Verb(
         "inventory",
