@@ -67,6 +67,7 @@ def test_talking_to_or_buying_from_someone_elsewhere_costs_no_turn_and_a_strange
     game.play("go east")
     assert not game.play("talk to the owl").free  # no person of the story, Garrick here: the narrator's to answer
     assert "no potion" in costs_nothing(game, "buy a potion from garrick")
+    assert "no pelt" in costs_nothing(game, "sell the pelt")  # nothing carried by that name
     costs_nothing(game, "buy a potion")
     bought = game.play("buy the herb")
     assert bought.ok and not bought.free and game.state.turn == 3  # a deal made costs its turn

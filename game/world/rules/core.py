@@ -124,7 +124,7 @@ def costs_nothing(
 
 def nothing_there(command: Command, state: GameState, pack: ContentPack) -> bool:
     """Whether ``command`` acts on what is not there: a way that is no exit of this place ("go down"), no enemy
-    here by that name ("attack garrick"), nothing here to take by that name, nothing carried to drop or give,
+    here by that name ("attack garrick"), nothing here to take by that name, nothing carried to drop, give or sell,
     nothing sold here by that name ("buy a potion" from a hunter who sells none), a person of the story who is
     elsewhere ("talk to garrick" at the trailhead), or talk where there is nobody to hear it."""
     verb, target = command.verb, command.target
@@ -146,7 +146,7 @@ def nothing_there(command: Command, state: GameState, pack: ContentPack) -> bool
         return best_match(target, [(e, pack.enemies[e].names) for e in enemies_at(state, pack, state.node)]) is None
     if verb == "take":
         return best_match(target, [(i, pack.items[i].names) for i in items_at(state, pack, state.node)]) is None
-    if verb in ("drop", "give"):
+    if verb in ("drop", "give", "sell"):
         return best_match(target, [(i, pack.items[i].names) for i in set(state.inventory) if i in pack.items]) is None
     return False
 
