@@ -133,3 +133,12 @@ def test_the_sentence_is_read_to_the_act_it_names(action, verb, target):
 def test_an_act_the_story_has_nothing_for_is_told_by_its_verb_phrase(fantasy):
     told = engine(fantasy).play("I juggle the pinecones").narration
     assert "juggle the pinecones" in told and "you juggle" not in told
+
+
+def test_a_lone_pronoun_asks_which_thing_and_costs_nothing(fantasy):
+    """Was: "drop it" gave "You carry no it."."""
+    game = engine(fantasy)
+    for action in ("drop it", "take them", "use it"):
+        result = game.play(action)
+        assert result.narration.startswith("Which one do you mean by '"), (action, result.narration)
+    assert game.state.turn == 0 and "hunting_knife" in game.state.inventory

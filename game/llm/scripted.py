@@ -132,8 +132,11 @@ class ScriptedNarrator(Conversation, NarratorBase):
             narration = self._combat(command, state, effects)
         else:
             command = self._understood(command, state)
-            handler = self.verbs.get(command.verb, self._do_other)
-            narration = handler(command, state, effects, notes, bundle)
+            if command.verb in ("take", "drop", "use", "give", "examine") and command.target in PRONOUNS:
+                narration = f"Which one do you mean by '{command.target}'? Name it: {command.verb} the ..."
+            else:
+                handler = self.verbs.get(command.verb, self._do_other)
+                narration = handler(command, state, effects, notes, bundle)
         refused = [r for r in bundle.refused if r.effect in effects]
         if refused:  # asked again: its prose was written before the rules ran; now it tells the refusal
             effects = {k: v for k, v in effects.items() if k not in {r.effect for r in refused}}

@@ -11,7 +11,7 @@ from game.text import best_match
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.intent import NOT_ASKED
-from game.world.parser import DIRECTIONS, Command
+from game.world.parser import DIRECTIONS, PRONOUNS, Command
 from game.world.reading import Reading
 from game.world.state import GameState
 
@@ -134,6 +134,8 @@ def nothing_there(command: Command, state: GameState, pack: ContentPack) -> bool
         return True  # "talk to everyone", "ask about the lighthouse" with nobody here
     if not target:
         return False
+    if verb in ("take", "drop", "use", "give") and target in PRONOUNS:
+        return True  # "drop it", and nothing was applied: the word named no thing
     if verb == "buy":
         sellers = [pack.npcs[n].trade for n in npcs_at(pack, state.node)]
         sold = {i for trade in sellers if trade is not None for i in trade.sells if i in pack.items}
