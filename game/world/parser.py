@@ -223,9 +223,8 @@ def parse(text: str) -> Command:
         return Command(SIMPLE[line], text=raw)
     if line in SIMPLE_GO:
         return Command("go", target=SIMPLE_GO[line], text=raw)
-    glance = GLANCE.match(line)
-    if glance and glance_way(glance):  # "look north", "what lies to the west?": a look that way
-        return Command("examine", target=glance_way(glance) or "", text=raw)
+    if (glance := GLANCE.match(line)) and (way := glance_way(glance)):  # "look north": a look that way
+        return Command("examine", target=way, text=raw)
     verb_word, _, rest = line.partition(" ")
     if verb_word in {"save", "load"}:
         return Command(verb_word, target=rest.strip(), text=raw)
