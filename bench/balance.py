@@ -80,6 +80,7 @@ from bench.balance_thorough import (
     stats_of,
     thorough_routes,
 )
+from game.language.parser import parse
 from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryContext
@@ -89,7 +90,6 @@ from game.world.conditions import holds
 from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.rules import Outcome, Rules
 from game.world.rules.combat import ambush_coming, heavy_coming
 from game.world.state import GameState, new_game

@@ -53,6 +53,7 @@ import numpy as np
 
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
+from game.language.parser import parse
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
 from game.memory.search import retrieval
@@ -62,7 +63,6 @@ from game.memory.vectors.embedders import SentenceTransformerEmbedder
 from game.text import DEFAULT_PROMPT_BUDGET, estimate_tokens
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.state import new_game
 
 PLANT = [

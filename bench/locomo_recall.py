@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from game.engine.prompt import compose
+from game.language.parser import parse
 from game.llm.digest import ExtractiveSummarizer
 from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig
@@ -53,7 +54,6 @@ from game.memory.vectors.stores import VectorStore
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.state import GameState, new_game
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -40,6 +40,7 @@ from typing import Any
 from game.engine import prompt as prompt_module
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
+from game.language.parser import parse
 from game.llm.base import PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
@@ -48,7 +49,6 @@ from game.memory.vectors.embedders import SentenceTransformerEmbedder
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.state import new_game
 
 ROOT = Path(__file__).resolve().parents[1]

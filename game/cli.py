@@ -33,9 +33,9 @@ from game.checker.commands import content_command, title_of
 from game.config import ConfigError, Settings
 from game.engine import replay
 from game.engine.kept import start_fresh
-from game.engine.pipeline import TurnResult
 from game.engine.replay import told
 from game.engine.report import turn_json
+from game.engine.results import TurnResult
 from game.engine.session import AUTOSAVE_SLOT, GameSession
 from game.llm.local_model import find_bundled_model
 from game.memory.vectors.chroma import ChromaVectorStore

@@ -21,6 +21,7 @@ from game.config import ConfigError, Settings
 from game.engine.autopilot import Autopilot
 from game.engine.pipeline import TurnPipeline
 from game.engine.session import AUTOSAVE_SLOT, GameSession
+from game.language.meaning import VerbMeanings
 from game.llm.base import FactExtractingNarrator, Narrator, NarratorError
 from game.memory.consolidation import Summarizer
 from game.memory.manager import GameMemory
@@ -341,7 +342,10 @@ def make_engine(
     memory = make_memory(settings, pack, narrator, embedder=embedder, progress=progress, say=say, lore_later=lore_later)
     budget, target = settings.prompt_budget_tokens, settings.turn_time_target_s
     autopilot = Autopilot(target, budget) if target is not None else None
-    return TurnPipeline(pack, state, narrator, memory, prompt_budget_tokens=budget, autopilot=autopilot)
+    meaning = VerbMeanings(memory.embedder.embed).guess if memory.embedder is not None else None
+    return TurnPipeline(
+        pack, state, narrator, memory, prompt_budget_tokens=budget, autopilot=autopilot, meaning=meaning
+    )
 
 
 def make_session(

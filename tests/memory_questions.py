@@ -92,8 +92,10 @@ ELSEWHERE = [
     "go west",
     "go north",
     "look",
+    "look",
 ]
-"""Thirty turns away from the lodge (from the Fogbound Path), with Alicia, Elvin and Nyssa talking of other things."""
+"""Thirty turns away from the lodge (from the Fogbound Path), with Alicia, Elvin and Nyssa talking of other things.
+("rest" at the spring is refused, and a refused act costs no turn since issue 41: the last look keeps thirty.)"""
 
 EVENTS_OPENING = [
     "go west",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = [
+    "game.language",
     "game.world",
     "game.engine",
     "game.memory",

@@ -251,9 +251,9 @@ def test_heavy_rounds_are_a_function_of_the_seed_and_never_follow_each_other(see
 
 def test_a_player_can_type_defend_and_is_offered_it_when_a_heavy_blow_is_announced():
     """The parser knows ``defend`` (and block, parry, brace); the scripted narrator sends it as a combat action."""
+    from game.language.parser import parse
     from game.llm.scripted import ScriptedNarrator
     from game.world.choices import suggested
-    from game.world.parser import parse
     from game.world.rules.combat import heavy_coming
     from tests.conftest import keyword_memory
 

@@ -176,7 +176,8 @@ def test_a_stalled_endpoint_stops_the_check_after_a_few_calls_and_says_why(packs
         fitness = check_endpoint(settings_for(server.url, timeout_s=0.3), packs)
         seconds = time.monotonic() - started
         connections = server.connections
-    assert fitness.turns == fitness.failed_calls == STALL_LIMIT == 3, report(fitness)
+    # a line the engine answers alone (the player, stuck, asks for what cannot be) calls no model: not a failure
+    assert fitness.turns - fitness.alone == fitness.failed_calls == STALL_LIMIT == 3, report(fitness)
     assert connections <= STALL_LIMIT + 1  # no model list asked of an endpoint that never answered
     assert seconds < 10
     assert fitness.verdict.startswith("cannot play: the endpoint did not answer (the check stopped after 3 turn")
@@ -190,7 +191,7 @@ def test_an_endpoint_that_answers_too_late_stops_the_check_too(packs):
         fitness = check_endpoint(settings_for(server.url, timeout_s=0.3), packs)
         seconds = time.monotonic() - started
         asked = len(server.chat_requests())
-    assert fitness.turns == STALL_LIMIT and asked == STALL_LIMIT and seconds < 10, report(fitness)
+    assert fitness.turns - fitness.alone == STALL_LIMIT and asked == STALL_LIMIT and seconds < 10, report(fitness)
     assert fitness.stopped and "the check stopped after 3 turn calls in a row failed" in fitness.verdict
 
 
@@ -209,7 +210,8 @@ def test_the_count_of_failures_in_a_row_starts_again_after_an_answer(packs):
 
         server.responder = flaky
         fitness = check_endpoint(settings_for(server.url), packs)
-    assert fitness.turns == 13 and not fitness.stopped and fitness.failed_calls >= 8
+    called = fitness.turns - fitness.alone  # lines the engine answered alone call no model
+    assert fitness.turns == 13 and not fitness.stopped and fitness.failed_calls >= 2 * called // 3
 
 
 # ------------------------------------------------------------------------------------------------ (d) no endpoint

@@ -290,6 +290,7 @@ def test_the_characters_block_holds_the_people_this_turn_needs_not_the_cast(fant
 def test_recall_format_is_stable_to_dynamic_with_header_first(fantasy):
     memory = GameMemory(fantasy, ScriptedNarrator(fantasy), background=False)
     engine = engine_for(fantasy, memory)
+    engine.state.node = "hunter_cabin"  # where Garrick is: asked elsewhere, the line is refused before any prompt
     result = engine.play("ask garrick about hal")
     names = [b.name for b in result.trace.prompt.blocks]
     memory_names = [b.name for b in result.trace.memory.blocks if b.items]

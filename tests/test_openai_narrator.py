@@ -507,7 +507,9 @@ def test_three_turns_of_the_mini_story_through_the_pipeline(mini_pack, server):
     assert [a.effect for a in first.applied][:1] == ["items_gained"]
     assert request.body["messages"][0]["content"].startswith(mini_pack.story.persona)
     # the user prompt ends with the action and the reminder of the answer format (in the system prompt)
-    assert request.body["messages"][-1]["content"].endswith(f"## Player action\ntake sword\n\n{ANSWER_REMINDER}")
+    assert request.body["messages"][-1]["content"].endswith(
+        f"## Player action\ntake sword\nThe player asks to: take the Iron Sword.\n\n{ANSWER_REMINDER}"
+    )
     assert "## Answer format" in request.body["messages"][0]["content"]
     assert request.body["response_format"]["type"] == "json_schema"
     gold = engine.state.gold
@@ -523,7 +525,11 @@ def test_three_turns_of_the_mini_story_through_the_pipeline(mini_pack, server):
     assert third.ok and engine.state.node == "woods" and third.trace.repaired
     assert third.narration.startswith(north["narration"])
     assert len(requests) == 1  # the prose-wrapped answer was repaired locally, not re-asked
-    assert requests[0].body["messages"][-1]["content"].endswith(f"## Player action\ngo north\n\n{ANSWER_REMINDER}")
+    assert (
+        requests[0]
+        .body["messages"][-1]["content"]
+        .endswith(f"## Player action\ngo north\nThe player asks to: go to the Dark Woods.\n\n{ANSWER_REMINDER}")
+    )
     assert narrator.last_call.attempts == 1 and narrator.last_call.prompt_tokens == 120
 
 

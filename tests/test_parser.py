@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from game.language.parser import clauses, parse, verb_key
+from game.language.verbs import SIMPLE, VERBS
 from game.llm.scripted import ScriptedNarrator
-from game.world.parser import clauses, parse, verb_key
-from game.world.verbs import SIMPLE, VERBS
 
 
 @pytest.mark.parametrize(

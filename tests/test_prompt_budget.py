@@ -12,10 +12,10 @@ import pytest
 from game.engine import prompt as prompt_module
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import REQUIRED_WINDOW, SYSTEM_BLOCKS, compose
+from game.language.parser import parse
 from game.llm.scripted import ScriptedNarrator
 from game.text import DEFAULT_PROMPT_BUDGET
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.state import new_game
 from tests.conftest import MISTY_OPENING, keyword_memory
 

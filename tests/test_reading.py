@@ -9,9 +9,9 @@ import json
 import pytest
 
 from game.engine.pipeline import TurnPipeline
+from game.language.reading import CLASSES, MOODS, Reading, read
 from game.world.effects import Effects
 from game.world.intent import NOT_ASKED
-from game.world.reading import CLASSES, MOODS, Reading, read
 from game.world.rules import Rules
 from game.world.state import new_game
 from tests.conftest import keyword_memory

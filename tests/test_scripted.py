@@ -7,10 +7,10 @@ from pathlib import Path
 
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
+from game.language.parser import parse
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 
@@ -45,7 +45,12 @@ def test_topics_come_from_content(mini_pack):
 
 
 def test_choice_keywords_win(mini_pack):
-    assert answer(mini_pack, "I want to parley")["effects"] == {"choice": "negotiate"}
+    """Where the choice can be made (issue 41: a story choice is recognised only there; at the camp "parley" is
+    no choice, and the rules never tell its name or what it needs)."""
+    at_bridge = new_game(mini_pack)
+    at_bridge.node = "bridge"
+    assert answer(mini_pack, "I want to parley", state=at_bridge)["effects"] == {"choice": "negotiate"}
+    assert "choice" not in answer(mini_pack, "I want to parley")["effects"]
 
 
 def test_answers_questions_only_from_given_memory(mini_pack):

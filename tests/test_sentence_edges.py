@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from game.engine.pipeline import TurnPipeline
+from game.language.reading import read
 from game.llm.scripted import ScriptedNarrator
 from game.llm.tellings import TELLINGS
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
-from game.world.reading import read
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 

@@ -100,7 +100,7 @@ def test_every_recalled_item_carries_parts_that_explain_its_score(fantasy):
     history = blocks["history_recall"].items
     assert history and set(history[0].parts) in ({"recency"}, {"semantic"})
 
-    lore = engine.play("ask garrick about hal").trace.memory.block("knowledge")
+    lore = engine.play("ask about hal").trace.memory.block("knowledge")  # at the trailhead, Garrick not there
     assert lore is not None and lore.items
     assert all(i.parts == {"semantic": i.score} for i in lore.items)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from game.engine.pipeline import TurnPipeline
+from game.language.parser import parse
 from game.llm.scripted import ScriptedNarrator
 from game.memory.events import record_of
 from game.memory.records import Episode
@@ -20,7 +21,6 @@ from game.world.choices import suggested
 from game.world.content import ContentError, ContentPack
 from game.world.effects import Effects, Trade
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.rules import Rules
 from game.world.rules.trade import offers
 from game.world.state import GameState, new_game
@@ -161,6 +161,8 @@ def _answer(effects: dict) -> str:
 
 
 def test_an_llm_trade_at_its_own_price_is_refused(scifi):
+    """The model's price is refused; the sale the player asked for is the rules' to make, at the rules' price
+    (issue 41: what was asked is read first and carried out whatever the model proposes)."""
     state = at(scifi, "black_market", carrying=("data_pearl",))
     overpriced = _answer({"trade": {"deal": "sell", "item": "data_pearl", "npc": "okabe", "price": 400}})
     fallback = _answer({})
@@ -168,7 +170,8 @@ def test_an_llm_trade_at_its_own_price_is_refused(scifi):
     assert [r.reason for r in result.rejected if r.effect == "trade"] == [
         "Goro Okabe pays 45 yen for the Data Pearl, not 400"
     ]
-    assert engine.state.gold == 15 and "data_pearl" in engine.state.inventory
+    assert engine.state.gold == 15 + 45 and "data_pearl" not in engine.state.inventory
+    assert "400" not in result.narration
 
 
 @pytest.mark.parametrize(

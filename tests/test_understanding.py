@@ -15,11 +15,11 @@ import pytest
 
 from game.engine.pipeline import TurnPipeline
 from game.engine.prompt import compose
+from game.language.parser import clauses, parse
 from game.llm.scripted import ScriptedNarrator
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
 from game.world.content import ContentPack, Npc
 from game.world.loader import content_root, load_pack
-from game.world.parser import clauses, parse
 from game.world.state import GameState, QuestProgress, new_game
 from tests.conftest import SHIPPED, keyword_memory
 

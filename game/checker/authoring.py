@@ -8,10 +8,10 @@ with everything else a turn needs, so an entry too long for its share is cut or 
 
 from __future__ import annotations
 
+from game.language.parser import parse
 from game.llm.scripted import CHOICE_VERBS
 from game.text import DEFAULT_PROMPT_BUDGET, estimate_tokens
 from game.world.content import ContentPack
-from game.world.parser import parse
 
 LONG_LORE_TOKENS = DEFAULT_PROMPT_BUDGET // 8
 """An entry longer than this (an eighth of the default prompt budget) may not fit the lore's share of a prompt."""

@@ -30,7 +30,8 @@ import time
 from collections.abc import Callable, Iterable
 
 from game.engine.fitness_verdict import STALL_LIMIT, Fitness, report, verdict
-from game.engine.pipeline import DebugTrace, TurnPipeline, TurnResult
+from game.engine.pipeline import TurnPipeline
+from game.engine.results import DebugTrace, TurnResult
 from game.engine.schema import TurnParseError, parse_turn
 from game.llm.openai_compat import OpenAINarrator
 from game.llm.settings import OpenAISettings
@@ -44,15 +45,15 @@ from game.world.state import GameState, new_game
 __all__ = ["SCRIPT", "STALL_LIMIT", "Fitness", "check_endpoint", "no_test_needed", "report", "verdict"]
 
 SCRIPT: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("fantasy_001", ("look", "go east", "talk to garrick", "go north", "ask garrick about hal", "go west")),
+    ("fantasy_001", ("look", "go east", "talk to garrick", "look north", "ask garrick about hal", "go west")),
     (
         "scifi_001",
-        ("talk to the voice", "ask the voice about memories", "go west", "go east", "talk to echo7", "look", "look"),
+        ("talk to the voice", "ask the voice about memories", "look west", "go east", "talk to echo7", "look", "look"),
     ),
 )
-"""(story, actions): "go north" from Garrick's lodge and "go west" from the pod bay name no exit, so a model
-that moves the player there is refused by the rules; a refusal costs no turn (issue 35), so the scifi story has
-one more look: the fifth turn that counts of each story is a consolidation."""
+"""(story, actions): "look north" from Garrick's lodge and "look west" from the pod bay ask for no move (and name
+no exit), so a model that moves the player there is refused by the rules; a refusal costs no turn (issue 35), so
+the scifi story has one more look: the fifth turn that counts of each story is a consolidation."""
 NARRATOR_EFFECTS = frozenset(Effects.model_fields)
 """The effects a model proposes (the rules' own consequences, a level or an objective, are not its)."""
 
@@ -142,6 +143,9 @@ def _play(
                 progress(f"{pack.story.title}: {action}")
             before = engine.state
             result = engine.play(action)
+            if result.meta in ("refused", "answered", "asked") and not result.trace.usage:
+                fitness.turns, fitness.alone = fitness.turns + 1, fitness.alone + 1  # the engine's answer alone
+                continue  # (an act that cannot be, issue 41): nothing of the model's to judge
             _judge(fitness, result, pack, before.node)
             if on_turn is not None:
                 on_turn(result, before, engine)
@@ -180,8 +184,11 @@ def _judge(fitness: Fitness, result: TurnResult, pack: ContentPack, node_before:
         fitness.repaired += 1
     else:
         fitness.first_time += 1
-    fitness.proposed += _proposed(answers)
-    fitness.accepted += sum(a.effect in NARRATOR_EFFECTS for a in result.applied)
+    proposed = _proposed(answers)
+    fitness.proposed += len(proposed)
+    # what the model proposed and the rules applied (the acts the engine read from the action apply whatever the
+    # model proposes, issue 41: they are not the model's)
+    fitness.accepted += sum(a.effect in NARRATOR_EFFECTS and a.effect in proposed for a in result.applied)
     fitness.refused += len(result.rejected)
     if _names_someone(_model_narration(answers), pack, {node_before, result.state.node}):
         fitness.named += 1
@@ -209,14 +216,14 @@ def _measure(fitness: Fitness, trace: DebugTrace, answers: list[str]) -> None:
             fitness.prompt_tokens_estimated = True
 
 
-def _proposed(answers: list[str]) -> int:
-    """How many effects the model's first usable answer proposed (each field it set)."""
+def _proposed(answers: list[str]) -> set[str]:
+    """The effects the model's first usable answer proposed (each field it set)."""
     for answer in answers:
         try:
-            return len(parse_turn(answer)[0].effects.model_dump(exclude_defaults=True))
+            return set(parse_turn(answer)[0].effects.model_dump(exclude_defaults=True))
         except TurnParseError:
             continue
-    return 0
+    return set()
 
 
 def _ignore(text: str) -> None:

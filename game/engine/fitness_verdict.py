@@ -40,6 +40,8 @@ class Fitness:
     endpoint: str
     model: str
     turns: int = 0
+    alone: int = 0
+    """Turns the engine answered without calling the model (an act that cannot be, issue 41): not judged."""
     first_time: int = 0
     repaired: int = 0
     never: int = 0

@@ -20,23 +20,26 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import asdict
 
+from game.engine.asking import answer, refused_outright
 from game.engine.autopilot import Autopilot
 from game.engine.prompt import compose
+from game.engine.results import DebugTrace, TurnResult, rules_account, unique
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.engine.voice import RECENT, Voice, judge, mended
+from game.language.parser import Command, parse
 from game.llm.base import Narrator, NarratorError, PromptBundle
-from game.memory.base import Memory, MemoryContext, TurnRecord
+from game.memory.base import Memory, TurnRecord
 from game.memory.vectors.foreground import FOREGROUND
 from game.text import DEFAULT_PROMPT_BUDGET
+from game.world.asked import Asked, by_meaning, story_names, story_people, understand
 from game.world.choices import choices_after
 from game.world.content import ContentPack
-from game.world.describe import help_text, inventory_text, node_text, npc_now, quests_text, status_text
-from game.world.intent import nothing_to_fight
-from game.world.parser import Command, parse
-from game.world.rules import AppliedEffect, Outcome, Reading, RejectedEffect, Rules
+from game.world.describe import help_text, inventory_text, quests_text, status_text
+from game.world.effects import Effects
+from game.world.rules import Outcome, Reading, RejectedEffect, Rules
 from game.world.rules.core import player_refused
 from game.world.state import MAX_TURN, GameState
 
@@ -44,58 +47,6 @@ log = logging.getLogger("storyecho.engine")
 
 MAX_ACTION_CHARS = 500
 """Longest action a player may type; a longer one is refused before it costs a turn."""
-
-
-@dataclass
-class DebugTrace:
-    """Everything the debug panel shows about one turn."""
-
-    prompt: PromptBundle | None = None
-    memory: MemoryContext | None = None
-    raw_output: str = ""
-    repair_output: str = ""
-    validation_errors: list[str] = field(default_factory=list)
-    repaired: bool = False
-    dropped_notes: list[str] = field(default_factory=list)
-    """Memory notes not kept: malformed (dropped by validation) or refused by the Story Bible, with why."""
-    first_rejected: list[RejectedEffect] = field(default_factory=list)
-    """What the rules refused in the narrator's first answer, when the turn was asked again because of it."""
-    reasked: bool = False
-    narration_replaced: bool = False
-    """The answer still proposed refused effects: the player read the rules' own account instead."""
-    reading: list[str] = field(default_factory=list)
-    """How the action was read (``Clause.describe``): which clauses bind, and why an act was not asked for."""
-    spoke_for_player: bool = False
-    """The first answer spoke or decided for the player (``voice.speaks_for_player``): asked again, then dropped."""
-    repeated: bool = False
-    """The first answer repeated the last tellings (``voice.repeats``, a model's only): asked again once."""
-    usage: list[dict[str, Any]] = field(default_factory=list)
-    """What each narrator call of the turn cost, as the model reported it (tokens, cached tokens, attempts, ms)."""
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    autopilot: str = ""
-    """What the memory autopilot made of this turn's narrator time (``autopilot.py``), when it is on."""
-
-
-@dataclass
-class TurnResult:
-    """The outcome of one player action, rendered by the TUI or the CLI."""
-
-    turn: int
-    action: str
-    narration: str
-    choices: list[str]
-    state: GameState
-    ok: bool = True
-    meta: str | None = None
-    error: str | None = None
-    applied: list[AppliedEffect] = field(default_factory=list)
-    rejected: list[RejectedEffect] = field(default_factory=list)
-    memory_notes: list[str | dict[str, Any]] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    """What the game tells the player beside the story (an autosave that failed, a save loaded from its backup)."""
-    free: bool = False
-    """The action was answered at no cost (refused, or a word in a fight): the turn did not advance."""
-    trace: DebugTrace = field(default_factory=DebugTrace)
 
 
 class _Timer:
@@ -121,6 +72,7 @@ class TurnPipeline:
         *,
         prompt_budget_tokens: int | None = DEFAULT_PROMPT_BUDGET,
         autopilot: Autopilot | None = None,
+        meaning: Callable[[str], str | None] | None = None,
     ) -> None:
         self.pack = pack
         self.state = state
@@ -132,6 +84,16 @@ class TurnPipeline:
         """Sizes the budget to the narrator's speed (``turn_time_target_s``); None: the budget is fixed."""
         self._commit = threading.Lock()
         self._abandoned = False
+        self.names, self.people = story_names(pack), story_people(pack)
+        """The words of the story's names (never taken for misspelt verbs) and of its people's (a line calls
+        them by these)."""
+        self.pending: Asked | None = None
+        """What the game asked back and the next line answers (``Asked.offer``)."""
+        self.queued: list[tuple[str, Asked]] = []
+        """The acts of the line just played still to play, one turn each (:meth:`go_on`)."""
+        self.meaning = meaning
+        """The verb an unknown word means, by the game's embedder (``game.language.meaning``): offered, never
+        applied on its own; None without embeddings."""
 
     def abandon(self) -> None:
         """Let no turn still out commit (the game closes while a narrator stalls): once this returns, the state and
@@ -141,6 +103,10 @@ class TurnPipeline:
 
     def play(self, action: str, *, attempt: int = 0) -> TurnResult:
         """Play one player action and return what happened (``attempt``: the how-many-th retry of it this is).
+
+        The action is read first (``game.world.asked``): a refused act, a question the rules answer and an
+        offer to ask back are answered at once, at no cost; otherwise the line's first act is played, and
+        :meth:`go_on` plays the others, one turn each.
 
         Never raises: whatever the narrator answers and whatever fails inside
         the turn, the result is either a committed turn (game state and memory
@@ -159,29 +125,110 @@ class TurnPipeline:
             )
         if not action.strip():
             return self._failed(command, "Type an action, or 'help'.")
-        if (nothing := nothing_to_fight(command, self.state, self.pack)) is not None:
-            return self._meta(command, nothing)  # no turn for a swing at empty air
-        if len(action) > MAX_ACTION_CHARS:
-            return self._failed(
-                command, f"That is too long for one action ({len(action)} characters; at most {MAX_ACTION_CHARS})."
-            )
-        reading = Reading.of(action)  # read once: the narrator's command and the intent check share it
+        self.queued = []
+        answered = self._answered(action)
+        if isinstance(answered, TurnResult):
+            return answered
+        if answered is None:
+            if len(action) > MAX_ACTION_CHARS:
+                return self._failed(
+                    command, f"That is too long for one action ({len(action)} characters; at most {MAX_ACTION_CHARS})."
+                )
+            answered = understand(Reading.of(action, self.names, self.people), self.state, self.pack)
+            if self.meaning is not None:
+                answered = by_meaning(answered, self.meaning, self.state, self.pack)
+            early = self._early(action, answered)
+            if early is not None:
+                return early
+        return self._turn(answered.reading.text, answered, attempt)
+
+    def go_on(self) -> TurnResult | None:
+        """Play the next act of the line just played, as a turn of its own; None when none is left (or the line
+        stopped: an act refused, a failed turn, an ending)."""
+        if not self.queued or self.state.ending:
+            self.queued = []
+            return None
+        action, asked = self.queued.pop(0)
+        rest = self.queued
+        result = self._turn(action, asked, 0)
+        self.queued = rest if result.ok and not result.free else []
+        return result
+
+    def play_all(self, action: str) -> list[TurnResult]:
+        """:meth:`play` and every :meth:`go_on` after it: the results of a whole line, one per turn."""
+        results = [self.play(action)]
+        while (more := self.go_on()) is not None:
+            results.append(more)
+        return results
+
+    def _turn(self, action: str, asked: Asked, attempt: int) -> TurnResult:
+        """Play ``asked``'s first act (or what it asks of the narrator); queue the others."""
+        steps = asked.steps()
+        if len(steps) > 1:
+            self.queued = [(action, Asked(asked.reading, acts=step, stopped=asked.stopped)) for step in steps[1:]]
+            asked = Asked(asked.reading, acts=steps[0], notes=asked.notes)
         trace = DebugTrace()
         try:
             with FOREGROUND.busy():  # background work waits (the narrator's call excepted: _call)
-                return self._play(action, reading, trace, attempt)
+                result = self._play(action, asked, trace, attempt)
         except Exception as exc:
             log.exception("turn %d failed", self.state.turn + 1)
             trace.validation_errors.append(f"internal error: {type(exc).__name__}: {exc}")
             return self._failed(
-                command,
+                parse(action),
                 f"Something went wrong with that turn ({type(exc).__name__}). Nothing changed; try again.",
                 trace,
             )
+        if asked.stopped and not self.queued and result.ok:  # the line's last act that can be: then why not more
+            result.narration = f"{result.narration}\n{asked.stopped}".strip()
+        return result
 
-    def _play(self, action: str, reading: Reading, trace: DebugTrace, attempt: int = 0) -> TurnResult:
-        command = reading.command
+    def _early(self, action: str, asked: Asked) -> TurnResult | None:
+        """The answer to a line that needs no narrator: an act refused, a question the rules answer, or the
+        game asking back. None: the line is played."""
+        trace = DebugTrace(reading=[c.describe() for c in asked.reading.clauses], resolved=list(asked.notes))
+        trace.asked = asked.line(self.pack)
+        if asked.kind == "refused":
+            result = self._told(action, asked.refusal, "refused", trace)
+            if asked.refused is not None:  # what the rules say of the act, for the trace and --json
+                effects = Effects.model_validate(asked.refused.effects(self.state))
+                result.rejected = self.rules.apply(self.state.snapshot(), effects).rejected
+            return result
+        if asked.kind == "answered":
+            return self._told(action, asked.answer, "answered", trace)
+        if asked.kind == "unsure":
+            self.pending = asked
+            result = self._told(action, asked.question(self.pack), "asked", trace)
+            result.choices, result.asking = asked.choices(self.pack), True
+            return result
+        if (refused := refused_outright(asked, self.state, self.rules, action)) is not None:
+            result = self._told(action, refused[0], "refused", trace)  # said now, at no cost
+            result.rejected = refused[1]
+            return result
+        return None
+
+    def _told(self, action: str, text: str, kind: str, trace: DebugTrace) -> TurnResult:
+        """An answer given without a narrator and at no cost (``meta``: ``refused``, ``answered`` or ``asked``)."""
+        result = self._free(action, text, [], [], trace)
+        result.meta = kind
+        return result
+
+    def _answered(self, action: str) -> Asked | TurnResult | None:
+        """The line as an answer to what the game asked back: the act picked (to play), a free result for "no",
+        or None when it answers nothing (it is read as a line of its own, and the question is dropped)."""
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return None
+        picked = answer(pending, action, self.pack)
+        if picked is False:
+            return self._told(action, "Then nothing is done.", "answered", DebugTrace())
+        return picked or None
+
+    def _play(self, action: str, asked: Asked, trace: DebugTrace, attempt: int = 0) -> TurnResult:
+        reading = asked.reading
+        command = _command(asked, self.pack, action)
         trace.reading = [c.describe() for c in reading.clauses]
+        trace.asked, trace.resolved = asked.line(self.pack), list(asked.notes)
         timer = _Timer(trace.timings_ms)
         seen = self.state.snapshot()  # what the narrator is shown; the trace keeps it as it was
         timer.lap("snapshot")
@@ -194,8 +241,9 @@ class TurnPipeline:
         if self.autopilot is not None and budget is not None:
             budget = min(budget, self.autopilot.budget)
         budget = None if budget is None else max(0, budget - overhead)
-        bundle = compose(action, command, seen, self.pack, recalled, budget)
+        bundle = compose(action, command, seen, self.pack, recalled, budget, asked=trace.asked)
         bundle.overhead_tokens, bundle.attempt = overhead, attempt
+        bundle.acts, bundle.asks = asked.acts, asked.kind
         trace.prompt, trace.memory = bundle, bundle.memory  # what the prompt holds, after the budget
         timer.lap("compose")
         output = self._narrate(bundle, trace)
@@ -209,18 +257,19 @@ class TurnPipeline:
             )
         trace.dropped_notes = list(output.dropped_notes)
         working = seen.snapshot()
-        outcome = self.rules.resolve_turn(working, output.effects, reading)  # an act the player did not ask: refused
+        granted = asked.granted(seen)  # the acts read from the action: the rules carry them out
+        outcome = self.rules.resolve_turn(working, output.effects, reading, granted=granted)  # unasked: refused
         timer.lap("adjudicate")
         prose, voice = output.narration, self._judge(output.narration, reading, trace)
         if (_told(outcome) or voice.faults) and not working.ending:
-            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, reading, voice)
+            output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, asked, voice)
             timer.lap("reask")
         elif voice.sentence is not None:  # the story ended on this answer: the ending stands, its words go
             prose = mended(prose, reading)
         narration = "\n".join([prose, *outcome.messages]).strip()
         if outcome.free:  # refused, or a word in a fight: told, and no time passes (nothing is committed)
             return self._free(
-                action, narration, output.choices, _unique([*trace.first_rejected, *outcome.rejected]), trace
+                action, narration, output.choices, unique([*trace.first_rejected, *outcome.rejected]), trace
             )
         record = TurnRecord(
             turn=working.turn,
@@ -239,7 +288,7 @@ class TurnPipeline:
             choices=choices_after(output.choices, working, self.pack),
             state=working.snapshot(),
             applied=outcome.applied,
-            rejected=_unique([*trace.first_rejected, *outcome.rejected]),
+            rejected=unique([*trace.first_rejected, *outcome.rejected]),
             memory_notes=[n if isinstance(n, str) else n.model_dump() for n in output.memory_notes],
             trace=trace,
         )
@@ -258,7 +307,7 @@ class TurnPipeline:
         seen: GameState,
         output: TurnOutput,
         outcome: Outcome,
-        reading: Reading,
+        asked: Asked,
         voice: Voice,
     ) -> tuple[TurnOutput, GameState, Outcome, str]:
         """The narrator proposed what the rules refused, or its prose spoke for the player or repeated the last
@@ -270,6 +319,7 @@ class TurnPipeline:
         of what happened, so the player never reads about a move, an item or a
         reward the rules did not grant, nor words they did not say.
         """
+        reading, granted = asked.reading, asked.granted(seen)
         refused = _told(outcome)
         told_before = player_refused(outcome.rejected)  # the player's act was refused: nothing of it costs time
         trace.first_rejected, trace.reasked = list(outcome.rejected) if refused else [], True
@@ -297,14 +347,16 @@ class TurnPipeline:
             trace.validation_errors.append(f"asking again failed: {_describe(exc)}")
         if again is not None:
             working = seen.snapshot()
-            second = self.rules.resolve_turn(working, again.effects, reading, refused_before=told_before)
+            second = self.rules.resolve_turn(
+                working, again.effects, reading, refused_before=told_before, granted=granted
+            )
             if not _told(second) and (prose := mended(again.narration, reading)).strip():
                 trace.dropped_notes = list(again.dropped_notes)
                 return again, working, second, prose
             output, outcome = again, second
         else:
             working = seen.snapshot()
-            outcome = self.rules.resolve_turn(working, output.effects, reading)
+            outcome = self.rules.resolve_turn(working, output.effects, reading, granted=granted)
             if not refused and (prose := mended(output.narration, reading)).strip():
                 return output, working, outcome, prose  # no second answer: the first, less what it said for them
         trace.narration_replaced = True
@@ -424,41 +476,20 @@ class TurnPipeline:
 _CORRECTED = "Reply with the corrected JSON object only."
 
 
-def _unique(rejected: list[RejectedEffect]) -> list[RejectedEffect]:
-    """Each refusal once (a refusal of the first answer the second answer repeated is one refusal)."""
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for r in rejected:
-        key = (r.effect, repr(r.value))
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
+def _command(asked: Asked, pack: ContentPack, action: str) -> Command:
+    """What the narrator plays: the act read from the action, in the story's names ("take everything" for the
+    takes of one step); the reading's own command when the engine read no act."""
+    if not asked.acts:
+        return asked.reading.command
+    if len(asked.acts) > 1 and all(a.verb == "take" for a in asked.acts):
+        return Command("take", target="everything", text=action)
+    return asked.acts[0].command(pack, action)
 
 
 def _told(outcome: Outcome) -> bool:
     """Whether the rules refused something the narrator's prose may have told as done: what the player would be
     told about (see ``RejectedEffect.told``), or an act the player did not ask for (``RejectedEffect.unasked``)."""
     return any(r.told or r.unasked for r in outcome.rejected)
-
-
-def rules_account(outcome: Outcome, before: GameState, after: GameState, pack: ContentPack) -> str:
-    """What happened, told by the rules alone: where you are now, whom you spoke to, and what was refused.
-
-    The rules' own messages (items taken, objectives, combat) follow it in the
-    narration as on every turn.
-    """
-    lines = []
-    if after.node != before.node:
-        lines.append(node_text(after, pack))
-    for applied in outcome.applied:
-        if applied.effect == "talk_to" and applied.detail in pack.npcs:
-            greeting, _ = npc_now(pack.npcs[applied.detail], after)
-            lines.append(f'{pack.npcs[applied.detail].name}: "{greeting}"')
-    lines += list(dict.fromkeys(r.told for r in outcome.rejected if r.told))
-    if not lines and not outcome.messages:  # nothing happened (what the narrator told was not asked): where you are
-        lines.append(node_text(after, pack))
-    return "\n".join(lines)
 
 
 def _describe(exc: Exception) -> str:

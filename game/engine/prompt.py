@@ -44,6 +44,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from game.language.parser import Command
 from game.llm.base import PromptBlock, PromptBundle, PromptCut
 from game.memory.base import MemoryBlock, MemoryContext
 from game.memory.guard import DATA_NOT_ORDERS
@@ -51,7 +52,6 @@ from game.text import MESSAGE_TOKENS, estimate_messages, estimate_tokens
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import node_description, node_texts, npc_brief, objective_lines, status_text
-from game.world.parser import Command
 from game.world.rules.trade import trade_ids
 from game.world.state import GameState
 
@@ -161,11 +161,13 @@ def _exit_label(state: GameState, pack: ContentPack, direction: str, target: str
     return label
 
 
-def fixed_blocks(action: str, state: GameState, pack: ContentPack) -> list[PromptBlock]:
+def fixed_blocks(action: str, state: GameState, pack: ContentPack, asked: str = "") -> list[PromptBlock]:
+    """The blocks every prompt carries; ``asked``: what the engine read the action to ask (issue 41), told to the
+    narrator under the action ("The player asks to: take the Heartsap Tonic.")."""
     node = pack.nodes[state.node]
     region = pack.region(node.region)
     blocks = [
-        _block("player_action", f"## Player action\n{action}"),
+        _block("player_action", f"## Player action\n{action}" + (f"\n{asked}" if asked else "")),
         _block(
             "current_context",
             f"## Current context\n{status_text(state, pack)} Location: {node.name}"
@@ -279,8 +281,10 @@ def compose(
     pack: ContentPack,
     memory: MemoryContext,
     budget_tokens: int | None = None,
+    asked: str = "",
 ) -> PromptBundle:
-    """Build the prompt for one turn, within ``budget_tokens`` when given.
+    """Build the prompt for one turn, within ``budget_tokens`` when given (``asked``: what the engine read the
+    action to ask, said under it).
 
     The budget spends tokens by value. What every prompt carries is paid first: the persona and the answer
     format, the place (with the people present), the quests, the player's action, the pinned facts, the
@@ -299,15 +303,17 @@ def compose(
     )
     window = list(memory.window)
     if budget_tokens is None:
-        return _finish(_assemble(action, command, state, pack, replace(memory, blocks=blocks, window=window)), [], None)
+        return _finish(
+            _assemble(action, command, state, pack, replace(memory, blocks=blocks, window=window), asked), [], None
+        )
     candidates, required = _split(blocks, window, memory.synopsis)
     kept = {id(c) for c in required}
     bare = _select(blocks, window, memory, kept, candidates + required)  # what every prompt carries
-    base = _assemble(action, command, state, pack, bare)
+    base = _assemble(action, command, state, pack, bare, asked)
     _spend(budget_tokens - base.tokens, candidates, kept, bare)
     while True:
         context = _select(blocks, window, memory, kept, candidates + required)
-        bundle = _assemble(action, command, state, pack, context)
+        bundle = _assemble(action, command, state, pack, context, asked)
         chosen = [c for c in candidates if id(c) in kept]
         if bundle.tokens <= budget_tokens or not chosen:
             break
@@ -454,7 +460,7 @@ def _render(block: MemoryBlock) -> str:
 
 
 def _assemble(
-    action: str, command: Command, state: GameState, pack: ContentPack, memory: MemoryContext
+    action: str, command: Command, state: GameState, pack: ContentPack, memory: MemoryContext, asked: str = ""
 ) -> PromptBundle:
     recalled = [_block(b.name, text) for b in memory.blocks if (text := _render(b))]
     in_user = any(b.name not in SYSTEM_BLOCKS for b in recalled)
@@ -464,7 +470,7 @@ def _assemble(
         "json_instruction": _block("json_instruction", JSON_INSTRUCTION),
         **{b.name: b for b in recalled if b.name in SYSTEM_BLOCKS},
         **({"synopsis": _block("synopsis", synopsis_text(memory.synopsis))} if memory.synopsis else {}),
-        **{b.name: b for b in fixed_blocks(action, state, pack)},
+        **{b.name: b for b in fixed_blocks(action, state, pack, asked)},
         "answer_reminder": _block("answer_reminder", ANSWER_REMINDER),
     }
     system_blocks = [parts[name] for name in SYSTEM_BLOCKS if name in parts]

@@ -13,7 +13,8 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from game.engine.pipeline import TurnPipeline, TurnResult
+from game.engine.pipeline import TurnPipeline
+from game.engine.results import TurnResult
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig

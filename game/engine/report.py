@@ -13,7 +13,11 @@ such as ``match`` or ``open_thread``; see ``MemoryItem``), ``retrieval_meta``
 pinned, wait_ms, ...), ``dropped_notes``, ``usage`` (per narrator call: tokens as
 the model reported them, cached tokens, attempts, ms), ``asked_again`` (asked, first_rejected,
 narration_replaced: a turn the rules partly refused is asked once more),
-``timings_ms``.
+``understood`` (issue 41: ``asked``, what the engine read the action to ask, as the narrator's prompt says it;
+``reading``, each clause with its mood and polarity; ``resolved``, how each was found in the world; ``asking``,
+true when the game asks the player back and the next line answers, ``choices`` being the answers),
+``timings_ms``. ``meta`` is ``refused``, ``answered`` or ``asked`` for a line answered at once without a
+narrator (an act that cannot be, a question about the player's own state, a question back).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from game.engine.pipeline import TurnResult
+from game.engine.results import TurnResult
 
 
 def state_json(result: TurnResult) -> dict[str, Any]:
@@ -95,6 +99,12 @@ def turn_json(result: TurnResult) -> dict[str, Any]:
             "asked": trace.reasked,
             "first_rejected": [asdict(r) for r in trace.first_rejected],
             "narration_replaced": trace.narration_replaced,
+        },
+        "understood": {
+            "asked": trace.asked,
+            "reading": trace.reading,
+            "resolved": trace.resolved,
+            "asking": result.asking,
         },
         "timings_ms": trace.timings_ms,
     }

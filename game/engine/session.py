@@ -52,15 +52,16 @@ from typing import Any
 import orjson
 
 from game.engine.kept import continue_in
-from game.engine.pipeline import TurnPipeline, TurnResult
+from game.engine.pipeline import TurnPipeline
+from game.engine.results import TurnResult, joined
 from game.engine.timeline import Moment, Timeline
+from game.language.parser import Command, parse
 from game.memory.records import model_fields
 from game.memory.vectors.foreground import FOREGROUND
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
-from game.saves.slots import Loaded, SlotStore, saved_at_text
+from game.saves.slots import Loaded, SlotStore, listing
 from game.world.choices import choices_after
-from game.world.parser import Command, parse
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.session")
@@ -133,11 +134,22 @@ class GameSession:
         if command.verb in REWIND_VERBS:
             return self._rewind_command(command)
         self._begin()
-        before = self.engine.state
-        result = self.engine.play(text)
+        before = self.engine.state.turn
+        results = [self._step(self.engine.play(text), before)]
+        while True:  # a line of several acts: one turn each
+            before = self.engine.state.turn
+            more = self.engine.go_on()
+            if more is None:
+                break
+            results.append(self._step(more, before))
+        return results[0] if len(results) == 1 else joined(results)
+
+    def _step(self, result: TurnResult, before: int) -> TurnResult:
+        """Keep one played turn (``before``: the turn the game was at): in :attr:`history`, as a moment to return
+        to, and in the autosave when due."""
         self.history.append(result)
         del self.history[:-HISTORY_LIMIT]
-        if result.ok and self.engine.state.turn != before.turn:
+        if result.ok and self.engine.state.turn != before:
             self._committed(result)
             turn = self.engine.state.turn
             if self.autosave_every and (turn % self.autosave_every == 0 or self.engine.state.ending):
@@ -450,20 +462,7 @@ class GameSession:
 
     def list_text(self) -> str:
         self.wait_for_autosave()
-        infos = self._store().list()
-        if not infos:
-            return "No saves yet. Type 'save NAME' to make one."
-        lines = []
-        width = max(len(info.name) for info in infos)
-        for info in infos:
-            if info.error:
-                lines.append(f"  {info.name:<{width}}  (cannot be loaded: {info.error})")
-            else:
-                lines.append(
-                    f"  {info.name:<{width}}  {info.story_title:<20} turn {info.turn:<4} {info.place:<24} "
-                    f"{saved_at_text(info.saved_at)}"
-                )
-        return "Saves:\n" + "\n".join(lines)
+        return listing(self._store().list())
 
     def close(self, *, save: bool = True) -> str | None:
         """End the session: a complete save to this session's slot (unless the game is unsaved), then stop memory.

@@ -11,7 +11,7 @@ when the first answer fails one of them.
   offer or a question to the player (``you could agree``, ``will you join him?``, ``if you accept, ...``),
   gestures (``you nod``, ``you shake your head``), and the player's own act told back (``You say hello`` after
   "say hello", ``You agree`` after "I agree to his terms", ``You refuse`` after "I will never kneel").
-  The action is read with :class:`~game.world.reading.Reading`: a clause that speaks (words said, a question,
+  The action is read with :class:`~game.language.reading.Reading`: a clause that speaks (words said, a question,
   talk) lets the narrator voice the player; a commanded clause grounds the decisions its words name, a negated
   one grounds a refusal.
 - :func:`repeats`: how much of a narration the last tellings already said: the largest share of its word 3-grams
@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from game.world.reading import Reading
-from game.world.vocabulary import verb_key
+from game.language.lexicon import DECISIONS, lemma, verb_key
+from game.language.reading import Reading
 
 REPEAT_THRESHOLD = 0.6
 """Share of a narration's word 3-grams already in one recent telling from which it counts as a repetition."""
@@ -40,65 +40,9 @@ MIN_GRAMS = 8
 the Tome of the Elder Roots.") shares most of its few 3-grams with the turn that named the thing."""
 
 # ---------------------------------------------------------------- vocabulary
-_GROUPS: dict[str, tuple[str, ...]] = {
-    # a decision's lemma -> the groups an action's word must share for the narration to tell it back
-    "agree": ("assent",),
-    "accept": ("assent",),
-    "consent": ("assent",),
-    "comply": ("assent",),
-    "obey": ("assent",),
-    "kneel": ("assent",),
-    "surrender": ("assent",),
-    "yield": ("assent",),
-    "submit": ("assent",),
-    "give in": ("assent",),
-    "join": ("assent",),
-    "side with": ("assent",),
-    "ally": ("assent",),
-    "seal": ("assent",),
-    "sign": ("assent",),
-    "strike": ("assent",),
-    "say yes": ("assent",),
-    "refuse": ("refuse",),
-    "decline": ("refuse",),
-    "reject": ("refuse",),
-    "turn down": ("refuse",),
-    "spurn": ("refuse",),
-    "defy": ("refuse",),
-    "say no": ("refuse",),
-    "promise": ("promise",),
-    "vow": ("promise",),
-    "swear": ("promise", "assent"),
-    "pledge": ("promise", "assent"),
-    "give your word": ("promise",),
-    "offer to": ("promise",),
-    "betray": ("betray",),
-    "decide": ("decide",),
-    "choose": ("decide",),
-    "resolve": ("decide",),
-    "opt": ("decide",),
-    "make up your mind": ("decide",),
-}
-_IRREGULAR = {
-    "knelt": "kneel",
-    "chose": "choose",
-    "chosen": "choose",
-    "swore": "swear",
-    "sworn": "swear",
-    "gave in": "give in",
-    "giving in": "give in",
-    "gives in": "give in",
-    "struck": "strike",
-    "made up your mind": "make up your mind",
-    "making up your mind": "make up your mind",
-    "gave your word": "give your word",
-    "turned down": "turn down",
-    "turning down": "turn down",
-    "said yes": "say yes",
-    "said no": "say no",
-    "offered to": "offer to",
-    "offering to": "offer to",
-}
+_GROUPS = DECISIONS
+"""A decision's lemma -> the groups an action's word must share for the narration to tell it back (the lexicon's
+:data:`~game.language.lexicon.DECISIONS`)."""
 _PHRASES = "give in|gave in|giving in|side with|siding with|sided with|turn down|turned down|turning down"
 _PHRASES += "|make up your mind|made up your mind|give your word|gave your word|say yes|said yes|say no|said no"
 _PHRASES += "|offer to|offered to|offering to"
@@ -223,25 +167,18 @@ def _plain(sentence: str) -> tuple[str, list[str]]:
 
 
 def _lemma(phrase: str) -> str:
-    """The decision a verb form names: "knelt" -> "kneel", "agreeing" -> "agree", "turned down" -> "turn down"."""
+    """The decision a verb form names: "knelt" -> "kneel", "agreeing" -> "agree", "turned down" -> "turn down"
+    (the lexicon's :func:`~game.language.lexicon.lemma` for the verb, then the phrase it heads)."""
     phrase = " ".join(phrase.split())
-    if phrase in _IRREGULAR or phrase in _GROUPS:
-        return _IRREGULAR.get(phrase, phrase)
+    if phrase in _GROUPS:
+        return phrase
     head, _, rest = phrase.partition(" ")
     if rest.endswith("your word"):
         return "give your word"
-    if rest:  # "strikes a deal", "sealed the pact"
-        return _lemma(head)
-    for form in (phrase, phrase + "e"):
-        if form in _GROUPS:
-            return form
-    for suffix in ("ing", "ied", "ies", "ed", "es", "s", "d"):
-        if phrase.endswith(suffix):
-            stem = phrase[: -len(suffix)] + ("y" if suffix in ("ied", "ies") else "")
-            for form in (stem, stem + "e", stem[:-1]):
-                if form in _GROUPS:
-                    return form
-    return phrase
+    base = lemma(head)
+    if rest and f"{base} {rest}" in _GROUPS:  # "gave in", "turned down", "said yes", "made up your mind"
+        return f"{base} {rest}"
+    return base  # "strikes a deal", "sealed the pact": the verb's decision
 
 
 # ------------------------------------------------------------------ the action

@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import Field, dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from game.language.parser import Command
 from game.memory.base import MemoryContext
-from game.world.parser import Command
+from game.world.acts import Act
 from game.world.rules import RejectedEffect
 from game.world.state import GameState
 
@@ -74,6 +75,12 @@ class PromptBundle:
     required_tokens: int = 0
     """What the prompt carries whatever the budget (persona, answer format, place, quests, action, pinned facts):
     the budget beyond it is memory's."""
+    acts: tuple[Act, ...] = ()
+    """What the engine read the action to ask (issue 41): the act this turn carries out, resolved to ids. The
+    rules apply it whatever the narrator proposes; ``command`` is its parse in the story's names."""
+    asks: str = ""
+    """What kind of thing the action asks (``Asked.kind``): ``acts``, ``open`` (left to the narrator), ``nothing``
+    (a question, a look, a negation...): a narrator proposes no act for the player then."""
     attempt: int = 0
     """How many times the player asked for another telling of this turn (``retry``): a model samples with a
     seed of its own for each, the scripted narrator words it differently."""

@@ -24,9 +24,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from game.language.parser import parse
 from game.llm.tellings import SPOKEN, moved_to
 from game.text import keywords
-from game.world.parser import parse
 
 _TURN_START = re.compile(r"^Turn (?P<turn>\d+)(?: at (?P<place>[^:\n]+))?: player: ", re.M)
 _EXTRACT = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")

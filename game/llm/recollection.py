@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from game.language.parser import parse
 from game.llm.base import PromptBundle
 from game.llm.tellings import SPOKEN
 from game.memory.base import MemoryBlock, MemoryItem
@@ -25,7 +26,6 @@ from game.memory.player_facts import PLAYER_TEMPLATES
 from game.memory.records import unquoted
 from game.text import best_match, keywords
 from game.world.content import ContentPack
-from game.world.parser import parse
 
 SENTENCE = re.compile(r"(?<=[.!?|])\s+|\s*\|\s*|\n+")
 PLAYER = re.compile(r"\b(?:me|my|myself|mine|i|i'm|im)\b", re.I)

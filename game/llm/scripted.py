@@ -36,6 +36,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from game.language.lexicon import DECISIONS, is_verb_phrase, lemma
+from game.language.parser import DIRECTIONS, PRONOUNS, Command
+from game.language.reading import read
 from game.llm.base import NarratorBase, PromptBundle
 from game.llm.digest import digest
 from game.llm.recollection import yourself
@@ -61,8 +64,6 @@ from game.world.describe import (
     told_before,
     way_text,
 )
-from game.world.parser import DIRECTIONS, PRONOUNS, Command
-from game.world.reading import read
 from game.world.state import GameState
 
 _ALL = re.compile(r"^(?:all|everything|it\s+all|all\s+of\s+it|every\s*thing\s+here|everything\s+here|all\s+items)$")
@@ -109,7 +110,7 @@ class ScriptedNarrator(Conversation, NarratorBase):
             "other": self._do_other,
             **trade_verbs(pack),
         }
-        """Each verb's handler (a test checks every verb of ``game.world.verbs`` but the meta ones has one)."""
+        """Each verb's handler (a test checks every verb of ``game.language.verbs`` but the meta ones has one)."""
 
     # ---------------------------------------------------------------- entry
     def narrate(self, bundle: PromptBundle) -> str:
@@ -124,7 +125,13 @@ class ScriptedNarrator(Conversation, NarratorBase):
         self.varied = False
         effects: dict[str, Any] = {}
         notes: list[str] = []
-        choice = self._match_choice(command, state) if command.verb in CHOICE_VERBS else None
+        act = bundle.acts[0] if bundle.acts else None
+        if act is not None and act.verb == "choice":  # the engine read a story choice: it is made
+            choice: str | None = act.target
+        elif bundle.asks in ("", "open") and command.verb in CHOICE_VERBS:  # words the engine left to the narrator
+            choice = self._match_choice(command, state)
+        else:
+            choice = None
         if choice:
             effects["choice"] = choice
             narration = self.pack.choice(choice).description  # type: ignore[union-attr]
@@ -409,6 +416,11 @@ class ScriptedNarrator(Conversation, NarratorBase):
             if all(c.mood in ("wish", "hypothetical", "report") for c in reading.clauses):
                 return self._tell("musing")
         said = reading.clauses[0].core if len(reading.clauses) == 1 and reading.clauses[0].core else text
+        head = lemma(said.split()[0]) if said.split() else ""
+        if head in DECISIONS:  # "I accept" with nothing offered here: a story choice is made only where it can be
+            return f"There is nothing here to {head}."
+        if not is_verb_phrase(said):  # "garrick sent me": no act to tell back, and no pronouns to turn
+            return f'The story has no act for "{text}". Try a verb first: look, go north, take, talk to, or help.'
         return self._tell("fruitless", action=yourself(said))  # the verb phrase: "munch on", not "you munch on"
 
     # -------------------------------------------------------------- choices

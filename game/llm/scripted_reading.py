@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from game.language.parser import DIRECTIONS, PRONOUNS, Command, clauses, verb_key
 from game.llm.recollection import PLAYER
 from game.llm.recollection import words as _words
 from game.text import best_match, mentions
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
 from game.world.content import ContentPack, Enemy, Item, Npc, Objective
 from game.world.describe import npc_now
-from game.world.parser import DIRECTIONS, PRONOUNS, Command, clauses, verb_key
 from game.world.state import GameState
 
 _CONVEYANCE = re.compile(r"\b(?:elevator|lift|stairs?|staircase|stairway|ladder|escalator|ramp)\b")
@@ -111,6 +111,7 @@ class StoryReader:
             c
             for c in self.pack.story.choices
             if any(re.search(rf"\b{re.escape(k.lower())}\b", lowered) for k in c.keywords)
+            and c.condition.at_node in (None, state.node)  # a choice is recognised only where it can be made
         ]
         possible = [c for c in matches if holds(c.condition, state)]
         if possible:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from game.language.parser import GLANCE, Command, glance_way
 from game.llm.base import PromptBundle
 from game.llm.lore import lore_reply
 from game.llm.recalled_events import told_events
@@ -26,7 +27,6 @@ from game.text import best_match, mentions
 from game.world.conditions import holds, npcs_at
 from game.world.content import ContentPack
 from game.world.describe import node_text, status_text, way_text
-from game.world.parser import GLANCE, Command, glance_way
 from game.world.rules.trade import wares_text
 from game.world.state import GameState
 
@@ -100,8 +100,9 @@ class Conversation(StoryReader):
             return "There is no one here by that name." if command.obj else "There is no one here to talk to."
         npc = self.pack.npcs[npc_id]
         effects["talk_to"] = npc_id
-        if command.topic:
-            return self._reply(npc_id, command.topic, state, notes, bundle, asked=False)
+        if command.topic:  # a topic ending "?" is a question put to them (the engine read one said to them)
+            asked = command.topic.endswith("?")
+            return self._reply(npc_id, command.topic.rstrip("?"), state, notes, bundle, asked=asked)
         greeting, topics = self._mood(npc_id, state)
         known = ", ".join(sorted(topics)) or "nothing in particular"
         return f"{self._tell('says', npc=npc.name, said=greeting)} (You could ask about: {known}.)"

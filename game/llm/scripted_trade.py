@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from game.language.parser import Command
 from game.text import best_match
 from game.world.conditions import npcs_at
 from game.world.content import ContentPack
-from game.world.parser import Command
 from game.world.rules.trade import asking_price, offered_price, traders_here, wares_text
 from game.world.state import GameState
 

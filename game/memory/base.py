@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from game.world.reading import Reading
+from game.language.reading import Reading
 from game.world.state import GameState
 
 if TYPE_CHECKING:

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from game.language.reading import Reading
 from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import ReviewAction, StoryBible
 from game.memory.consolidation import MAX_BATCHES, FactExtractor, Summarizer, ask, commit, gather, settled
@@ -50,7 +51,6 @@ from game.memory.vectors.foreground import FOREGROUND
 from game.memory.vectors.stores import VectorStore
 from game.memory.worker import CLOSE_GRACE_S, Worker
 from game.world.content import ContentPack
-from game.world.reading import Reading
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.memory")

@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from game.language.parser import parse
 from game.memory.records import Episode
 from game.world.content import ContentPack
-from game.world.parser import parse
 
 QUOTE_WORDS = 12
 """Most words of the one quote a person's text keeps."""

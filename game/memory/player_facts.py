@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from game.language.lexicon import NAME_GIVEN
 from game.memory.records import EntryType
-from game.world.vocabulary import NAME_GIVEN
 
 PLAYER_FACTS: list[tuple[re.Pattern[str], EntryType, str, str, int]] = [
     (

@@ -85,6 +85,21 @@ def saved_at_text(saved_at: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+def listing(infos: list[SlotInfo]) -> str:
+    """The slots as the ``saves`` command lists them: name, story, turn, place and save time, one a line."""
+    if not infos:
+        return "No saves yet. Type 'save NAME' to make one."
+    width = max(len(info.name) for info in infos)
+    lines = [
+        f"  {info.name:<{width}}  (cannot be loaded: {info.error})"
+        if info.error
+        else f"  {info.name:<{width}}  {info.story_title:<20} turn {info.turn:<4} {info.place:<24} "
+        f"{saved_at_text(info.saved_at)}"
+        for info in infos
+    ]
+    return "Saves:\n" + "\n".join(lines)
+
+
 def check_name(name: str) -> str:
     """The slot name, or :class:`SaveError` saying why it cannot be one."""
     if not isinstance(name, str) or not _NAME.fullmatch(name) or name.endswith(".") or ".." in name:

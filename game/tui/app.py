@@ -30,7 +30,7 @@ from game.tui.title import EndingScreen, LoadingBar, LoadingScreen, StoryScreen,
 
 if TYPE_CHECKING:
     from game.config import Settings
-    from game.engine.pipeline import TurnResult
+    from game.engine.results import TurnResult
     from game.engine.session import GameSession
     from game.memory.search.knowledge import BackgroundIndexing
     from game.memory.vectors.embedders import Embedder

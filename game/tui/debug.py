@@ -57,7 +57,7 @@ from game.tui.debug_render import (
 from game.tui.text import plain, safe
 
 if TYPE_CHECKING:
-    from game.engine.pipeline import TurnResult
+    from game.engine.results import TurnResult
     from game.engine.session import GameSession
     from game.memory.bible import ReviewAction
     from game.memory.records import BibleEntry

@@ -18,7 +18,7 @@ from game.engine.prompt import SYSTEM_BLOCKS
 from game.text import estimate_tokens
 
 if TYPE_CHECKING:
-    from game.engine.pipeline import DebugTrace, TurnResult
+    from game.engine.results import DebugTrace, TurnResult
     from game.engine.session import GameSession
     from game.memory.base import MemoryContext, MemoryItem
 
@@ -164,11 +164,15 @@ class DebugData:
     timings_ms: dict[str, float]
     usage: list[dict[str, Any]]
     autopilot: str = ""
+    """What the memory autopilot did after this turn, with the budget the turn was composed with."""
     spoke_for_player: bool = False
     repeated: bool = False
     reading: list[str] = field(default_factory=list)
     """How the action was read: each clause's mood, polarity, kind of act and whether it binds."""
-    """What the memory autopilot did after this turn, with the budget the turn was composed with."""
+    asked: str = ""
+    """What the engine read the action to ask, as the narrator's prompt says it."""
+    resolved: list[str] = field(default_factory=list)
+    """How each clause that asks for an act was found in the world."""
 
     @property
     def estimated_tokens(self) -> int:
@@ -213,6 +217,8 @@ class DebugData:
             spoke_for_player=trace.spoke_for_player,
             repeated=trace.repeated,
             reading=list(trace.reading),
+            asked=trace.asked,
+            resolved=list(trace.resolved),
             rejected=[(r.effect, str(r.value), r.reason) for r in result.rejected],
             first_rejected=[(r.effect, str(r.value), r.reason) for r in trace.first_rejected],
             applied=[(a.effect, str(a.detail)) for a in result.applied],

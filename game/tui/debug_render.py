@@ -266,7 +266,9 @@ def render_output(data: DebugData) -> Text:
     if data.repair_output:
         out.append_text(_heading("Second answer (repair or asked again)"))
         out.append(safe(data.repair_output) + "\n\n")
-    _bullets(out, "How the action was read", data.reading, "•")
+    _bullets(
+        out, "How the action was read", [*data.reading, *data.resolved, *([data.asked] if data.asked else [])], "•"
+    )
     _bullets(out, "Validation errors", data.validation_errors, "•", "yellow")
     _rejections(out, "Refused by the rules", data.rejected)
     _rejections(out, "Refused in the first answer (then asked again)", data.first_rejected)

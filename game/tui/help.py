@@ -15,8 +15,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from game.language.verbs import VERBS as PARSER_VERBS
 from game.world.content import ContentPack, Npc
-from game.world.verbs import VERBS as PARSER_VERBS
 
 HOW_TO_PLAY = (
     "Type what you want to do in plain words and press Enter: the rules decide what happens, the narrator "

@@ -33,7 +33,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
-from game.engine.pipeline import TurnResult
+from game.engine.results import TurnResult
+from game.language.parser import parse
 from game.text import clip
 from game.tui.lore import LoreLine
 from game.tui.messages import LoreIndexed
@@ -49,7 +50,6 @@ from game.tui.widgets import (
 )
 from game.world.choices import choices_after
 from game.world.describe import node_description
-from game.world.parser import parse
 
 if TYPE_CHECKING:
     from game.engine.session import GameSession

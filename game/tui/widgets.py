@@ -10,11 +10,11 @@ from textual.message import Message
 from textual.suggester import Suggester
 from textual.widgets import Input, RichLog, Static
 
+from game.language.verbs import TYPED
 from game.tui.text import bar, plain
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.state import GameState
-from game.world.verbs import TYPED
 
 
 def header_text(state: GameState, pack: ContentPack) -> Text:

@@ -9,6 +9,7 @@ offered "attack | flee" over a corpse.
 
 from __future__ import annotations
 
+from game.language.parser import DIRECTIONS, parse
 from game.text import best_match
 from game.world.conditions import (
     enemies_at,
@@ -20,7 +21,6 @@ from game.world.conditions import (
     weapon_in_hand,
 )
 from game.world.content import ContentPack
-from game.world.parser import DIRECTIONS, parse
 from game.world.rules import trade
 from game.world.rules.combat import heavy_coming
 from game.world.state import GameState

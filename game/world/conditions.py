@@ -49,6 +49,80 @@ def unmet(cond: Condition, state: GameState, pack: ContentPack | None = None) ->
     return out
 
 
+def missing(cond: Condition, state: GameState, pack: ContentPack) -> list[str]:
+    """What ``cond`` still needs, in the story's words for the player: no ids, flags, numbers or ending names
+    ("you need the Brass Burner", "Kage has not spoken with you yet", "your mind is not yet sharp enough")."""
+    out: list[str] = []
+    for flag in cond.flags:
+        if not state.has_flag(flag):
+            out.append(_flag_missing(flag, pack))
+    if any(state.has_flag(f) for f in cond.not_flags):
+        out.append("that moment has passed")
+    for quest in cond.quests_completed:
+        progress = state.quests.get(quest)
+        if progress is None or progress.status != "completed":
+            found = pack.quest(quest)
+            out.append(f'first finish what "{found.title}" asks of you' if found else "something must be done first")
+    stats = {
+        "strength": "you are not yet strong enough",
+        "agility": "you are not yet quick enough",
+        "intelligence": "your mind is not yet sharp enough",
+    }
+    out += [stats.get(stat, "you are not ready") for stat, need in cond.min_stats.items() if state.stat(stat) < need]
+    if state.level < cond.min_level:
+        out.append("you need more experience")
+    for npc, need in cond.min_affinity.items():
+        if state.affinity.get(npc, 0) < need and npc in pack.npcs:
+            out.append(f"{pack.npcs[npc].name} does not trust you enough yet")
+    if cond.at_node and state.node != cond.at_node:
+        out.append("this is not the place for it")
+    out += [
+        f"you need {_the(pack.items[i].name)}" for i in cond.has_items if i not in state.inventory and i in pack.items
+    ]
+    out += [
+        f"{_the(pack.enemies[e].name)} still stands"
+        for e in cond.defeated
+        if not state.has_flag(f"defeated:{e}") and e in pack.enemies
+    ]
+    if cond.hp_below_percent and state.hp * 100 >= cond.hp_below_percent * state.max_hp:
+        out.append("you are not hurt badly enough")
+    return out
+
+
+def _the(name: str) -> str:
+    return (
+        name
+        if name[:1].isupper() and " " not in name
+        else f"the {name}"
+        if not name.lower().startswith("the ")
+        else name
+    )
+
+
+def _flag_missing(flag: str, pack: ContentPack) -> str:
+    """What a flag a condition needs means, for the player."""
+    kind, _, ident = flag.partition(":")
+    if kind == "talked" and ident in pack.npcs:
+        return f"you have not spoken with {pack.npcs[ident].name} yet"
+    if kind == "visited" and ident in pack.nodes:
+        return f"you have not been to {_the(pack.nodes[ident].name)} yet"
+    if kind == "defeated" and ident in pack.enemies:
+        return f"{_the(pack.enemies[ident].name)} still stands"
+    if kind == "obtained" and ident in pack.items:
+        return f"you have not found {_the(pack.items[ident].name)} yet"
+    if kind == "gave":
+        item = ident.split("->")[0]
+        return (
+            f"you have not given {_the(pack.items[item].name)} away yet" if item in pack.items else "a gift is missing"
+        )
+    if kind == "used":
+        item = ident.split("@")[0]
+        return f"you have not used {_the(pack.items[item].name)} yet" if item in pack.items else "something is undone"
+    if kind == "quest_done" and (quest := pack.quest(ident)):
+        return f'first finish what "{quest.title}" asks of you'
+    return "the time is not right yet"
+
+
 def _flag_words(flag: str, pack: ContentPack | None) -> str:
     kind, _, ident = flag.partition(":")
     if pack is not None and kind == "choice" and (choice := pack.choice(ident)):

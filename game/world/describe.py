@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from game.language.verbs import VERBS
 from game.text import keywords
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
 from game.world.content import Condition, ContentPack, Feature, Node, NodeVariant, Npc, Quest
 from game.world.state import GameState
 from game.world.texts import text_fields
-from game.world.verbs import VERBS
 
 
 def the(name: str, *, capital: bool = False) -> str:

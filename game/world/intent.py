@@ -4,7 +4,7 @@ The rules check what is possible; a narrator that writes a little ahead of the p
 toss your knife into the ferns" when the player typed ``look``) proposes effects that are possible and were never
 asked for. An effect that acts *for* the player (``ACTS``: moving, taking, dropping, giving, using, talking,
 starting a fight, a combat move, resting, a story choice, money leaving the purse) must be grounded in a clause
-of this turn's action that *binds* (:mod:`game.world.reading`: a positive clause in the command mood, so not "I
+of this turn's action that *binds* (:mod:`game.language.reading`: a positive clause in the command mood, so not "I
 will never kneel", "what lies north?", "I would never drop it" or "he told me to go west"), of the act's class
 ("look north" is sensing: it grounds no move, take or drop), naming the act's object:
 
@@ -26,12 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from game.language.parser import DIRECTIONS, Command, clauses, verb_key
+from game.language.reading import Clause, Reading, name_words
 from game.text import best_match, keywords, whole_words
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
-from game.world.parser import DIRECTIONS, Command, clauses, verb_key
-from game.world.reading import Clause, Reading, name_words
 from game.world.state import GameState
 
 NOT_ASKED = "not what you asked"
@@ -63,7 +63,6 @@ _DEFEND = re.compile(r"\b(?:defend|block|parry|guard|dodge|brace|shield|duck|eva
 _HEAL = re.compile(r"\b(?:heal|cure|patch\s+(?:me|myself)\s+up|bandage|treat\s+(?:my|me)|tend\s+to)\b")
 _ALL = re.compile(r"\b(?:all|everything|every\s+thing|it\s+all)\b")
 _VERTICAL = re.compile(r"\b(?:climb|ascend|descend|upstairs|downstairs|elevator|lift|stairs?|ladder|ramp|shaft)\b")
-_LEAVE = re.compile(r"\b(?:leave|exit|out|outside|back)\b")
 
 
 def _place_words(pack: ContentPack, here: str, node_id: str) -> frozenset[str]:

@@ -142,6 +142,11 @@ def world(state: GameState) -> dict:
     }
 
 
+ASKED = {"ask Garrick about the mists": {"talk_to", "quest_started", "objective_done"}}
+"""Lines among the injected ones that ask for a plain act: talking to Garrick starts his quest, whatever a model
+proposes."""
+
+
 def play_all(pack, narrator, memory, actions, node=None):
     pipeline = TurnPipeline(pack, new_game(pack, seed=1), narrator, memory)
     pipeline.state.node = node or pipeline.state.node
@@ -150,6 +155,9 @@ def play_all(pack, narrator, memory, actions, node=None):
     for action in actions:
         result = pipeline.play(action)
         assert result.ok, (action, result.error)
+        if action in ASKED:  # a plain request: the rules carry out what it asks (issue 41), and only that
+            assert {a.effect for a in result.applied} <= ASKED[action], result.applied
+            before = world(result.state)
         assert world(result.state) == before, f"{action!r} changed the world: {result.applied}"
         results.append(result)
     memory.wait_for_consolidation()

@@ -442,7 +442,7 @@ async def test_streamed_narration_is_a_draft_until_the_rules_decide_and_a_refuse
         app = StoryEchoApp(settings)
         async with app.run_test(size=SIZE) as pilot:
             screen = await new_game(pilot, 0)
-            screen.query_one("#action").value = "take the crown"
+            screen.query_one("#action").value = "look around"  # "take the crown" is refused before any narrator
             await pilot.press("enter")
             stream = screen.query_one("#stream")
             await until(pilot, lambda: "You stride" in str(stream.render()), what="streamed narration")

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Select, Static
 from game.config import ConfigError, Settings, load_settings
 from game.engine.pipeline import TurnPipeline
 from game.engine.session import GameSession
+from game.language.parser import parse
 from game.llm.scripted import ScriptedNarrator
 from game.saves.format import SaveError
 from game.saves.slots import SlotStore, check_name
@@ -31,7 +32,6 @@ from game.tui.settings import SettingsScreen, dump_toml, save_settings
 from game.tui.slots import SlotScreen
 from game.world.content import ContentPack
 from game.world.loader import content_root, load_pack
-from game.world.parser import parse
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 

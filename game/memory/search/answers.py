@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from game.language.question import event_words
 from game.memory.events import Event, record_of
 from game.memory.records import BibleEntry, Episode
-from game.memory.search.question import EVENT_VERBS, Question
+from game.memory.search.question import Question
 from game.memory.search.recall import ScoredMemory
 from game.text import keywords
 from game.world.content import ContentPack
@@ -155,7 +156,7 @@ def topic_answers(
     return out
 
 
-_NOT_NAMES = frozenset(keywords(" ".join(w for verbs in EVENT_VERBS.values() for w in verbs) + " i we me"))
+_NOT_NAMES = frozenset(keywords(" ".join(event_words()) + " i we me"))
 """Words of an anchor that are not names ("before I met Alicia": only "alicia" names the event)."""
 _OFFERED = re.compile(r"\(You could ask [^)]*\)")
 """The topics a greeting offers ("(You could ask about: elves, hal, ...)"): named, not told."""

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from game.language.reading import Reading
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
 from game.memory.events import EventRecord
 from game.memory.search.answers import answers
@@ -43,7 +44,6 @@ from game.memory.search.recall import (
 )
 from game.memory.vectors.embedders import Vectors
 from game.text import keywords
-from game.world.reading import Reading
 from game.world.state import GameState
 
 if TYPE_CHECKING:

@@ -22,16 +22,60 @@ from __future__ import annotations
 
 import random
 
+from game.language.lexicon import name_given
+from game.language.reading import Reading
 from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.intent import NOT_ASKED, refused
-from game.world.reading import Reading
 from game.world.rules import combat, growth, interaction, quests, trade
 from game.world.rules.core import AppliedEffect, Outcome, RejectedEffect, costs_nothing, record_event, said_anyway
 from game.world.state import MINUTES_PER_TURN, GameState
-from game.world.vocabulary import name_given
 
 __all__ = ["NOT_ASKED", "AppliedEffect", "Outcome", "Reading", "RejectedEffect", "Rules"]
+
+
+_SINGLE = (
+    "talk_to",
+    "move_to",
+    "use_item",
+    "give_item",
+    "give_gold",
+    "trade",
+    "start_combat",
+    "combat_action",
+    "choice",
+)
+
+
+def with_granted(effects: Effects, granted: Effects) -> Effects:
+    """The narrator's ``effects`` with the acts the engine read from the action (``granted``) in them: a granted
+    act replaces the narrator's of the same kind, and granted things come first in the lists."""
+    mine, theirs = granted.model_dump(), effects.model_dump()
+    update: dict[str, object] = {k: mine[k] for k in _SINGLE if mine[k] is not None and not _same(mine[k], theirs[k])}
+    if granted.rest:
+        update["rest"] = True
+    for key in ("items_gained", "items_lost"):
+        if mine[key]:
+            update[key] = list(dict.fromkeys([*mine[key], *theirs[key]]))
+    return Effects.model_validate({**theirs, **update})
+
+
+def _same(granted: object, proposed: object) -> bool:
+    """Whether the narrator proposed the granted act itself (the same deal, gift or move), perhaps with more in it
+    (a price it tells, which the rules then check): then the narrator's stands."""
+    if isinstance(granted, dict) and isinstance(proposed, dict):
+        return all(proposed.get(k) == v for k, v in granted.items() if v is not None)
+    return granted == proposed
+
+
+def is_granted(effect: str, value: object, granted: Effects | None) -> bool:
+    """Whether ``effect`` with ``value`` is one of the ``granted`` acts (asked for by the action's reading)."""
+    if granted is None:
+        return False
+    mine = granted.model_dump().get(effect)
+    if effect in ("items_gained", "items_lost"):
+        return isinstance(mine, list) and value in mine
+    return bool(mine) if effect == "rest" else mine is not None and _same(mine, value)
 
 
 class Rules:
@@ -44,20 +88,30 @@ class Rules:
         a player can always step out of its place and back, which starts its count again."""
 
     def resolve_turn(
-        self, state: GameState, effects: Effects, reading: Reading | None = None, *, refused_before: bool = False
+        self,
+        state: GameState,
+        effects: Effects,
+        reading: Reading | None = None,
+        *,
+        refused_before: bool = False,
+        granted: Effects | None = None,
     ) -> Outcome:
         """Play one turn's proposed ``effects`` on ``state`` in place, then advance the turn and the clock.
 
         With ``reading`` (the player's action, read), an effect that acts for the player and that the action does not
         ask for is refused first (:mod:`game.world.intent`); without it (the content checker's simulated play),
-        every possible effect is applied. A turn that changed nothing because it was refused (or a word in a fight)
-        costs no time (:func:`costs_nothing`; ``refused_before``: the narrator's first answer was refused): the
-        outcome is ``free`` and the turn, the clock and the enemies do not move.
+        every possible effect is applied. ``granted`` are the acts the engine read the action to ask
+        (``game.world.asked``): they are carried out whatever the narrator proposed, and never refused as unasked.
+        A turn that changed nothing because it was refused (or a word in a fight) costs no time
+        (:func:`costs_nothing`; ``refused_before``: the narrator's first answer was refused): the outcome is
+        ``free`` and the turn, the clock and the enemies do not move.
         """
         out = Outcome()
         before = state.snapshot()
+        if granted is not None:
+            effects = with_granted(effects, granted)
         if reading is not None:
-            effects = self._asked(state, effects, reading, out)
+            effects = self._asked(state, effects, reading, out, granted)
         out = self.apply(state, effects, out, anyway=reading is not None and said_anyway(reading.text))
         name = name_given(reading.text) if reading is not None and not state.ending else None
         if name and name != state.player_name:  # "my name is Kael": the sheet says so from now on
@@ -73,9 +127,12 @@ class Rules:
         state.keep_in_bounds()  # what a save accepts, a turn keeps to (issue 33)
         return out
 
-    def _asked(self, state: GameState, effects: Effects, reading: Reading, out: Outcome) -> Effects:
-        """``effects`` without the acts for the player ``reading`` does not ask for, each refused in ``out``."""
-        unasked = refused(reading, effects, state, self.pack)
+    def _asked(
+        self, state: GameState, effects: Effects, reading: Reading, out: Outcome, granted: Effects | None = None
+    ) -> Effects:
+        """``effects`` without the acts for the player ``reading`` does not ask for, each refused in ``out``
+        (``granted`` acts are asked for)."""
+        unasked = [pair for pair in refused(reading, effects, state, self.pack) if not is_granted(*pair, granted)]
         if not unasked:
             return effects
         for effect, value in unasked:

@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from game.language.parser import DIRECTIONS, PRONOUNS, Command
+from game.language.reading import Reading
 from game.text import best_match
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.intent import NOT_ASKED
-from game.world.parser import DIRECTIONS, PRONOUNS, Command
-from game.world.reading import Reading
 from game.world.state import GameState
 
 log = logging.getLogger("storyecho.rules")

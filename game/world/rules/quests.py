@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game.world.conditions import npcs_at, objective_check_failures, objective_event_happened, unmet
+from game.world.conditions import missing, npcs_at, objective_check_failures, objective_event_happened, unmet
 from game.world.content import ContentPack, Objective, Quest
 from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
 from game.world.state import GameState, QuestProgress
@@ -22,9 +22,8 @@ def choose(pack: ContentPack, state: GameState, choice_id: str, out: Outcome) ->
     if choice is None:
         out.reject("choice", choice_id, f"no such choice: {choice_id}")
         return
-    missing = unmet(choice.condition, state, pack)
-    if missing:
-        out.reject("choice", choice_id, f"{choice.name} is not possible now: {'; '.join(missing)}")
+    if unmet(choice.condition, state, pack):  # told in the story's words: no ending's name, no flags or numbers
+        out.reject("choice", choice_id, f"Not yet: {'; '.join(missing(choice.condition, state, pack))}")
         return
     record_event(state, out, f"choice:{choice_id}")
     out.ok("choice", choice_id, f"You choose: {choice.name}.")
@@ -43,11 +42,9 @@ def undo_failed_choices(pack: ContentPack, state: GameState, out: Outcome) -> No
         if not needing:
             continue
         closest = min(needing, key=lambda e: len(unmet(e.condition, state, pack)))
-        reasons = "; ".join(unmet(closest.condition, state, pack))
+        reasons = "; ".join(missing(closest.condition, state, pack))
         state.flags.remove(flag)
-        choice = pack.choice(flag.removeprefix("choice:"))
-        name = choice.name if choice else flag
-        out.ok("choice_failed", flag, f"{name} does not succeed yet ({reasons}).")
+        out.ok("choice_failed", flag, f"It does not succeed yet: {reasons}.")
 
 
 # ------------------------------------------------------------------- quests

@@ -8,7 +8,7 @@ are marked so the engine can answer them without a narrator call.
 Players type the way quest objectives are written ("pour the dewdrop into the
 spring", "take the elevator up to Research Floor 88", "defeat the corrupted
 sentinel guarding the core"), so the parser knows many verbs for each action
-(its vocabulary: :mod:`game.world.vocabulary`), reads the words that only say
+(its vocabulary: :mod:`game.language.lexicon`), reads the words that only say
 where or when ("... on the stair", "... from the storage shelves", ", north of
 the Sanctuary") as no part of the name, and keeps only the first step of "do
 this and then that". :func:`clauses` splits a sentence into the steps a
@@ -21,8 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from game.world.verbs import META_VERBS, PATTERNS, SIMPLE
-from game.world.vocabulary import (
+from game.language.lexicon import (
     ARTICLE,
     DIRECTION_WORDS,
     DIRECTIONS,
@@ -33,6 +32,7 @@ from game.world.vocabulary import (
     is_verb,
     verb_key,
 )
+from game.language.verbs import META_VERBS, PATTERNS, SIMPLE
 
 __all__ = ["DIRECTIONS", "PRONOUNS", "Command", "clauses", "parse", "place", "thing", "verb_key"]
 """The parser's interface, with the vocabulary its readers share (directions, pronouns, verb meanings)."""
@@ -58,7 +58,7 @@ class Command:
     """A parsed player action.
 
     Attributes:
-        verb: the name of one of :data:`~game.world.verbs.VERBS`, or ``other``
+        verb: the name of one of :data:`~game.language.verbs.VERBS`, or ``other``
             for free text the parser does not know.
         target: the direct object ("north", "old hunter", "moonlight harp");
             for ``say``, the words said, as typed ("my name is Kael").

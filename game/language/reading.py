@@ -15,7 +15,7 @@ west") and gives each:
   one: "leave" moves or drops, "take the freight lift" moves); a sensing verb ("look north", "look at everything")
   has only ``sense``;
 - its **core**: the verb phrase without the frame ("I'd like to head east" -> "head east"), parsed as a
-  :class:`~game.world.parser.Command`.
+  :class:`~game.language.parser.Command`.
 
 Words in quotes, and what follows say/shout/tell, are speech: spoken, never done. Only a positive clause in the
 command mood *binds* (grounds an act); a question also counts as speaking to someone.
@@ -23,7 +23,7 @@ command mood *binds* (grounds an act); a question also counts as speaking to som
 Why a reader of game English and not a dependency parser: PyPI's spaCy English models are third-party re-uploads
 (the spaCy team ships them from GitHub, which this project cannot reach at install), and a general parser tags
 terse game commands ("look north", "x ferns", "n") poorly. The game's language is a closed vocabulary (its verbs
-in :mod:`game.world.verbs` and :mod:`game.world.vocabulary`); this reader covers the frames players wrap around
+in :mod:`game.language.verbs` and :mod:`game.language.lexicon`); this reader covers the frames players wrap around
 them, and ``tests/test_reading.py`` keeps its corpus. The pipeline reads an action once per turn and hands the
 reading to the narrator's command, the intent check and memory.
 """
@@ -35,68 +35,31 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 
+from game.language import frames, spelling
+from game.language.lexicon import (
+    DIRECTIONS,
+    IRREGULAR,
+    OTHER_VERBS,
+    PEOPLE_NOUNS,
+    PRONOUNS,
+    VERB_CLASSES,
+    known_verbs,
+    lemma,
+    phrasal,
+    senses,
+)
+from game.language.lexicon import classes as word_classes
+from game.language.parser import Command, parse
 from game.text import keywords
-from game.world.parser import Command, parse, verb_key
-from game.world.vocabulary import PRONOUNS
 
 MOODS = ("command", "question", "wish", "hypothetical", "report")
 CLASSES = ("move", "take", "drop", "give", "use", "rest", "fight", "trade", "sense", "speak")
-
-
-def _each(words: str, classes: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    return dict.fromkeys(words.split(), classes)
 
 
 def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-_VERB_CLASSES: dict[str, tuple[str, ...]] = {
-    "go": ("move",),
-    "take": ("take",),
-    "drop": ("drop",),
-    "give": ("give",),
-    "buy": ("trade", "take"),
-    "sell": ("trade",),
-    "use": ("use",),
-    "rest": ("rest",),
-    "attack": ("fight",),
-    "flee": ("fight", "move"),
-    "defend": ("fight",),
-    "look": ("sense",),
-    "examine": ("sense",),
-    "talk": ("speak",),
-    "ask": ("speak",),
-    "say": ("speak",),
-}
-"""The classes of the parser's verbs (:data:`game.world.verbs.VERBS`)."""
-
-_LEXICON: dict[str, tuple[str, ...]] = {
-    # the first word of a core the parser does not read, or reads as one meaning of several
-    **_each("go walk head travel run climb enter return visit wade step hurry rush march", ("move",)),
-    **_each("proceed continue cross follow ride sneak slip creep wander descend ascend", ("move",)),
-    "leave": ("move", "drop"),
-    "exit": ("move",),
-    "return": ("move", "give"),
-    "take": ("take",),
-    **_each("pick grab get gather collect pluck harvest snatch fetch pocket loot steal", ("take",)),
-    "break": ("take", "fight"),  # "break off a branch"
-    "cut": ("take", "fight"),
-    **_each("buy purchase order rent hire", ("trade", "take")),
-    **_each("pay", ("trade", "take")),  # "pay for the ramen"
-    **_each("spend bribe tip trade barter sell", ("trade",)),
-    **_each("drop discard toss throw ditch dump abandon", ("drop",)),
-    **_each("give offer hand deliver present", ("give",)),
-    **_each("use drink eat read wear wield equip apply pour play heal cure bandage", ("use",)),
-    **_each("munch nibble gulp bite chew swallow sip quaff don", ("use",)),
-    **_each("rest sleep nap doze camp", ("rest",)),
-    **_each("attack fight hit strike kill slay stab slash smash punch kick shoot", ("fight",)),
-    **_each("charge lunge swing hack bash block parry dodge duck evade brace flee", ("fight",)),
-    **_each("look gaze peer glance stare see watch listen hear smell sniff observe", ("sense",)),
-    **_each("examine inspect study survey scan search check view regard x", ("sense",)),
-    **_each("talk speak chat ask tell say greet hail answer reply shout whisper call", ("speak",)),
-    **_each("thank hello hi hey greetings", ("speak",)),
-}
 _SENSE_VERBS = frozenset({"look", "examine"})
 _DROP_PHRASE = re.compile(
     r"^(?:get\s+rid\s+of|throw\s+away|put\s+down|set\s+down|lay\s+down|let\s+go\s+of|part\s+with)\b"
@@ -129,9 +92,20 @@ _WISH = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"^(?:(?:and|so|but|then|well|oh|even)\s+)*(?:if|what\s+if|suppose|supposing|imagine|pretend|unless|in\s+case"
-    r"|(?:i|we|you)\s+(?:would|could|might|may|pretend|feign)|i'd(?!\s+(?:like|love)\b)|i\s+can|we\s+can"
+    r"|(?:i|we|you)\s+(?:would(?!\s+(?:like|love)\s+to\b)|could|might|may|pretend|feign)|i'd(?!\s+(?:like|love)\b)"
+    r"|i\s+can|we\s+can"
     r"|i\s+could)\b"
 )
+_POLITE = re.compile(
+    r"^(?:(?:so|well|oh|now|please)\s+)*(?:(?:can|could|may|might)\s+(?:i|we)(?:\s+please)?"
+    r"|(?:would|could|can|will)\s+you(?:\s+(?:please|kindly))?(?=\s+(?!mind\b))"
+    r"|(?:would|do)\s+you\s+mind(?:\s+\w+ly)?\s+if\s+(?:i|we)|mind\s+if\s+(?:i|we)"
+    r"|(?:is|would)\s+it\s+be\s+(?:all\s+right|alright|ok|okay|fine|possible)\s+(?:if\s+(?:i|we)|to)"
+    r"|is\s+it\s+(?:all\s+right|alright|ok|okay|fine)\s+if\s+(?:i|we)"
+    r"|i(?:'d|\s+would)\s+be\s+grateful\s+(?:for|if\s+(?:i|we)\s+could))\s+"
+)
+"""A request asked as a question ("may I pass through the gate?", "would you mind if I took the branch?"): a
+command, politely."""
 _REPORT_SUBJECT = re.compile(
     r"^(?:(?:and|so|but|then|well)\s+)*(?:he|she|they|it|you|someone|somebody|everyone|nobody)\b"
 )
@@ -180,6 +154,13 @@ class Clause:
     before: str = ""
     """The core of the clause before it in the action: what "it" and "them" point back to ("take the herb and eat
     it")."""
+    how: str = ""
+    """How far the words are from a plain request: "" (plain), "idiom: take on", "typo: tkae -> take"."""
+    polite: bool = False
+    """A request asked as a question ("may i pass through the gate?", "could you brief me?")."""
+    refusal: str = ""
+    """Why a clause with the words of an act asks none: "over my dead body", "held back", "declined", "left be",
+    "taken back" (a bare "No deal." after it)."""
 
     @property
     def binds(self) -> bool:
@@ -196,6 +177,7 @@ class Clause:
     def describe(self) -> str:
         """One line for the debug panel: '"do not go west": command, negated, move: binds nothing'."""
         traits = [self.mood, *(["negated"] if self.negated else []), *(["words said"] if self.speech else [])]
+        traits += [t for t in (self.refusal, self.how) if t]
         kinds = "/".join(sorted(self.classes)) or "no act"
         return f'"{self.text}": {", ".join(traits)}, {kinds}: ' + ("binds" if self.binds else "binds nothing")
 
@@ -233,10 +215,12 @@ class Reading:
     command: Command
     """What the scripted narrator plays: the first clause that binds (its core, parsed), else the whole line's
     reading when nothing binds ("what lies north?" stays a question; "I will never kneel" is no command)."""
+    addressee: str = ""
+    """Whom the line calls by name ("Reverend, may I have a word?" -> "reverend"), as typed."""
 
     @classmethod
-    def of(cls, action: str) -> Reading:
-        return read(action)
+    def of(cls, action: str, names: frozenset[str] = frozenset(), people: frozenset[str] = frozenset()) -> Reading:
+        return read(action, names, people)
 
     def binding(self, *classes: str) -> list[Clause]:
         """The clauses that bind, of any of ``classes`` (all that bind when none is given)."""
@@ -253,21 +237,57 @@ def normal(action: str) -> str:
     return " ".join(text.split())
 
 
-def read(action: str) -> Reading:
-    """Read ``action`` (see the module's docstring)."""
+def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str] = frozenset()) -> Reading:
+    """Read ``action`` (see the module's docstring).
+
+    ``names`` are the words of the story's names (people, things, places): a word among them is never taken for a
+    misspelt verb. A sentence's leading or trailing words that hold one of ``people`` (the words of its people's
+    names), or "old man", "sir", "wise one", before a comma are the person it is said to (:func:`frames.vocative`),
+    and so is a sentence that is only a name ("Mr Crane!").
+    """
     raw = normal(action)
     whole = parse(raw)
     lowered = raw.lower()
     if whole.is_meta:
         return Reading(raw, (), whole)
     clauses: list[Clause] = []
+    addressee = ""
     if whole.verb == "say" and _SPEECH.match(lowered):  # "say I will never kneel": all of it is words said
         clauses.append(_clause(lowered, "command", speech=True))
     else:
         for sentence, asked in _sentences(lowered):
-            clauses += _clauses(sentence, asked)
+            called, rest = frames.vocative(sentence)
+            if called and set(re.split(r"[\s-]+", called)) & (people | PEOPLE_NOUNS | _TITLES):
+                addressee, sentence = addressee or called, rest
+            elif _called_out(sentence, people) and not asked:
+                addressee = addressee or sentence  # "Mr Crane! Can you hear me?": a name called out
+                continue
+            said = _clauses(sentence, asked, names)
+            if frames.bare_refusal(sentence):  # "..., no deal.": nothing before it in the line is asked
+                clauses = [replace(c, negated=True, refusal="taken back") for c in clauses]
+                said = [replace(c, negated=True, refusal="no") for c in said]
+            if refused := frames.refusal(sentence):  # "yeah, right, sell my pearl for pocket change"
+                said = [replace(c, negated=True, refusal=refused) for c in said]
+            clauses += said
         clauses = [replace(c, before=clauses[i - 1].core) if i else c for i, c in enumerate(clauses)]
-    return Reading(raw, tuple(clauses), _command(raw, whole, clauses))
+    return Reading(raw, tuple(clauses), _command(raw, whole, clauses), addressee)
+
+
+_TITLES = _set(
+    "reverend vicar father sister brother doctor doc captain sergeant officer madam sir miss mister mr mrs ms one"
+)
+_CALLED = re.compile(
+    r"^(?:(?:hey|oi|hello|mr|mrs|ms|miss|mister|dr|doctor|sir)\s+)?(?P<name>[a-z'-]+(?:\s+[a-z'-]+)?)$"
+)
+
+
+def _called_out(sentence: str, people: frozenset[str]) -> bool:
+    """Whether a sentence is only a person's name called ("Mr Crane!", "hey Garrick"): no verb, a name in it."""
+    called = _CALLED.match(sentence)
+    if called is None:
+        return False
+    words = re.split(r"[\s-]+", called.group("name"))
+    return bool(set(words) & people) and not any(senses(w) for w in words)
 
 
 def _sentences(text: str) -> list[tuple[str, bool]]:
@@ -283,7 +303,7 @@ def _sentences(text: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _clauses(sentence: str, asked: bool) -> list[Clause]:
+def _clauses(sentence: str, asked: bool, names: frozenset[str] = frozenset()) -> list[Clause]:
     """The clauses of one sentence: split at commas and conjunctions where a new verb phrase starts."""
     parts: list[str] = []
     pieces = _SPLIT.split(sentence)
@@ -298,9 +318,22 @@ def _clauses(sentence: str, asked: bool) -> list[Clause]:
     out: list[Clause] = []
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        clause = _clause(part, "question" if asked and last else None)
+        supposed = any(c.mood == "hypothetical" for c in out)  # "if i took the baton, could i beat it?"
+        polite = _POLITE.match(part) is not None and not supposed  # "may i pass through the gate?": a request
+        clause = _clause(part, "question" if asked and last and not polite else None, names=names)
+        if supposed and clause.polite:
+            clause = replace(clause, mood="question", polite=False)
         if not clause.classes and out and clause.core and clause.negated:
             clause = replace(clause, classes=out[-1].classes)  # "take the herb, not the knife"
+        if (out and frames.thinks_better(clause.core) and frames.begun(out[-1].text)) or frames.held_back(clause.text):
+            if not frames.held_back(clause.text):  # "i start to drop it, then think better of it"
+                out[-1] = replace(out[-1], negated=True, refusal="held back")
+            else:  # "i almost kneel"
+                clause = replace(clause, negated=True, refusal="held back")
+        elif out and frames.thinks_better(clause.core) and not out[-1].negated:
+            out[-1] = replace(out[-1], negated=True, refusal="held back")  # "i kneel... then stop"
+        if frames.thinks_better(clause.core):  # "stop", "think better of it": itself no act
+            clause = replace(clause, negated=True, refusal="held back")
         out.append(clause)
     return out
 
@@ -309,22 +342,83 @@ def _new_clause(piece: str) -> bool:
     first = piece.split()[0]
     if piece == "«" or _STARTS_CLAUSE.match(piece):
         return True
-    return first in _LEXICON or (verb_key(first) != first and verb_key(first) in _LEXICON)
+    if first in DIRECTIONS and (len(piece.split()) == 1 or piece.split()[1] in ("again", "then", "now")):
+        return True  # "go north and then north again"
+    if first in OTHER_VERBS or frames.thinks_better(piece):  # "..., then think better of it"
+        return True
+    return bool(senses(first)) or bool(frames.plainer(piece)[1])  # "..., then wolf down the herb"
 
 
-def _clause(text: str, mood: str | None, *, speech: bool = False) -> Clause:
+def _clause(text: str, mood: str | None, *, speech: bool = False, names: frozenset[str] = frozenset()) -> Clause:
     """One clause: its mood (``mood`` when the sentence says it), polarity, core, classes and command."""
     speech = speech or text.strip() == "«" or bool(_SPEECH.match(text))
     words = text.replace("«", " ").split()
     said = _SPEECH.match(text)  # what follows "say" is what is said, not what is done
     negated = not said and any(w in _NEGATORS or w.endswith("n't") for w in words)
     mood = mood or _mood(text)
-    core = _core(text)
+    core, how = _plain(_core(frames.courteous(text)), mood, names)
+    refusal = ""
+    if not said and (frames.declined(core) or frames.left_be(core)):  # "push the purse back", "leave it alone"
+        negated, refusal = True, "declined" if frames.declined(core) else "left be"
     command = parse(core) if core else Command("other", text=text)
-    return Clause(text, core, mood, negated, _classes(core, command), command, speech)
+    if speech and command.verb == "talk" and command.topic and not said_words(text):
+        speech = False  # "tell me of the harp": asked of someone, not words said
+    polite = _POLITE.match(text) is not None
+    return Clause(
+        text, core, mood, negated, _classes(core, command), command, speech, how=how, refusal=refusal, polite=polite
+    )
+
+
+def said_words(text: str) -> bool:
+    """Whether a clause carries words said (quoted, or after say/shout...): "tell him I'm coming" does."""
+    return "«" in text or bool(re.match(r"^(?:say|shout|whisper|yell|mutter|murmur)\b", text))
+
+
+def _plain(core: str, mood: str, names: frozenset[str]) -> tuple[str, str]:
+    """The core as the lexicon reads it, and how far that was from the words typed: an idiom ("take on the wolf"),
+    a typo in its verb forgiven ("tkae the herb"), two words typed as one ("pickup the knife")."""
+    first, _, rest = core.partition(" ")
+    if mood == "command" and first and lemma(first) != first and senses(lemma(first)):
+        core, first = f"{lemma(first)} {rest}".strip(), lemma(first)  # "would you mind if i took it": take it
+    plain, idiom = frames.plainer(core)
+    if idiom:
+        return plain, f"idiom: {idiom}"
+    if mood == "command" and first and first not in names and not _known(first):
+        if run := spelling.split_run(first, phrasal(), known_verbs()):
+            fixed = frames.plainer(f"{run} {rest}".strip())[0]
+            return fixed, f"typo: {first} -> {run}"
+        if (verb := _likely(spelling.candidates(first, known_verbs()), rest)) is not None:
+            return frames.plainer(f"{verb} {rest}".strip())[0], f"typo: {first} -> {verb}"
+    return core, ""
+
+
+def _likely(verbs: list[str], rest: str) -> str | None:
+    """The one of ``verbs`` (a misspelt word's nearest) the words after it fit: "tak to the boatman" talks (to
+    someone), "tak the herb" takes; None when they fit none or several."""
+    if len(verbs) < 2:
+        return verbs[0] if verbs else None
+    wanted = {"speak"} if re.match(r"^(?:to|with)\b", rest) else {"take", "use", "drop", "fight", "give"}
+    fits = [v for v in verbs if word_classes(v) & wanted]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _known(word: str) -> bool:
+    """Whether ``word`` is a word of the lexicon (a verb, or one of the other verbs and the little words)."""
+    return bool(senses(word)) or word in OTHER_VERBS or lemma(word) in OTHER_VERBS or word in _FUNCTION
+
+
+_FUNCTION = _set(
+    "be am is are was were been do does did have has had get got go make made let "
+    "the a an my your his her their its this that these those some any all every each no not never i me we us you "
+    "he him she they them it there here what where who whom why how when which whose if then and but or so to of "
+    "in on at by for with from up down out over off into onto about north south east west yes yeah yep ok okay "
+    "please thanks hello hi hey well now just maybe perhaps sure fine good nice great"
+)
 
 
 def _mood(text: str) -> str:
+    if _POLITE.match(text):
+        return "command"
     if _WH_START.match(text) or _AUX_QUESTION.match(text):
         return "question"
     if _WISH.match(text):
@@ -337,7 +431,7 @@ def _mood(text: str) -> str:
         return "report"
     if len(words) > 2 and words[0] in ("the", "a", "an") and _third_person(words[2]):
         return "report"  # "the guard takes the key"
-    if len(words) > 1 and words[0] not in _LEXICON and words[0] not in _NOT_SUBJECT and _acted(words[1]):
+    if len(words) > 1 and not senses(words[0]) and words[0] not in _NOT_SUBJECT and _acted(words[1]):
         return "report"  # "garrick gives me the bow", "kage wants me to ...", "silas knelt"
     return "command"
 
@@ -350,8 +444,10 @@ _NOT_SUBJECT = _set("i we let let's lets please now then just also first next fi
 
 def _acted(word: str) -> bool:
     """Whether ``word``, second in a clause after a name, is its verb in the third person or the past."""
-    if word in _PAST or word in ("knelt", "wants", "says", "asks", "tells"):
+    if word in _PAST or word in IRREGULAR or word in ("wants", "says", "asks", "tells"):
         return True
+    if len(word) > 4 and word.endswith("ed") and lemma(word) != word:
+        return True  # "the hunter warned me", "garrick hired you"
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word[:-1].isalpha()
 
 
@@ -359,7 +455,7 @@ def _third_person(word: str) -> bool:
     """Whether ``word`` is a verb in the third person ("takes", "goes", "gives")."""
     if not word.endswith("s") or word.endswith("ss"):
         return False
-    return word[:-1] in _LEXICON or (word.endswith("es") and word[:-2] in _LEXICON)
+    return bool(senses(word[:-1])) or (word.endswith("es") and bool(senses(word[:-2])))
 
 
 _NEGATION_FRAME = re.compile(
@@ -374,6 +470,7 @@ _NEGATION_FRAME = re.compile(
 def _core(text: str) -> str:
     """The verb phrase of a clause, without the frame around it."""
     text = text.replace("«", " ").strip()
+    text = _POLITE.sub("", text, count=1)
     text = _NEGATION_FRAME.sub("", text)
     text = _COMMAND_FRAME.sub("", text, count=1)
     text = re.sub(r"^(?:try\s+to|go\s+and|then|now)\s+", "", text)
@@ -385,10 +482,10 @@ def _classes(core: str, command: Command) -> frozenset[str]:
     if not core:
         return frozenset()
     first = core.split()[0]
-    if command.verb in _SENSE_VERBS or _LEXICON.get(first) == ("sense",):
+    if command.verb in _SENSE_VERBS or word_classes(first) == {"sense"}:
         return frozenset({"sense"})  # looking is not doing: "look north", "look at everything"
-    found = set(_VERB_CLASSES.get(command.verb, ()))
-    found |= set(_LEXICON.get(first, ()) or _LEXICON.get(verb_key(first), ()))
+    found = set(VERB_CLASSES.get(command.verb, ()))
+    found |= word_classes(first)
     if _DROP_PHRASE.match(core):
         found.add("drop")
     if _REST.search(core):
@@ -401,8 +498,8 @@ def _classes(core: str, command: Command) -> frozenset[str]:
 def _command(raw: str, whole: Command, clauses: list[Clause]) -> Command:
     """The command the narrator plays for the whole action (see :attr:`Reading.command`)."""
     binding = [c for c in clauses if c.binds]
-    if whole.verb in ("say", "ask") or not clauses:
-        return whole
+    if whole.verb == "say" or not clauses or (whole.verb == "ask" and not any(c.polite for c in binding)):
+        return whole  # a question stays one, unless it is a request asked politely ("may i pass?")
     if not binding:
         if any(c.mood == "question" for c in clauses):
             return Command("ask", topic=raw.lower().rstrip("?!. "), text=raw)
@@ -411,7 +508,7 @@ def _command(raw: str, whole: Command, clauses: list[Clause]) -> Command:
     if (
         whole.verb != "other"
         and chosen is clauses[0]
-        and _VERB_CLASSES.get(whole.verb, ()) == tuple(_VERB_CLASSES.get(chosen.command.verb, ()))
+        and VERB_CLASSES.get(whole.verb, ()) == VERB_CLASSES.get(chosen.command.verb, ())
     ):
         return whole  # the parser read the line as its first clause reads: keep its reading of the whole line
     return replace(chosen.command, text=raw)

@@ -1,7 +1,7 @@
 """The verbs: each verb's words, the patterns that read it, its help lines and what completion offers, together.
 
 Adding a verb is one :class:`Verb` in :data:`VERBS` (its narration is a handler in ``game/llm/scripted.py``, which
-a test checks every verb has; CONTRIBUTING.md has the checklist). The parser (:mod:`game.world.parser`) reads a
+a test checks every verb has; CONTRIBUTING.md has the checklist). The parser (:mod:`game.language.parser`) reads a
 line as a verb with :data:`SIMPLE` (whole lines: "l", "run away") and :data:`PATTERNS`; the TUI's help and
 completion and the generic help examples are made from the same entries.
 
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from game.language.lexicon import alternation, words
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class HelpLine:
 @dataclass(frozen=True)
 class Verb:
     name: str
-    """What :class:`~game.world.parser.Command` calls it."""
+    """What :class:`~game.language.parser.Command` calls it."""
     help: tuple[HelpLine, ...] = ()
     typed: tuple[str, ...] = ()
     """What the action line's completion offers for it."""
@@ -44,37 +46,19 @@ class Verb:
     (:mod:`game.world.intent` refuses an act it would stand for)."""
 
 
-_GO = (
-    r"go|move|walk|head|travel|run|climb|clamber|scramble|enter|return|proceed|find|reach|visit|ascend|descend|cross"
-    r"|follow|wade|swim|hike|step|continue|sneak|slip|creep|jog|journey|hurry|rush|stand|ride|make\s+(?:my|your)\s+way"
-    r"|set\s+(?:off|out)|backtrack|retrace\s+(?:my|your)\s+steps|squeeze|crawl|march|wander|trek|navigate|push\s+on"
-)
+_GO = alternation("go")
 _CONVEYANCE = r"(?:freight\s+)?(?:elevator|lift|stairs?|staircase|stairway|ladder|escalator|ramp|tram|train)"
-_TAKE = (
-    r"take|get|grab|pick\s+up|collect|pocket|loot|gather|pluck|harvest|snatch|retrieve|fetch|acquire|obtain"
-    r"|wrench|pry|prise|steal|salvage|scavenge|claim|scoop|catch|unhook|unplug|pick(?!\s+(?:up|a\s+fight)\b)"
-)
-_USE = (
-    r"use|play|strum|drink|quaff|sip|eat|munch(?:\s+on)?|nibble(?:\s+on)?|consume|chew|swallow|read|activate|apply"
-    r"|insert|install|wield|wear|equip"
-    r"|don|pour|put|place|plug|fit|seat|slot|load|attach|connect|hold\s+up|raise|light|ignite|burn|ring|blow|sprinkle"
-    r"|spill|empty|drip|dip|start|power\s+up|turn\s+on|switch\s+on|fire\s+up|inject|swap|replace|feed|mount|operate"
-    r"|brandish|wave|offer\s+up|lay|set|sound|tune|invoke|trigger|press|flip"
-)
-_ATTACK = (
-    r"attack|fight|hit|strike|kill|slay|battle|shoot|stab|face|defeat|destroy|smash|break|crush|slash|punch|kick"
-    r"|ambush|engage|wreck|murder|assault|bash|cut\s+down|take\s+down|take\s+out|finish\s+off|beat|vanquish"
-    r"|shatter|hack\s+at|cleave|spear|skewer|behead|dispatch|overpower|subdue|duel|challenge"
-)
-_EXAMINE = (
-    r"look\s+at|look\s+in(?:to|side)?|look\s+under|look\s+behind|look\s+over|examine|inspect|x|study|read\s+about"
-    r"|check|search|observe|view|watch|peer\s+at|peer\s+into|glance\s+at|gaze\s+at|stare\s+at|investigate|scan"
-    r"|analy[sz]e|probe|regard|admire"
-)
-_TALK_TO = (
-    r"greet|hail|approach|address|call\s+(?:out\s+)?(?:to|for)|wave\s+(?:to|at)|say\s+(?:hello|hi|hey)\s+to|comfort"
-    r"|console|consult|meet|help|rescue|free|question|interrogate|thank|calm|reassure"
-)
+_TAKE = alternation("take")
+_USE = alternation("use")
+_ATTACK = alternation("attack")
+_EXAMINE = alternation("examine")
+_TALK_TO = alternation("greet")
+_DROP = alternation("drop")
+_GIVE = alternation("give")
+_PASS = r"pass(?!\s+(?:by|through|over|under|on|along|across|into|beyond|between|around)\b)"
+_BUY = alternation("buy")
+_SELL = alternation("sell")
+_REST = alternation("rest")
 _ON = r"on|in|into|at|with|onto|inside|to|under|over|upon|against|beside|by|through|across"
 
 VERBS: tuple[Verb, ...] = (
@@ -82,6 +66,7 @@ VERBS: tuple[Verb, ...] = (
         "go",
         (HelpLine("go DIRECTION / go to PLACE", "n s e w ne nw se sw up down in out; walk, head, enter", "go north"),),
         typed=("go",),
+        simple=("leave", "depart", "head out", "move on", "get going", "move along", "press on", "push on"),
         first=(
             rf"^(?:{_GO}|take|use|board|get\s+(?:in|on|into|onto)|catch|call)\s+(?:the\s+|a\s+)?"
             rf"(?P<conveyance>{_CONVEYANCE})(?:\s+(?P<target>.+))?$",
@@ -125,7 +110,7 @@ VERBS: tuple[Verb, ...] = (
         first=(
             r"^(?:put|set|lay)\s+down\s+(?P<target>.+)$",
             r"^(?:put|set|lay)\s+(?P<target>.+?)\s+down$",
-            r"^(?:drop|discard|leave|throw\s+away|toss|abandon|dump|ditch)\s+(?P<target>.+)$",
+            rf"^(?:{_DROP})\s+(?P<target>.+)$",
         ),
     ),
     Verb(
@@ -147,7 +132,7 @@ VERBS: tuple[Verb, ...] = (
         (HelpLine("give THING to SOMEONE", "offer, hand", "give the map to the guard"),),
         typed=("give",),
         first=(
-            r"^(?:give|offer|hand(?:\s+over)?|present|bring|deliver|return)\s+(?!back\b|home\b|to\b)(?P<target>.+?)"
+            rf"^(?:{_GIVE}|return|{_PASS})\s+(?!back\b|home\b|to\b)(?P<target>.+?)"
             r"\s+to\s+(?P<obj>.+)$",
             r"^(?:give|offer|hand|bring)\s+(?P<obj>(?!the\b|a\b|an\b|my\b|some\b|this\b)\S+)\s+"
             r"(?:the|a|an|my|this|some)\s+(?P<target>.+)$",
@@ -158,13 +143,13 @@ VERBS: tuple[Verb, ...] = (
         "buy",
         (HelpLine("buy THING [from SOMEONE]", "purchase; give 5 gold to SOMEONE pays them", "buy the herb"),),
         typed=("buy",),
-        first=(r"^(?:buy|purchase|pay\s+for)\s+(?P<target>.+?)(?:\s+(?:from|off)\s+(?P<obj>.+))?$",),
+        first=(rf"^(?:{_BUY})\s+(?P<target>.+?)(?:\s+(?:from|off)\s+(?P<obj>.+))?$",),
     ),
     Verb(
         "sell",
         (HelpLine("sell THING [to SOMEONE]", "trade, pawn, fence", "sell the pearl to the fixer"),),
         typed=("sell",),
-        first=(r"^(?:sell|pawn|fence|trade\s+in|trade|barter)\s+(?P<target>.+?)(?:\s+(?:to|with)\s+(?P<obj>.+))?$",),
+        first=(rf"^(?:{_SELL})\s+(?P<target>.+?)(?:\s+(?:to|with)\s+(?P<obj>.+))?$",),
     ),
     Verb(
         "talk",
@@ -200,13 +185,13 @@ VERBS: tuple[Verb, ...] = (
         "defend",
         (HelpLine("defend", "block, parry, brace: take less harm from the next blow", "defend"),),
         typed=("defend",),
-        simple=("defend", "defend myself", "block", "parry", "guard", "brace", "brace myself"),
+        simple=("defend myself", "brace myself", *words("defend")),
     ),
     Verb(
         "flee",
         (HelpLine("flee", "run away, escape, retreat", "flee"),),
         ("flee",),
-        ("flee", "run away", "escape", "retreat"),
+        words("flee"),
     ),
     Verb(
         "rest",
@@ -214,7 +199,8 @@ VERBS: tuple[Verb, ...] = (
         ("rest",),
         ("rest", "sleep", "camp", "wait"),
         patterns=(
-            r"^(?:rest|sleep|nap|doze|camp)(?:\s+(?:for\s+)?(?:a\s+(?:while|bit|moment|spell)|an\s+hour|here))?$",
+            r"^wait(?:\s+(?:for\s+)?(?:a\s+(?:while|bit|moment|spell)|an\s+hour|here|awhile))?$",
+            rf"^(?:{_REST})(?:\s+(?!(?:with|on|in)\s+(?:the|a|an|my)\b).*)?$",
             r"^(?:need|want|take|get|have)\s+(?:some|a)\s+(?:rest|sleep|nap|break|breather)$",
         ),
     ),

@@ -1,0 +1,186 @@
+"""What frames a clause beyond its verb: idioms, refusals, acts held back or declined, and whom a line addresses.
+
+:mod:`game.language.reading` splits a line into clauses; this module reads, with the lexicon's tables, what turns
+a clause's words into another act or into none:
+
+- an **idiom** is read as its plainer phrase before the verb is looked up ("take on the wolf" -> "fight the
+  wolf", "take a look at the herb" -> "look at the herb", "kill time" -> "wait");
+- a **refusal** in a sentence ("over my dead body will I kneel", "only a fool would kneel", "yeah, right, sell my
+  pearl") leaves every clause of it asking nothing, and a sentence that is nothing but one ("No deal.") takes
+  back the clauses before it;
+- an act **held back** ("I almost kneel, but stop"), **declined** ("I push Corbyn's purse back across the desk")
+  or **left be** ("leave my knife alone") is no act;
+- a **vocative** ("Reverend, may I have a word?", "how much for the toddy, Bess?") says whom the line is for.
+
+Everything here is words: whether "Reverend" is someone present is the world's to say (:mod:`game.world.asked`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from game.language.lexicon import (
+    COURTESY,
+    DECLINES,
+    HELD_BACK,
+    IDIOMS,
+    LEAVE_BE,
+    PEOPLE_NOUNS,
+    REFUSALS,
+    THOUGHT_BETTER,
+    lemma,
+    senses,
+)
+
+
+def _split(text: str) -> list[str]:
+    return text.split()
+
+
+_OBJECT_START = frozenset(_split("the a an my your his her their its this that these those some one two three"))
+_TO = re.compile(r"\bto\b")
+
+
+@cache
+def _idioms() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The idioms as word tuples, longest first (so "take a look at" wins over "take a look")."""
+    table = [(tuple(phrase.split()), plain) for phrase, plain in IDIOMS]
+    return tuple(sorted(table, key=lambda entry: -len(entry[0])))
+
+
+def _same(said: str, idiom: str) -> bool:
+    if idiom == "my":
+        return said in ("my", "your", "our")
+    return said == idiom or lemma(said) == idiom
+
+
+def plainer(core: str) -> tuple[str, str]:
+    """``core`` with a leading idiom read as its plainer phrase, and the idiom ("" when none).
+
+    A one-word idiom ("down the tonic", "pass the letter to garrick") counts only before a thing, and "pass" and
+    "slip" only with "to" after it ("slip past the troll" stays a move).
+    """
+    words = core.split()
+    for phrase, plain in _idioms():
+        if len(words) < len(phrase) or not all(_same(w, p) for w, p in zip(words, phrase, strict=False)):
+            continue
+        rest = words[len(phrase) :]
+        if len(phrase) == 1:
+            if not rest or rest[0] not in _OBJECT_START:
+                continue
+            if phrase[0] in ("pass", "slip") and not _TO.search(" ".join(rest)):
+                continue
+        return " ".join([plain, *rest]), " ".join(phrase)
+    return core, ""
+
+
+def _holds(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<![\w']){re.escape(phrase)}(?![\w'])", text) is not None
+
+
+def refusal(sentence: str) -> str:
+    """The refusal a sentence holds ("over my dead body"), or ""."""
+    flat = sentence.replace(",", " ").replace("  ", " ")
+    return next((p for p in REFUSALS if _holds(sentence, p) or _holds(flat, p.replace(",", ""))), "")
+
+
+_BARE_NO = frozenset(
+    _split("no nope nah never not no. way deal chance thanks thank you forget it way! i refuse decline nay")
+)
+
+
+def bare_refusal(sentence: str) -> bool:
+    """Whether a sentence is nothing but a refusal ("No deal.", "Forget it.", "No, thank you."): it takes back the
+    acts before it in the line."""
+    words = [w for w in re.findall(r"[a-z']+", sentence.lower()) if w not in ("just", "and", "so", "well", "oh")]
+    if not words:
+        return False
+    if refusal(sentence) and len(words) <= 5:
+        return True
+    return all(w in _BARE_NO for w in words) and words[0] in ("no", "nope", "nah", "never", "nay")
+
+
+def held_back(text: str) -> bool:
+    """Whether a clause tells an act begun and not done ("i almost kneel", "i nearly take it")."""
+    return any(_holds(text, w) for w in ("almost", "nearly"))
+
+
+_STOP = re.compile(
+    r"^(?:i\s+|we\s+)?(?:stop|halt|pause|freeze|hesitate|reconsider|refrain|stop\s+(?:myself|short)|pull\s+back"
+    r"|hold\s+back|think\s+better(?:\s+of\s+it)?|change\s+my\s+mind|decide\s+against\s+it|decide\s+not\s+to\b.*"
+    r"|catch\s+myself|don'?t|do\s+not|can'?t|cannot|back\s+down)$"
+)
+
+
+def thinks_better(core: str) -> bool:
+    """Whether a clause takes back the act before it ("..., but stop", "then think better of it")."""
+    return bool(_STOP.match(core)) or any(core == p.split(" ", 1)[1] for p in THOUGHT_BETTER)
+
+
+def begun(text: str) -> bool:
+    """Whether a clause only begins an act ("i start to drop it", "i reach for the herb"): taken back when the next
+    clause stops it."""
+    return any(_holds(text, w) for w in HELD_BACK) or _holds(text, "reach for")
+
+
+def declined(core: str) -> bool:
+    """Whether a clause hands back or waves away what is offered ("push the purse back", "turn down his offer")."""
+    words = core.split()
+    if not words:
+        return False
+    first = lemma(words[0])
+    for phrase in DECLINES:
+        head, _, particle = phrase.partition(" ")
+        if particle and first == head and any(w == particle for w in words[1:]) and particle != "my":
+            return True
+        if not particle and first == head:
+            return True
+    return False
+
+
+def left_be(core: str) -> bool:
+    """Whether a clause leaves a thing as it is ("leave my knife alone", "let it be"): no act on it."""
+    words = core.split()
+    if len(words) < 2 or lemma(words[0]) not in ("leave", "let"):
+        return False
+    return any(core.endswith(f" {phrase}") for phrase in LEAVE_BE)
+
+
+def courteous(text: str) -> str:
+    """``text`` without its courtesy ("please", "if you don't mind"): it asks the same, plainly."""
+    for phrase in COURTESY:
+        text = re.sub(rf"(?:^|,?\s+){re.escape(phrase)}(?=$|[\s,.!?])", "", text)
+    return " ".join(text.split()).strip(" ,")
+
+
+_NOT_VOCATIVE = frozenset(
+    _split(
+        "ok okay well so then now yes yeah yep no nope right alright fine first next finally look listen wait "
+        "hmm um uh oh ah sure please thanks and but i we you he she they it this that there here what where "
+        "who why how when which also instead meanwhile honestly seriously frankly look"
+    )
+)
+_GREETING = re.compile(r"^(?:hey|hi|hello|oi|excuse\s+me|pardon\s+me|pardon|sorry|dear|good\s+\w+|oh)\s+")
+
+
+def vocative(sentence: str) -> tuple[str, str]:
+    """(whom ``sentence`` addresses by name, the sentence without it): "reverend, may i have a word" ->
+    ("reverend", "may i have a word"); "how much for the toddy, bess" -> ("bess", "how much for the toddy").
+
+    A name is one to three words before the first comma or after the last, none of them a verb the lexicon knows
+    or a word that frames a sentence ("okay, take it" addresses no one).
+    """
+    parts = [p.strip() for p in sentence.split(",")]
+    if len(parts) < 2:
+        return "", sentence
+    for index in (0, len(parts) - 1):
+        name = _GREETING.sub("", parts[index])
+        words = name.split()
+        if not 1 <= len(words) <= 3 or any(w in _NOT_VOCATIVE for w in words):
+            continue
+        if any(senses(w) for w in words if w not in PEOPLE_NOUNS) or re.search(r"[^a-z0-9' .-]", name):
+            continue
+        rest = ", ".join(p for i, p in enumerate(parts) if i != index)
+        return name, rest
+    return "", sentence

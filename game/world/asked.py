@@ -1,0 +1,355 @@
+"""What the player asks of the world, read before any narrator is called (issue 41).
+
+:func:`understand` takes the reading of a line (:mod:`game.language.reading`) and resolves each clause that asks
+for an act against the story as it stands: this item here, that exit, this person. The answer is an
+:class:`Asked`:
+
+- **acts**, in order (:class:`Act`: a verb of the game's closed set with the ids it acts on). The rules carry them
+  out whatever a narrator proposes, and the narrator's prompt says what was asked ("The player asks to: take the
+  Heartsap Tonic, then go north"); a model no longer has to guess.
+- **nothing** asked of the world (a question, a look, a wish, a negation, a report, words said): the narrator
+  tells it, and any act it proposes for the player is refused (:mod:`game.world.intent`).
+- a **refusal**: the act asked cannot be ("There is no troll here.", "You don't have a flask."). One sentence, at no
+  turn's cost and no narrator call.
+- an **offer**: the reader is unsure (a misspelt name two letters off, a thing pointed at that could be two), or
+  the act is consequential and the words are not plain (a story choice said in other words than its own, giving
+  away or dropping what a quest needs, spending more than a trifle): the game asks back ("Do you mean: take the
+  Healing Herb?") at no turn's cost, and the next line answers.
+- **open** clauses: ones that ask for something the reader cannot resolve to an act of the closed set ("speak the
+  verse", "wrench the case free"): left to the narrator, whose proposals the intent check still grounds.
+
+The resolving of each verb's words to ids is :mod:`game.world.resolve`'s; this module decides what the line asks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from game.language.lexicon import HEDGES, is_verb_phrase
+from game.language.parser import parse
+from game.language.question import parts, status_question
+from game.language.reading import Clause, Reading
+from game.world import names, resolve
+from game.world.acts import Act, Scene
+from game.world.content import ContentPack
+from game.world.describe import inventory_text
+from game.world.effects import Effects
+from game.world.rules.trade import offered_price, traders_here
+from game.world.state import GameState
+
+__all__ = ["Act", "Asked", "by_meaning", "story_names", "story_people", "understand"]
+
+NOTHING = {
+    "question": "a question",
+    "wish": "a wish",
+    "hypothetical": "a supposition",
+    "report": "a report of what happened",
+    "negation": "a refusal",
+    "speech": "words said",
+    "look": "a look",
+}
+"""Why a line asks nothing, in the words the narrator's prompt uses."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A line read and resolved: what it asks of the world (see the module's docstring)."""
+
+    reading: Reading
+    acts: tuple[Act, ...] = ()
+    nothing: str = ""
+    """Why nothing is asked ("a question"), when no clause asks for an act."""
+    refusal: str = ""
+    """Why the act asked cannot be, in one sentence for the player."""
+    refused: Act | None = None
+    """That act, when it names something of the story (the rules' reason for it goes in the trace)."""
+    offer: tuple[Act, ...] = ()
+    """What to ask back: one act (yes or no) or several to pick from."""
+    stopped: str = ""
+    """Why the line's acts stop short (a later act cannot be), told after the ones that can."""
+    answer: str = ""
+    """A question the rules answer at once ("how much gold do I have?"), at no turn's cost."""
+    open: tuple[Clause, ...] = ()
+    """Clauses that ask for something the reader left to the narrator."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """How each clause was resolved, for the debug panel."""
+
+    @property
+    def kind(self) -> str:
+        """``refused``, ``unsure``, ``answered``, ``acts``, ``open`` or ``nothing``."""
+        if self.refusal and not self.acts:
+            return "refused"
+        if self.offer:
+            return "unsure"
+        if self.answer:
+            return "answered"
+        if self.acts:
+            return "acts"
+        return "open" if self.open else "nothing"
+
+    def question(self, pack: ContentPack) -> str:
+        """The words that ask back: "Do you mean: take the Healing Herb?" or "Which do you mean? ..."."""
+        if len(self.offer) == 1:
+            return f"Do you mean: {self.offer[0].describe(pack)}?"
+        return "Which do you mean?"
+
+    def choices(self, pack: ContentPack) -> list[str]:
+        """What the player may answer an offer with (keys 1-4)."""
+        if len(self.offer) == 1:
+            return ["yes", "no"]
+        return [act.describe(pack) for act in self.offer[:4]]
+
+    def line(self, pack: ContentPack) -> str:
+        """What the narrator's prompt says was asked: "The player asks to: take the Heartsap Tonic, then go north"."""
+        if self.acts:
+            return "The player asks to: " + ", then ".join(a.describe(pack) for a in self.acts) + "."
+        if self.open:  # never the player's words here: they stay in the action, which is data, not orders
+            return "The player asks for something the rules have no single act for: tell what the action says."
+        return f"The player asks nothing of the world: {self.nothing or 'no act'}."
+
+    def steps(self) -> list[tuple[Act, ...]]:
+        """The acts grouped by step: each group is one turn."""
+        out: dict[int, list[Act]] = {}
+        for act in self.acts:
+            out.setdefault(act.step, []).append(act)
+        return [tuple(group) for group in out.values()]
+
+    def granted(self, state: GameState) -> Effects | None:
+        """The effects that carry out the acts asked (None: none asked): the rules apply them whatever a narrator
+        proposes, and the intent check never refuses them as unasked."""
+        return Effects.model_validate(effects_of(self.acts, state)) if self.acts else None
+
+
+def story_names(pack: ContentPack) -> frozenset[str]:
+    """The words of the story's names (people, things, enemies, places), which the reading never takes for a
+    misspelt verb and which say whom a line addresses by name (worked out once per game: the pipeline keeps it)."""
+    words: set[str] = set()
+    for things in (pack.npcs, pack.items, pack.enemies):
+        for thing in things.values():
+            words.update(w for name in thing.names for w in re.split(r"[^a-z0-9']+", name.lower()) if w)
+    words.update(w for node in pack.nodes.values() for w in re.split(r"[^a-z0-9']+", node.name.lower()) if w)
+    return frozenset(words)
+
+
+def story_people(pack: ContentPack) -> frozenset[str]:
+    """The words of the names the story's people go by (a line calls them by these: "Reverend, ...")."""
+    return frozenset(
+        w for npc in pack.npcs.values() for name in npc.names for w in re.split(r"[^a-z0-9']+", name.lower()) if w
+    )
+
+
+def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
+    """What ``reading`` asks of the world as ``state`` stands (see the module's docstring)."""
+    scene = Scene.of(state, pack)
+    answer = status_answer(reading, state, pack)
+    if answer:
+        return Asked(reading, answer=answer, nothing="a question about yourself")
+    addressee = names.person(reading.addressee, scene)[0] if reading.addressee else None
+    acts: list[Act] = []
+    opened: list[Clause] = []
+    notes: list[str] = []
+    for clause in [c for c in reading.clauses if c.binds]:
+        found = _addressed(clause, addressee, scene) if addressee else None
+        found = found or resolve.clause(clause, scene, reading)
+        notes.append(f'"{clause.text}": {found.note}')
+        if found.refusal and opened:  # after words left to the narrator, the narrator tells the line (and the rules)
+            opened.append(clause)
+            continue
+        if found.refusal:
+            if acts:  # "take the herb, then go west" where there is no west: the take stands, then why not
+                return Asked(reading, acts=tuple(acts), notes=tuple(notes), stopped=found.refusal)
+            return Asked(reading, refusal=found.refusal, refused=found.refused, notes=tuple(notes))
+        if found.offer:
+            return Asked(reading, offer=found.offer, notes=tuple(notes))
+        if not found.acts:
+            opened += [clause] if found.open else []
+            continue
+        for act in found.acts:
+            if _consequential(act, clause, scene) and not _plain(clause, act):
+                return Asked(reading, offer=(act,), notes=tuple([*notes, "asked back: consequential, not plain"]))
+        acts += _stepped(found.acts, acts)
+        for act in found.acts:
+            scene = scene.after(act)
+    if not acts and (addressee or not any(is_verb_phrase(c.core) for c in opened)):  # no act, or said to someone
+        told = choice_told(reading, scene)
+        if told is not None and not opened:
+            return Asked(reading, offer=(told,), notes=tuple([*notes, f"a story choice spoken of: {told.target}"]))
+        talk = spoken_to(reading, scene, addressee)
+        if talk is not None:
+            return Asked(reading, acts=(talk,), notes=tuple([*notes, f"said to {talk.target}"]))
+    return Asked(reading, acts=tuple(acts), nothing=_why_nothing(reading), open=tuple(opened), notes=tuple(notes))
+
+
+def by_meaning(asked: Asked, guess: Callable[[str], str | None], state: GameState, pack: ContentPack) -> Asked:
+    """``asked`` with an open clause whose verb the lexicon lacks ("traipse north") read by ``guess`` (the verb its
+    meaning is nearest, :class:`game.language.meaning.VerbMeanings`): offered, never applied on that alone."""
+    if asked.kind != "open":
+        return asked
+    scene = Scene.of(state, pack)
+    for clause in asked.open:
+        first, _, rest = clause.core.partition(" ")
+        if not first.isalpha() or is_verb_phrase(first) or len(first) < 3:
+            continue
+        verb = guess(first)
+        if verb is None:
+            continue
+        core = f"{verb} {rest}".strip()
+        found = resolve.clause(replace(clause, core=core, command=parse(core)), scene, asked.reading)
+        if found.acts:
+            acts = tuple(replace(a, guessed=True) for a in found.acts[:1])
+            return replace(asked, offer=acts, notes=(*asked.notes, f'"{first}" read by meaning as {verb}'))
+    return asked
+
+
+def _stepped(found: tuple[Act, ...], before: list[Act]) -> list[Act]:
+    """``found`` numbered as steps after ``before``: takes (and drops) of one clause are one turn ("take the
+    fuse and the gloves"), any other act a turn of its own (a gift is one thing to one person)."""
+    step = before[-1].step + 1 if before else 0
+    out: list[Act] = []
+    for act in found:
+        if out and not (act.verb == out[-1].verb and act.verb in ("take", "drop")):
+            step += 1
+        out.append(replace(act, step=step))
+    return out
+
+
+_GIFT = re.compile(
+    r"^(?:here's|here\s+is|here\s+are|this|these|that)\s+(?P<x>.+?)(?:'s|\s+is|\s+are)?\s+for\s+(?:you|your)\b"
+)
+_TRANSFER = frozenset({"take", "accept", "have", "keep"})
+_OWN = re.compile(
+    r"^(?:i|i'll|i'm|i'd|i've|let\s+me|let's|we|we'll|with\s+your\s+leave|(?:can|could|may|might)\s+(?:i|we)"
+    r"|(?:would|do)\s+you\s+mind(?:\s+\w+ly)?\s+if\s+(?:i|we)|mind\s+if\s+(?:i|we))\b"
+)
+"""The player's own act, said to someone ("Reverend, I'll go down to the crypt", "Doc, mind if I take it?")."""
+
+
+def _addressed(clause: Clause, who: str, scene: Scene) -> resolve.Found | None:
+    """A clause said to ``who`` by name that is theirs to do, not the player's ("Ada, put down the poker"): what
+    the player asks is to talk to them, or to give or sell them what they are asked to take ("captain, take
+    this bread", "Goro, take this pearl off my hands"), or to buy what they sell ("landlady, a toddy")."""
+    if _OWN.match(clause.text):
+        return None  # "Reverend, I'll go down to the crypt": the player's own act
+    first, _, rest = clause.core.partition(" ")
+    gift = _GIFT.match(clause.text)
+    thing = gift.group("x") if gift else rest if first in _TRANSFER else ""
+    if thing or gift:
+        item, _ = names.match(thing, names.named(scene.pack, scene.carried, "item"))
+        if item is not None:
+            buys = who in traders_here(scene.pack, scene.state) and offered_price(scene.pack, who, item)
+            return resolve.Found(acts=(Act("sell" if buys else "give", item, who),), note=f"handed to {who}")
+    if clause.command.verb in ("other", "take", "buy"):
+        sold = resolve.sold_here(clause.core, scene, only=who)
+        if sold is not None:
+            return resolve.Found(acts=(sold,), note=f"asked of {who}: {sold.target}")
+    if clause.command.verb in ("give", "go", "rest", "use", "take", "drop", "other", "examine", "say"):
+        return resolve.Found(acts=(Act("talk", who, topic=_topic_of(clause)),), note=f"asked of {who}")
+    return None
+
+
+def _topic_of(clause: Clause) -> str:
+    return "" if clause.command.verb == "talk" and not clause.command.topic else f"{clause.core}?"
+
+
+def _why_nothing(reading: Reading) -> str:
+    """Why no clause of ``reading`` asks for an act, in :data:`NOTHING`'s words."""
+    for clause in reading.clauses:
+        if clause.speech:
+            return NOTHING["speech"]
+        if clause.negated:
+            return NOTHING["negation"]
+        if clause.mood in NOTHING:
+            return NOTHING[clause.mood]
+        if clause.classes == {"sense"}:
+            return NOTHING["look"]
+    return "no act the rules know"
+
+
+def _consequential(act: Act, clause: Clause, scene: Scene) -> bool:
+    """Whether ``act`` changes the story for good: a story choice, giving away or dropping what a quest needs,
+    spending more than a trifle (a fifth of the purse)."""
+    if act.verb == "choice":
+        return True
+    if act.verb in ("give", "drop") and act.target in scene.needed:
+        return True
+    if act.verb == "buy":
+        price = scene.price(act.target, act.to)
+        return price is not None and price * 5 > max(scene.state.gold, 1)
+    return False
+
+
+def _plain(clause: Clause, act: Act) -> bool:
+    """Whether the words ask for ``act`` plainly: no misspelling forgiven, no hedge ("maybe", "I guess"), the thing
+    named rather than described, a story choice said in its own words."""
+    if clause.how.startswith("typo") or act.guessed:
+        return False
+    return not set(clause.text.split()) & HEDGES
+
+
+def effects_of(acts: tuple[Act, ...], state: GameState) -> dict[str, Any]:
+    """The effects that carry out ``acts`` (the player's own), merged into one turn's proposal."""
+    out: dict[str, Any] = {}
+    for act in acts:
+        for key, value in act.effects(state).items():
+            if key == "items_gained" or key == "items_lost":
+                out[key] = [*out.get(key, []), *value]
+            else:
+                out[key] = value
+    return out
+
+
+def spoken_to(reading: Reading, scene: Scene, addressee: str | None) -> Act | None:
+    """The person present a line that asks no act of the world is said to: the one it calls by name ("Reverend,
+    may I have a word?"), or the one person here when the line tells them something ("Garrick sent me"). A
+    question is otherwise the narrator's to route (to the person it is for, or to memory)."""
+    if any(c.negated or c.speech for c in reading.clauses) or not reading.clauses:
+        return None  # words said ("tell garrick my name is Kael") are the narrator's to tell, and remember
+    if addressee is None and reading.addressee and len(scene.people) == 1:
+        addressee = scene.people[0]  # "wise one, tell me of the harp": called by no name, the one here
+    if addressee is not None:
+        return Act("talk", addressee, topic=_topic(reading))
+    if any(parts(c.text).about_past or parts(c.text).speaker for c in reading.clauses if c.mood == "question"):
+        return None  # "what did I give to Garrick?": memory's to answer, though Garrick stands here
+    if len(scene.people) == 1 and all(c.mood == "report" for c in reading.clauses):
+        return Act("talk", scene.people[0], topic=_topic(reading))
+    return None
+
+
+def choice_told(reading: Reading, scene: Scene) -> Act | None:
+    """A story choice a line that asks no act still speaks of, where it can be made ("I won't fight you, Silas. I
+    came to speak of peace."): offered, never made on those words alone."""
+    for said in reading.clauses:
+        if said.negated or said.speech or said.mood in ("question", "hypothetical", "wish"):
+            continue
+        found = resolve.choice(replace(said, core=said.text), scene)
+        if found is not None and found.acts:
+            return replace(found.acts[0], guessed=True)
+    return None
+
+
+def _topic(reading: Reading) -> str:
+    """What a line said to someone asks about, for their answer: a question (ending "?"), their words, or ""
+    for a word with them ("may I have a word?")."""
+    if any(c.command.verb == "talk" and not c.command.topic and not c.command.obj for c in reading.clauses):
+        return ""
+    told = [c.command.topic for c in reading.clauses if c.command.verb == "talk" and c.command.topic]
+    if told:  # "tell me of the harp": about the harp
+        return told[0]
+    asked = [c.core for c in reading.clauses if c.mood == "question"]
+    return f"{asked[0]}?" if asked else " ".join(c.core for c in reading.clauses)
+
+
+def status_answer(reading: Reading, state: GameState, pack: ContentPack) -> str:
+    """The rules' answer to a question about the player's own state ("how much gold do I have?"), or ""."""
+    kind = status_question(reading.text)
+    currency = pack.story.currency
+    if kind == "gold":
+        return f"You have {state.gold} {currency}."
+    if kind == "health":
+        return f"You have {state.hp} of {state.max_hp} HP."
+    if kind == "inventory":
+        return inventory_text(state, pack)
+    return ""

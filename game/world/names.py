@@ -1,0 +1,116 @@
+"""Finding the story's people and things by the player's words: names, misspellings and descriptions (issue 41).
+
+:func:`match` finds which of some candidates a phrase names, as the rest of the game matches names
+(:func:`game.text.best_match`), then, when nothing is named, by one misspelt word forgiven
+(:func:`game.language.spelling.nearest` over the words of the names in scope) or by the names run together
+("stimpack"); :func:`person` finds the person present a phrase points at, by a name, a pronoun, whom the line calls
+by name, or a description ("the elf": a word of her role; "the old man": the one man here, old by name). A match
+found only so is ``guessed``: a consequential act asked with it is asked back first (``game.world.asked``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from game.language.lexicon import PEOPLE_NOUNS
+from game.language.reading import Reading
+from game.language.spelling import nearest
+from game.text import STOPWORDS, best_match, stem
+from game.world.acts import Scene
+from game.world.content import ContentPack
+
+_HIM = {"he": "he", "him": "he", "his": "he", "she": "she", "her": "she", "hers": "she", "they": "they"}
+_MALE = frozenset(["man", "guy", "fellow", "gentleman", "chap", "bloke", "lad", "boy", "sir", "mister"])
+_FEMALE = frozenset(["woman", "lady", "girl", "lass", "madam", "miss"])
+_PLURALS = {"elves": "elf", "men": "man", "women": "woman", "dwarves": "dwarf", "wolves": "wolf", "thieves": "thief"}
+
+
+def _split(text: str) -> list[str]:
+    return text.split()
+
+
+def stems(text: str) -> frozenset[str]:
+    """The stemmed content words of ``text``, irregular plurals made singular first ("elves": elf)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return frozenset(stem(_PLURALS.get(w, w)) for w in words if w not in STOPWORDS)
+
+
+def named(pack: ContentPack, pool: Iterable[str], kind: str) -> list[tuple[str, list[str]]]:
+    table: dict[str, Any] = {"item": pack.items, "npc": pack.npcs, "enemy": pack.enemies}
+    return [(i, list(table[kind][i].names)) for i in pool if i in table[kind]]
+
+
+def match(text: str, candidates: list[tuple[str, list[str]]]) -> tuple[str | None, bool]:
+    """The candidate ``text`` names (found, guessed): by name, else by one misspelt word forgiven."""
+    if not text.strip() or not candidates:
+        return None, False
+    found = best_match(text, candidates)
+    if found is not None:
+        return found, False
+    words = {w for _, names in candidates for name in names for w in re.findall(r"[a-z0-9]+", name.lower())}
+    typed = re.findall(r"[a-z0-9']+", text.lower())
+    fixed = [w if w in _LITTLE else nearest(w, words) or w for w in typed]
+    if fixed != typed:
+        found = best_match(" ".join(fixed), candidates)
+        if found is not None:
+            return found, True
+    run = "".join(w for w in typed if w not in _LITTLE)  # "stimpack": the Stim Pack
+    joined = [cid for cid, names in candidates if any(run == re.sub(r"[^a-z0-9]", "", n.lower()) for n in names)]
+    return (joined[0], True) if len(joined) == 1 else (None, False)
+
+
+_LITTLE = frozenset(_split("the a an my your his her this that these those some of to from with on in at"))
+
+
+# ------------------------------------------------------------------ people
+def person(phrase: str, scene: Scene, reading: Reading | None = None) -> tuple[str | None, bool]:
+    """The person present ``phrase`` points at (found, guessed): by name, pronoun, description, or, for no phrase,
+    the one the line addresses or the one person here."""
+    here = scene.people
+    phrase = re.sub(r"^(?:the|that|this|a|an|to|with|my|dear|good)\s+", "", phrase.lower().strip(" ,.!?"))
+    if not phrase or phrase in ("you", "u", "there", "everyone", "all", "all of you"):
+        if reading is not None and reading.addressee and (called := person(reading.addressee, scene))[0]:
+            return called
+        return (here[0], False) if len(here) == 1 else (None, False)
+    if phrase in _HIM:
+        fits = [n for n in here if scene.pack.npcs[n].pronouns.split("/")[0] == _HIM[phrase]] or here
+        return (fits[0], False) if len(fits) == 1 else (None, False)
+    found, guessed = match(phrase, named(scene.pack, here, "npc"))
+    if found is not None:
+        return found, guessed
+    return _by_description(phrase, scene), True
+
+
+def _by_description(phrase: str, scene: Scene) -> str | None:
+    """The one person here ``phrase`` describes: "the elf" (her role), "the old man" (the one man, old by name)."""
+    words = stems(phrase)
+    if not words:
+        return None
+    fits = []
+    for npc_id in scene.people:
+        npc = scene.pack.npcs[npc_id]
+        known = stems(" ".join([npc.role, *npc.names]))
+        nouns = {w for w in phrase.split() if w in PEOPLE_NOUNS}
+        gender = npc.pronouns.split("/")[0]
+        if (nouns & _MALE and gender != "he") or (nouns & _FEMALE and gender != "she"):
+            continue
+        rest = words - {stem(n) for n in PEOPLE_NOUNS}
+        if rest <= known and (rest or nouns):
+            fits.append(npc_id)
+    return fits[0] if len(fits) == 1 else None
+
+
+def elsewhere(phrase: str, pack: ContentPack) -> str | None:
+    """The story's person ``phrase`` names, wherever they are (only by a name they go by)."""
+    return best_match(phrase, [(i, list(n.names)) for i, n in pack.npcs.items()]) if phrase.strip() else None
+
+
+def item_names(scene: Scene, pool: Iterable[str]) -> list[str]:
+    return [n for i in pool for n in scene.pack.items[i].names]
+
+
+def full_name(target: str, names: Iterable[str]) -> bool:
+    said = stems(target)
+    return any(stems(n) and stems(n) <= said for n in names)

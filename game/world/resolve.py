@@ -1,0 +1,446 @@
+"""Resolving a clause's words to the story's ids: this item here, that exit, this person (issue 41).
+
+:func:`clause` takes one clause that asks for an act (:class:`~game.language.reading.Clause`, its command parsed)
+and finds what it acts on in the :class:`Scene` (the state, and what a line's earlier acts changed: "take the herb
+and eat it" eats what it took). It answers with a :class:`Found`: the :class:`Act` s asked, or a refusal in one
+sentence ("There is no troll here."), or an offer to ask back (two things "it" could be), or nothing resolved and
+left to the narrator (``open``: "speak the verse" is a quest step the scripted narrator reads in its own words).
+
+Names are matched as the rest of the game matches them (:func:`game.text.best_match`), then, when nothing is
+named, by a misspelling forgiven (:func:`game.language.spelling.nearest` over the words of the names in scope) or
+a description ("the elf": a word of her role; "the old man": the one man here, old in his name). A name found only
+so is marked ``guessed``: a consequential act asked with it is asked back first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from game.language.lexicon import DIRECTIONS, PRONOUNS, senses
+from game.language.parser import Command, thing
+from game.language.reading import Clause, Reading
+from game.language.spelling import nearest
+from game.text import best_match, keywords, whole_words
+from game.world.acts import Act, Scene
+from game.world.conditions import missing
+from game.world.describe import the
+from game.world.names import elsewhere, full_name, item_names, match, named, person, stems
+from game.world.rules.trade import offered_price, traders_here
+
+_ALL = re.compile(r"^(?:all|everything|every\s*thing|it\s+all|all\s+of\s+it|all\s+items|the\s+lot|whatever)\b")
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one clause resolved to (see the module's docstring)."""
+
+    acts: tuple[Act, ...] = ()
+    refusal: str = ""
+    refused: Act | None = None
+    """The act refused, when it names something of the story (the rules say why in their words too)."""
+    offer: tuple[Act, ...] = ()
+    open: bool = False
+    note: str = ""
+
+
+# ------------------------------------------------------------------ the clause
+def clause(said: Clause, scene: Scene, reading: Reading) -> Found:
+    """What ``said`` (a clause that binds) asks for in ``scene`` (see the module's docstring)."""
+    if said.command.verb in _CHOICE_VERBS and (chosen := choice(said, scene)) is not None:
+        return chosen  # "kneel", "play the harp" at the throne: the story's choice before the verb's plain act
+    command = said.command if said.command.verb != "other" else _by_lexicon(said)
+    if command.verb == "keep":
+        return Found(note="kept: nothing asked")
+    handler = _VERBS.get(command.verb)
+    if handler is not None and command.verb in _MANY and (parts := _each(command.target)):
+        found = _all_of(handler, command, parts, said, scene, reading)
+    else:
+        found = handler(command, said, scene, reading) if handler else Found(open=True, note="no act the rules know")
+    if found.open:  # words the verbs did not resolve: perhaps a story choice told in its own description
+        described = _described_choice(said, scene)
+        if described is not None:
+            return Found(offer=(Act("choice", described, guessed=True),), note=f"described: {described}")
+    return found
+
+
+def _by_lexicon(said: Clause) -> Command:
+    """The command a clause the parser's patterns did not read stands for, by the lexicon: its first words'
+    verb ("rest by your fire for a while", "leg it", "north again"), the rest its object."""
+    words = said.core.split()
+    if words and words[0] in DIRECTIONS:
+        return Command("go", target=words[0], text=said.text)
+    for n in (3, 2, 1):
+        verbs = senses(" ".join(words[:n])) if len(words) >= n else ()
+        if verbs:
+            rest = " ".join(words[n:])
+            verb = {"greet": "talk", "ask": "talk", "look": "examine"}.get(verbs[0], verbs[0])
+            if verb == "talk":
+                return Command("talk", obj=re.sub(r"^(?:to|with)\s+", "", rest), text=said.text)
+            return Command(verb, target=thing(rest) if rest else "", text=said.text)
+    return said.command
+
+
+_MANY = frozenset({"take", "drop", "give", "sell", "use"})
+_CHOICE_VERBS = frozenset({"other", "use", "say"})
+"""Verbs whose words may make a story choice before their plain act ("play the harp" at the throne); another verb's
+clause is its act (``content check`` warns an author whose choice's name reads as one: ``choice_misreads``)."""
+_AND = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?")
+
+
+def _each(target: str) -> list[str]:
+    """The things a target lists ("the fuse and the gloves", "the branch, the dewdrop and the vine"), when more
+    than one."""
+    parts = [p.strip() for p in _AND.split(target) if p.strip()]
+    return parts if len(parts) > 1 else []
+
+
+def _all_of(handler: Any, command: Command, parts: list[str], said: Clause, scene: Scene, reading: Reading) -> Found:
+    """The acts of one verb on each thing a clause lists, in order; the first that cannot be stops the rest."""
+    acts: list[Act] = []
+    for part in parts:
+        found = handler(replace(command, target=part), said, scene, reading)
+        if found.refusal or found.offer or not found.acts:
+            return found if not acts else Found(acts=tuple(acts), note="the rest: " + found.note)
+        acts += found.acts
+        for act in found.acts:
+            scene = scene.after(act)
+    return Found(acts=tuple(acts), note=f"each of {len(parts)}")
+
+
+def choice(said: Clause, scene: Scene) -> Found | None:
+    """A story choice the clause makes in its own words ("kneel", "accept the pact"), where it can be made here."""
+    for choice in scene.pack.story.choices:
+        if choice.condition.at_node and choice.condition.at_node != scene.node:
+            continue  # a choice is recognised only where it can be made
+        said_words = [k for k in choice.keywords if whole_words(k.lower()).search(said.core)]
+        if not said_words:
+            continue
+        gaps = missing(choice.condition, scene.state, scene.pack)
+        if gaps:
+            return Found(refusal=f"Not yet: {gaps[0]}.", note=f"choice {choice.id}: {'; '.join(gaps)}")
+        plain = said.core == choice.name.lower() or any(  # its name, as the choices show it, or its own words
+            said.core.startswith(k.lower()) or said.core.split()[0] == k.lower() for k in said_words
+        )
+        return Found(acts=(Act("choice", choice.id, guessed=not plain),), note=f"choice {choice.id}")
+    return None
+
+
+def _described_choice(said: Clause, scene: Scene) -> str | None:
+    """The story choice here whose own description the clause tells ("I take his outstretched hand": "Take the
+    Shadow Lord's outstretched hand and become his herald"): two of its words or more, names aside."""
+    names = {w for n in scene.pack.npcs.values() for name in n.names for w in stems(name)}
+    names |= {w for e in scene.pack.enemies.values() for name in e.names for w in stems(name)}
+    mine = stems(said.core) - names
+    for choice in scene.pack.story.choices:
+        if choice.condition.at_node and choice.condition.at_node != scene.node:
+            continue
+        theirs = stems(choice.description.split(".")[0]) - names
+        if len(mine & theirs) >= 2:
+            return choice.id
+    return None
+
+
+def _go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    exits = scene.exits
+    target = command.target.strip()
+    ways = {d: n for d, n in exits.items()}
+    if not target:
+        places = sorted(set(exits.values()))
+        if len(places) == 1:
+            return Found(acts=(Act("go", places[0]),), note="the one way out")
+        return Found(offer=tuple(Act("go", n) for n in places), note="which way?")
+    way = DIRECTIONS.get(target, target)
+    if way in ways:
+        return Found(acts=(Act("go", ways[way]),), note=f"way {way}")
+    if way in DIRECTIONS.values():
+        return Found(refusal=f"You can't go {way} from here.", note=f"no way {way}")
+    nodes = [(n, [scene.pack.nodes[n].name, n.replace("_", " ")]) for n in set(exits.values())]
+    node, guessed = match(target, nodes)
+    said_way = next((DIRECTIONS[w] for w in said.core.split()[1:3] if w in DIRECTIONS), None)
+    if node is None and said_way in ways:  # "go north into the fog": the way said, whatever lies along it
+        return Found(acts=(Act("go", ways[said_way]),), note=f"way {said_way}")
+    if node is None:
+        fixed = nearest(target, [*DIRECTIONS, *ways]) or nearest(target, list(ways), short=True)
+        if fixed is not None and DIRECTIONS.get(fixed, fixed) in ways:
+            return Found(acts=(Act("go", ways[DIRECTIONS.get(fixed, fixed)], guessed=True),), note=f"typo: {fixed}")
+    if node is not None:
+        return Found(acts=(Act("go", node, guessed=guessed),), note=f"to {node}")
+    somewhere = best_match(target, [(n, [p.name]) for n, p in scene.pack.nodes.items()])
+    if somewhere == scene.node:
+        return Found(open=True, note="already here")
+    who = elsewhere(target, scene.pack)
+    if who is not None and scene.pack.npcs[who].location in exits.values():
+        return Found(acts=(Act("go", scene.pack.npcs[who].location),), note=f"to where {who} is")
+    if somewhere is not None and _words_of_name(target, scene.pack.nodes[somewhere].name):
+        return Found(
+            refusal=f"You can't get to {the(scene.pack.nodes[somewhere].name)} from here.",
+            refused=Act("go", somewhere),
+            note="not adjacent",
+        )
+    past = re.search(r"\b(?:past|by|around|round)\s+(?:the\s+)?(?P<x>.+)$", said.core)
+    if past and not match(past.group("x"), named(scene.pack, scene.enemies, "enemy"))[0]:
+        return Found(refusal=f"There is no {past.group('x')} here.", note="nothing to get past")
+    return Found(open=True, note=f"no way named {target!r}: left to the narrator")
+
+
+def _words_of_name(target: str, name: str) -> bool:
+    """Whether ``target`` holds every content word of the place's name ("the lodge" does not name "Old Hunter's
+    Lodge" for a refusal; "moonwatch gate" does)."""
+    wanted = set(keywords(name))
+    return bool(wanted) and wanted <= set(keywords(target))
+
+
+def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    target = command.target.strip()
+    lying = scene.lying
+    if _ALL.match(target) or re.match(r"^everything\b|^all\b", target):
+        if not lying:
+            return Found(refusal="There is nothing here to take.", note="nothing lying here")
+        return Found(acts=tuple(Act("take", i) for i in dict.fromkeys(lying)), note="everything here")
+    if _is_pronoun(target):
+        before = _pointed(said, [*lying], scene)
+        if before is not None:
+            return Found(acts=(Act("take", before),), note="it: the thing named before")
+    item, guessed = match(target, named(scene.pack, lying, "item"))
+    if item is not None:
+        return Found(acts=(Act("take", item, guessed=guessed),), note=f"take {item}")
+    sold = sold_here(target, scene)
+    if sold is not None:
+        return Found(acts=(sold,), note=f"sold here: {sold.target}")
+    carried, _ = match(target, named(scene.pack, scene.carried, "item"))
+    if carried is not None and not _feature_named(target, scene):
+        return Found(refusal=f"You already have {the(scene.pack.items[carried].name)}.", note="carried already")
+    story_item = best_match(target, named(scene.pack, scene.pack.items, "item")) if target else None
+    if (
+        story_item is not None
+        and not _feature_named(target, scene)
+        and full_name(target, scene.pack.items[story_item].names)
+    ):
+        return Found(
+            refusal=f"There is no {scene.pack.items[story_item].name} here.",
+            refused=Act("take", story_item),
+            note="not here",
+        )
+    return Found(open=True, note=f"nothing named {target!r} lies here: left to the narrator")
+
+
+def _feature_named(target: str, scene: Scene) -> bool:
+    features = scene.pack.nodes[scene.node].features
+    return any(best_match(target, [(f.id, [f.name, *f.aliases])]) for f in features)
+
+
+def sold_here(target: str, scene: Scene, only: str | None = None) -> Act | None:
+    """A thing asked for that a trader here (``only`` that one) sells and that does not lie here: bought ("I'll
+    have a toddy")."""
+    for npc in traders_here(scene.pack, scene.state):
+        trade = scene.pack.npcs[npc].trade
+        if trade is None or (only is not None and npc != only):
+            continue
+        wares = [(i, list(scene.pack.items[i].names)) for i in trade.sells if i in scene.pack.items]
+        item, guessed = match(target, wares)
+        if item is not None:
+            return Act("buy", item, npc, guessed=guessed)
+    return None
+
+
+def _is_pronoun(target: str) -> bool:
+    """Whether a target points without naming ("it", "them", "this", "that one")."""
+    return target.strip() in (*PRONOUNS, "this", "that", "these", "those", "this one", "that one", "one")
+
+
+def _pointed(said: Clause, pool: list[str], scene: Scene) -> str | None:
+    """The thing "it" points back to: the one of ``pool`` the clause before names, else the only one."""
+    for item in pool:
+        if said.names_before([*scene.pack.items[item].names, item]):
+            return item
+    return pool[0] if len(set(pool)) == 1 else None
+
+
+def _carried(verb: str) -> Any:
+    def handle(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+        target = command.target.strip()
+        pool = list(scene.carried)
+        if _is_pronoun(target):
+            before = _pointed(said, pool, scene)
+            if before is not None:
+                return Found(acts=(Act(verb, before),), note="it: the thing named before")
+        if verb == "drop" and _ALL.match(target):
+            return (
+                Found(offer=(tuple(Act("drop", i) for i in pool)[:1]), note="drop everything?")
+                if pool
+                else Found(refusal="You carry nothing.", note="nothing carried")
+            )
+        if (
+            verb == "use"
+            and target
+            and _feature_named(target, scene)
+            and not full_name(target, item_names(scene, pool))
+        ):
+            return Found(open=True, note="a thing of the place: left to the narrator")  # "drink from the spring"
+        item, guessed = match(target, named(scene.pack, pool, "item"))
+        if item is not None:
+            return Found(acts=(Act(verb, item, guessed=guessed),), note=f"{verb} {item}")
+        if verb == "use" and (_feature_named(target, scene) or not target):
+            return Found(open=True, note="something here: left to the narrator")
+        lying, _ = match(target, named(scene.pack, scene.lying, "item"))
+        if lying is not None and full_name(target, scene.pack.items[lying].names):
+            return Found(refusal=f"You don't have {the(scene.pack.items[lying].name)}; it is here.", note="lying here")
+        if target and re.search(rf"\b(?:my|your)\s+{re.escape(target)}\b", said.core):
+            # "drink from my flask": theirs, in their words (not the name of a flask they never met)
+            return Found(refusal=f"You don't have a {target}.", note="not carried")
+        story_item = best_match(target, named(scene.pack, scene.pack.items, "item")) if target else None
+        if story_item is not None and full_name(target, scene.pack.items[story_item].names):
+            refused = Act(verb, story_item)
+            return Found(refusal=f"You don't have {the(scene.pack.items[story_item].name)}.", refused=refused)
+        return Found(open=True, note=f"nothing carried named {target!r}: left to the narrator")
+
+    return handle
+
+
+def _give(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    target, to = command.target.strip(), command.obj.strip()
+    if re.match(r"^\d+\s", target) or not target:
+        return Found(open=True, note="money or nothing named: left to the narrator")
+    item, guessed = match(target, named(scene.pack, scene.carried, "item"))
+    if item is None and _is_pronoun(target):
+        item = _pointed(said, list(scene.carried), scene)
+    who, by_description = person(to, scene, reading)
+    if item is None:
+        story_item = best_match(target, named(scene.pack, scene.pack.items, "item"))
+        if story_item is not None and full_name(target, scene.pack.items[story_item].names):
+            return Found(refusal=f"You don't have {the(scene.pack.items[story_item].name)}.", note="not carried")
+        return Found(open=True, note=f"nothing carried named {target!r}")
+    if who is None:
+        away = elsewhere(to, scene.pack) if to else None
+        if away is not None:
+            return Found(refusal=f"{scene.pack.npcs[away].name} is not here.", note="not here")
+        if not scene.people:
+            return Found(refusal="There is no one here to give it to.", note="no one here")
+        return Found(open=True, note=f"no one here named {to!r}")
+    return Found(acts=(Act("give", item, who, guessed=guessed or by_description),), note=f"give {item} to {who}")
+
+
+def _buy(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    target, to = command.target.strip(), command.obj.strip()
+    who, _ = person(to, scene, reading) if to or reading.addressee else (None, False)
+    if to and who is None:
+        away = elsewhere(to, scene.pack)
+        if away is not None and away not in scene.people:
+            return Found(refusal=f"{scene.pack.npcs[away].name} is not here.", note="not here")
+        return Found(open=True, note=f"no one here named {to!r}")
+    traders = traders_here(scene.pack, scene.state)
+    sold = sold_here(target, replace(scene, state=scene.state), only=who)
+    if sold is not None:
+        return Found(acts=(sold,), note=f"buy {sold.target} from {sold.to}")
+    if who is not None and who not in traders:  # "can I have the bow?" of someone who sells nothing: asked of them
+        return Found(acts=(Act("talk", who, topic=f"{target}?"),), note="asked of the person here")
+    if not traders:
+        if len(scene.people) == 1:
+            return Found(acts=(Act("talk", scene.people[0], topic=f"{target}?"),), note="asked of the one here")
+        return Found(refusal="Nobody here trades." if scene.people else "There is nobody here to trade with.")
+    seller = who or (traders[0] if len(traders) == 1 else None)
+    if target and seller is not None:
+        name = re.sub(r"^(?:the|a|an|some)\s+", "", target)
+        return Found(refusal=f"{scene.pack.npcs[seller].name} has no {name} to sell.", note="not sold here")
+    return Found(open=True, note="nothing named to buy")
+
+
+def _sell(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    item, guessed = match(command.target, named(scene.pack, scene.carried, "item"))
+    if item is None:
+        return Found(refusal=f"You have no {command.target.strip() or 'such thing'} to sell.", note="not carried")
+    for npc in traders_here(scene.pack, scene.state):
+        if offered_price(scene.pack, npc, item) is not None:
+            return Found(acts=(Act("sell", item, npc, guessed=guessed),), note=f"sell {item} to {npc}")
+    return Found(open=True, note="no buyer here: left to the narrator")
+
+
+def _talk(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    who, guessed = person(command.obj, scene, reading)
+    if who is not None:
+        return Found(acts=(Act("talk", who, topic=command.topic, guessed=guessed),), note=f"talk to {who}")
+    if command.obj:
+        away = elsewhere(command.obj, scene.pack)
+        if away is not None and away not in scene.people:
+            enemy = match(command.obj, named(scene.pack, scene.enemies, "enemy"))[0] or _kin_enemy(away, scene)
+            if enemy is None:
+                return Found(refusal=f"{scene.pack.npcs[away].name} is not here.", note="not here")
+        return Found(open=True, note=f"no one here named {command.obj!r}: left to the narrator")
+    if not scene.people:
+        return Found(open=True, note="no one here")
+    return Found(open=True, note="whom? left to the narrator")
+
+
+def _kin_enemy(npc_id: str, scene: Scene) -> str | None:
+    """The enemy here that is this person (the Shadow Lord is Silas)."""
+    names = {n.lower() for n in scene.pack.npcs[npc_id].names}
+    for enemy in scene.enemies:
+        if names & {n.lower() for n in scene.pack.enemies[enemy].names}:
+            return enemy
+    return None
+
+
+def _attack(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    target = command.target.strip()
+    if scene.state.combat is not None:
+        return Found(acts=(Act("attack", scene.state.combat.enemy_id),), note="the fight goes on")
+    here = scene.enemies
+    if not target or said.pronoun():
+        if len(here) == 1:
+            return Found(acts=(Act("attack", here[0]),), note="the one enemy here")
+        return (
+            Found(open=True, note="whom? left to the narrator")
+            if here
+            else Found(refusal="There is nothing here to fight.", note="no enemy here")
+        )
+    enemy, guessed = match(target, named(scene.pack, here, "enemy"))
+    if enemy is None:
+        who, _ = person(target, scene, reading)
+        kin = _kin_enemy(who, scene) if who else None
+        if kin is not None:
+            return Found(acts=(Act("attack", kin),), note=f"{who} is {kin}")
+        if who is not None:
+            return Found(refusal=f"{scene.pack.npcs[who].name} is no enemy of yours.", note="a friend")
+        bare = re.sub(r"^(?:the|a|an)\s+", "", target)
+        return Found(refusal=f"There is no {bare} here.", note="no such enemy")
+    return Found(acts=(Act("attack", enemy, guessed=guessed),), note=f"attack {enemy}")
+
+
+def _fight_move(verb: str) -> Any:
+    def handle(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+        if scene.state.combat is None:
+            texts = {"flee": "There is nothing here to flee from.", "defend": "Nothing here threatens you."}
+            if scene.enemies:
+                return Found(open=True, note="no fight yet: left to the narrator")
+            return Found(refusal=texts[verb], note="no fight")
+        return Found(acts=(Act(verb),), note=verb)
+
+    return handle
+
+
+def _rest(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    return Found(acts=(Act("rest"),), note="rest")
+
+
+def _sense(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    return Found(note="a look: nothing asked")
+
+
+_VERBS = {
+    "go": _go,
+    "take": _take,
+    "drop": _carried("drop"),
+    "use": _carried("use"),
+    "give": _give,
+    "buy": _buy,
+    "sell": _sell,
+    "talk": _talk,
+    "attack": _attack,
+    "flee": _fight_move("flee"),
+    "defend": _fight_move("defend"),
+    "rest": _rest,
+    "look": _sense,
+    "examine": _sense,
+}

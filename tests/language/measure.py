@@ -1,0 +1,258 @@
+"""Measuring the understanding corpus (issue 41): misses, false refusals and confirmations, both narrators.
+
+Each row is played through the real pipeline from the scene it sets (``acts.state_for``): the whole line (every
+act of a sequence, each its own turn) and, when the game asks back, the answer a player who meant the row's acts
+would give ("yes" when the offer is the act wanted, else "no"). Then:
+
+- a row that asks for acts is **carried out** when its acts were applied in order; **asked back** when the game
+  offered them first; a **false refusal** otherwise, **silent** when no sentence said why (no refusal told, no
+  rules' message);
+- a row that asks nothing **misses** when any act but talking was applied (or talking, when it is the act it
+  tempts), and is **asked back** when the game offered an act for it.
+
+Two narrators play each row: the scripted one, and :class:`ProposingNarrator`, a fake model that proposes what a
+careless endpoint would (the row's wanted act, or the act its words tempt).
+
+``python -m tests.language.measure [FILE ...]`` prints the table for the development corpus and any other row
+files (the held-out part) and writes ``--json`` when asked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.engine.pipeline import TurnPipeline, TurnResult
+from game.llm.base import NarratorBase, PromptBundle
+from game.llm.scripted import ScriptedNarrator
+from game.memory.manager import GameMemory
+from game.memory.settings import MemoryConfig
+from game.world.content import ContentPack
+from tests.language.acts import acts_applied, effects_of, same_act, state_for
+from tests.language.rows import Row
+
+
+class ProposingNarrator(NarratorBase):
+    """A fake model endpoint (issue 41's measurement): it answers every turn with a valid JSON turn proposing the
+    row's effects, as a model that reads the player's words carelessly would: the wanted acts of a row that asks
+    for them (the next one each turn of a sequence), the tempting acts of a row that asks nothing. A fake because
+    no capable model runs here and the proposal must be the row's, not a guess."""
+
+    name = "proposing"
+
+    def __init__(self, row: Row) -> None:
+        self.row = row
+        self.turns = 0
+
+    def narrate(self, bundle: PromptBundle) -> str:
+        wanted = self.row.want[self.turns : self.turns + 1] if self.row.want else self.row.tempt
+        effects: dict[str, Any] = {}
+        for act in wanted:
+            for key, value in effects_of(act, bundle.state).items():
+                effects[key] = [*effects.get(key, []), *value] if isinstance(value, list) else value
+        if not bundle.refused:
+            self.turns += 1
+        return json.dumps({"narration": "The moment passes.", "choices": ["look"], "effects": effects})
+
+    def summarize(self, text: str, max_words: int = 60) -> str:
+        return " ".join(text.split()[:max_words])
+
+
+@dataclass
+class Outcome:
+    """What one row came to."""
+
+    row: Row
+    applied: list[str]
+    asked_back: bool
+    told: str
+    verdict: str
+    """carried, confirmed, refused, silent (asking rows); fine, miss (rows asking nothing)."""
+
+
+@dataclass
+class Report:
+    """The counts over a set of rows for one narrator."""
+
+    narrator: str
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def count(self, verdict: str, asking: bool | None = None) -> int:
+        return sum(1 for o in self.outcomes if o.verdict == verdict and (asking is None or o.row.asks == asking))
+
+    @property
+    def asking(self) -> int:
+        return sum(1 for o in self.outcomes if o.row.asks)
+
+    @property
+    def nothing(self) -> int:
+        return sum(1 for o in self.outcomes if not o.row.asks)
+
+    @property
+    def asked_back(self) -> int:
+        return sum(1 for o in self.outcomes if o.row.asks and o.asked_back)
+
+    def rates(self) -> dict[str, float]:
+        asking, nothing = max(self.asking, 1), max(self.nothing, 1)
+        return {
+            "carried_out": (self.count("carried") + self.count("confirmed")) / asking,
+            "misses": self.count("miss") / nothing,
+            "false_refusals": (self.count("refused") + self.count("silent")) / asking,
+            "silent_false_refusals": self.count("silent") / asking,
+            "confirmations": self.asked_back / asking,
+        }
+
+    def failures(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.verdict in ("miss", "refused", "silent")]
+
+
+def engine_for(row: Row, pack: ContentPack, narrator: str) -> TurnPipeline:
+    """The real pipeline at the row's scene, with keyword memory and the chosen narrator."""
+    voice = ScriptedNarrator(pack) if narrator == "scripted" else ProposingNarrator(row)
+    memory = GameMemory(pack, ScriptedNarrator(pack), config=MemoryConfig(), background=False)  # type: ignore[arg-type]
+    return TurnPipeline(pack, state_for(row, pack), voice, memory)
+
+
+def play_row(row: Row, pack: ContentPack, narrator: str) -> Outcome:
+    """Play ``row``'s line (and the answer to any question back) and judge it."""
+    engine = engine_for(row, pack, narrator)
+    results = engine.play_all(row.action)
+    asked_back = any(r.asking for r in results)
+    if results[-1].asking:
+        results += engine.play_all(_answer(row, engine.pending.offer if engine.pending else ()))
+    applied = acts_applied([a for r in results for a in r.applied])
+    told = "\n".join(r.narration for r in results)
+    return Outcome(row, applied, asked_back, told, _verdict(row, applied, results))
+
+
+def _answer(row: Row, offer: tuple[Any, ...]) -> str:
+    """What a player who meant the row's acts answers the question back: yes, the number of the act meant, or no."""
+    meant = [a for a in offer if any(same_act(w, _act(a)) for w in row.want)]
+    if not meant:
+        return "no"
+    return "yes" if len(offer) == 1 else str(offer.index(meant[0]) + 1)
+
+
+def _act(act: Any) -> str:
+    """A resolved :class:`~game.world.resolve.Act` as the corpus writes acts."""
+    ids = " ".join(x for x in (act.target, act.to) if x)
+    return f"{act.verb} {ids}".strip()
+
+
+def _verdict(row: Row, applied: list[str], results: list[TurnResult]) -> str:
+    acts = [a for a in applied if a.split()[0] in _ACTS]
+    if not row.asks:
+        unasked = [a for a in acts if not a.startswith("talk ") or a in row.tempt]
+        return "miss" if unasked else "fine"
+    if _in_order(row.want, acts):
+        return "confirmed" if any(r.asking for r in results) else "carried"
+    told = any(r.meta == "refused" or any(x.told for x in r.rejected) for r in results)
+    return "refused" if told else "silent"
+
+
+_ACTS = frozenset(
+    {"go", "take", "drop", "use", "give", "buy", "sell", "talk", "attack", "flee", "defend", "rest", "choice"}
+)
+
+
+def _in_order(wanted: Iterable[str], applied: list[str]) -> bool:
+    position = 0
+    for act in wanted:
+        found = next((i for i in range(position, len(applied)) if same_act(act, applied[i])), None)
+        if found is None:
+            return False
+        position = found + 1
+    return True
+
+
+def measure(rows: Iterable[Row], packs: dict[str, ContentPack], narrator: str) -> Report:
+    report = Report(narrator)
+    for row in rows:
+        report.outcomes.append(play_row(row, packs[row.story], narrator))
+    return report
+
+
+def table(reports: dict[str, Report]) -> str:
+    """The figures of each report as a Markdown table."""
+    lines = [
+        "| part | narrator | rows (ask / nothing) | carried out | false refusals (silent) | confirmations | misses |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, report in reports.items():
+        part, _, voice = name.partition(":")
+        r = report.rates()
+        lines.append(
+            f"| {part} | {voice} | {len(report.outcomes)} ({report.asking} / {report.nothing}) "
+            f"| {r['carried_out']:.1%} | {r['false_refusals']:.1%} ({r['silent_false_refusals']:.1%}) "
+            f"| {r['confirmations']:.1%} | {r['misses']:.1%} |"
+        )
+    return "\n".join(lines)
+
+
+def _load(path: str) -> list[Row]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"rows_{abs(hash(path))}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.ROWS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    from game.world.library import story_ids
+    from game.world.loader import content_root, load_pack
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", help="more row files (a held-out part)")
+    parser.add_argument("--json", help="write the figures and every failure here")
+    parser.add_argument("--failures", action="store_true", help="print every failing row")
+    args = parser.parse_args(argv)
+    from tests.language.corpus_dev import ROWS
+
+    packs = {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+    parts = {"development": ROWS, **{f: _load(f) for f in args.files}}
+    reports = {
+        f"{part}:{voice}": measure(rows, packs, voice)
+        for part, rows in parts.items()
+        for voice in ("scripted", "model")
+    }
+    print(table(reports))
+    if args.failures:
+        for name, report in reports.items():
+            for o in report.failures():
+                print(
+                    f"{name} {o.verdict}: [{o.row.kind}] {o.row.at}: {o.row.action!r} want={o.row.want or o.row.tempt}"
+                    f" applied={o.applied} | {o.told[:140]!r}"
+                )
+    if args.json:
+        data = {
+            name: {
+                **report.rates(),
+                "rows": len(report.outcomes),
+                "failures": [
+                    {
+                        "verdict": o.verdict,
+                        "kind": o.row.kind,
+                        "at": o.row.at,
+                        "action": o.row.action,
+                        "want": list(o.row.want),
+                        "tempt": list(o.row.tempt),
+                        "applied": o.applied,
+                    }
+                    for o in report.failures()
+                ],
+            }
+            for name, report in reports.items()
+        }
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
