@@ -43,7 +43,7 @@ READERS_BEFORE = (
     "game/llm/recollection.py",
 )
 READERS_NOW = (
-    "game/language/*.py",
+    "game/language/**/*.py",
     "game/world/intent.py",
     "game/world/acts.py",
     "game/world/resolve.py",

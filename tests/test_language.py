@@ -27,7 +27,7 @@ def test_one_lexicon_serves_the_parser_the_reading_the_questions_and_the_voice_c
 def test_every_word_of_a_verb_is_in_its_parser_pattern():
     """The parser's alternations are drawn from the lexicon, so no word is a verb to one reader and not another."""
     pattern = next(p.pattern for verb, p in PATTERNS if verb == "take" and "target" in p.pattern)
-    for word in lexicon.words("take"):
+    for word in lexicon.words_of("take"):
         assert re.search(rf"\b{re.escape(word.split()[0])}\b", pattern), word
 
 

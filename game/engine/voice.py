@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from game.language.lexicon import DECISIONS, lemma, verb_key
+from game.language.lexicon import DECISIONS, SOUND_VERBS, SPEECH_VERBS, forms_alternation, lemma, verb_key
 from game.language.reading import Reading
 
 REPEAT_THRESHOLD = 0.6
@@ -43,32 +43,17 @@ the Tome of the Elder Roots.") shares most of its few 3-grams with the turn that
 _GROUPS = DECISIONS
 """A decision's lemma -> the groups an action's word must share for the narration to tell it back (the lexicon's
 :data:`~game.language.lexicon.DECISIONS`)."""
-_PHRASES = "give in|gave in|giving in|side with|siding with|sided with|turn down|turned down|turning down"
-_PHRASES += "|make up your mind|made up your mind|give your word|gave your word|say yes|said yes|say no|said no"
-_PHRASES += "|offer to|offered to|offering to"
-_BARE = "agree|accept|consent|comply|complie|obey|kneel|knelt|surrender|yield|submit|join|ally|allie|refuse|decline"
-_BARE += "|reject|spurn|defy|defie|promise|vow|swear|swore|sworn|pledge|betray|decide|choose|chose|chosen|resolve|opt"
-_DECISION = (
-    rf"(?:(?:{_PHRASES})\b|(?:{_BARE})(?:s|d|ed|ing)?\b(?!-)|strik(?:e|es|ing)\s+(?:a|the)\s+(?:deal|bargain|pact)"
-)
-_DECISION += r"|struck\s+(?:a|the)\s+(?:deal|bargain|pact)|seal(?:s|ed|ing)?\s+(?:the|a|your)\s+(?:deal|bargain|pact)"
+_BY_OBJECT = frozenset({"strike", "seal", "sign", "give your word"})
+"""Decisions only with the thing decided: "strike a deal", not "strike the wolf"."""
+_DECISION = rf"(?:(?:{forms_alternation(d for d in DECISIONS if d not in _BY_OBJECT)})\b(?!-)"
+_DECISION += rf"|(?:{forms_alternation(['strike'])})\s+(?:a|the)\s+(?:deal|bargain|pact)"
+_DECISION += rf"|(?:{forms_alternation(['seal'])})\s+(?:the|a|your)\s+(?:deal|bargain|pact)"
 _DECISION += r"|g[ai]ve?s?\s+\w+\s+your\s+word"
-_DECISION += r"|sign(?:s|ed|ing)?\s+(?:the|a|his|her|their)\s+(?:contract|pact|deal|treaty|agreement|oath))"
-_SPEAK_STRONG = (
-    r"say|said|says|saying|reply|replie[sd]|replying|answer(?:s|ed|ing)?|respond(?:s|ed|ing)?|shout(?:s|ed|ing)?"
-    r"|yell(?:s|ed|ing)?|whisper(?:s|ed|ing)?|mutter(?:s|ed|ing)?|murmur(?:s|ed|ing)?|call(?:s|ed|ing)?\s+out"
-    r"|exclaim(?:s|ed|ing)?|declare[sd]?|declaring|announce[sd]?|announcing|tell(?:s|ing)?|told|ask(?:s|ed|ing)?"
-    r"|greet(?:s|ed|ing)?|thank(?:s|ed|ing)?|introduce[sd]?\s+yourself|introducing\s+yourself|explain(?:s|ed|ing)?"
-    r"|insist(?:s|ed|ing)?|plead(?:s|ed|ing)?|pled|beg(?:s|ged|ging)?|retort(?:s|ed|ing)?|speak(?:s|ing)?|spoke"
-    r"|blurt(?:s|ed|ing)?(?:\s+out)?|stammer(?:s|ed|ing)?|chat(?:s|ted|ting)?|agree(?:s|d)?\s+aloud|admit(?:s|ted|ting)?"
-    r"|confess(?:es|ed|ing)?|reassure[sd]?|assure[sd]?|warn(?:s|ed|ing)?|lie[sd]?\s+to|boast(?:s|ed|ing)?"
-    r"|remark(?:s|ed|ing)?|suggest(?:s|ed|ing)?|propose[sd]?|joke[sd]?|say\s+goodbye|bid\s+\w+\s+farewell"
+_DECISION += (
+    rf"|(?:{forms_alternation(['sign'])})\s+(?:the|a|his|her|their)\s+(?:contract|pact|deal|treaty|agreement|oath))"
 )
-_SPEAK_WEAK = (
-    r"cr(?:y|ies|ied)(?:\s+out)?|scream(?:s|ed)?|gasp(?:s|ed)?|laugh(?:s|ed)?|sigh(?:s|ed)?|groan(?:s|ed)?"
-    r"|grunt(?:s|ed)?|hiss(?:es|ed)?|growl(?:s|ed)?|snap(?:s|ped)?|add(?:s|ed)?|continue[sd]?|offer(?:s|ed)?"
-    r"|mumble[sd]?|breathe[sd]?|manage[sd]?|begin|began|start(?:s|ed)?"
-)
+_SPEAK_STRONG = forms_alternation(SPEECH_VERBS) + r"|bid\s+\w+\s+farewell"
+_SPEAK_WEAK = forms_alternation(SOUND_VERBS)
 _ADV = r"(?:\s+(?:\w+ly|then|now|just|also|still|finally|already|instead|simply|even|at\s+last|at\s+once|quickly))*"
 _AUX = r"(?P<aux>\s+(?:do|does|did|have|has|had|are|were|am))?(?:\s+(?:not|never))?"
 _SUBJECT = r"\byou(?:\s+(?:hear|find|catch|found|heard|caught)\s+yourself)?"

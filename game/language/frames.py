@@ -23,14 +23,18 @@ from functools import cache
 from game.language.lexicon import (
     COURTESY,
     DECLINES,
+    GREETINGS,
     HELD_BACK,
     IDIOMS,
     LEAVE_BE,
     PEOPLE_NOUNS,
     REFUSALS,
+    STOPS,
     THOUGHT_BETTER,
+    leading,
     lemma,
     senses,
+    skip,
 )
 
 
@@ -39,7 +43,6 @@ def _split(text: str) -> list[str]:
 
 
 _OBJECT_START = frozenset(_split("the a an my your his her their its this that these those some one two three"))
-_TO = re.compile(r"\bto\b")
 
 
 @cache
@@ -63,16 +66,34 @@ def plainer(core: str) -> tuple[str, str]:
     """
     words = core.split()
     for phrase, plain in _idioms():
+        if _split_particle(words, phrase):  # "knock it back", "wolf them down"
+            return " ".join([plain, *words[1:2], *words[3:]]), " ".join(phrase)
         if len(words) < len(phrase) or not all(_same(w, p) for w, p in zip(words, phrase, strict=False)):
             continue
         rest = words[len(phrase) :]
         if len(phrase) == 1:
             if not rest or rest[0] not in _OBJECT_START:
                 continue
-            if phrase[0] in ("pass", "slip") and not _TO.search(" ".join(rest)):
+            if phrase[0] in ("pass", "slip") and "to" not in rest:
                 continue
         return " ".join([plain, *rest]), " ".join(phrase)
     return core, ""
+
+
+_PARTICLES = frozenset(_split("back down off up out over in"))
+_OBJECT_PRONOUNS = frozenset(_split("it them this that these those one"))
+
+
+def _split_particle(words: list[str], phrase: tuple[str, ...]) -> bool:
+    """Whether ``words`` say a two-word phrasal idiom with a pronoun between its verb and particle."""
+    return (
+        len(phrase) == 2
+        and phrase[1] in _PARTICLES
+        and len(words) >= 3
+        and _same(words[0], phrase[0])
+        and words[1] in _OBJECT_PRONOUNS
+        and words[2] == phrase[1]
+    )
 
 
 def _holds(text: str, phrase: str) -> bool:
@@ -106,16 +127,12 @@ def held_back(text: str) -> bool:
     return any(_holds(text, w) for w in ("almost", "nearly"))
 
 
-_STOP = re.compile(
-    r"^(?:i\s+|we\s+)?(?:stop|halt|pause|freeze|hesitate|reconsider|refrain|stop\s+(?:myself|short)|pull\s+back"
-    r"|hold\s+back|think\s+better(?:\s+of\s+it)?|change\s+my\s+mind|decide\s+against\s+it|decide\s+not\s+to\b.*"
-    r"|catch\s+myself|don'?t|do\s+not|can'?t|cannot|back\s+down)$"
-)
-
-
 def thinks_better(core: str) -> bool:
     """Whether a clause takes back the act before it ("..., but stop", "then think better of it")."""
-    return bool(_STOP.match(core)) or any(core == p.split(" ", 1)[1] for p in THOUGHT_BETTER)
+    core = skip(core, frozenset({"i", "we"}))
+    if core in STOPS or leading(core, ("decide not to",)):
+        return True
+    return any(core == p.split(" ", 1)[1] for p in THOUGHT_BETTER)
 
 
 def begun(text: str) -> bool:
@@ -161,21 +178,28 @@ _NOT_VOCATIVE = frozenset(
         "who why how when which also instead meanwhile honestly seriously frankly look"
     )
 )
-_GREETING = re.compile(r"^(?:hey|hi|hello|oi|excuse\s+me|pardon\s+me|pardon|sorry|dear|good\s+\w+|oh)\s+")
 
 
-def vocative(sentence: str) -> tuple[str, str]:
+_LEAD_INS = frozenset({"please", "here", "oh", "now", "look", "listen", "well", "so", "sorry"})
+
+
+def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, str]:
     """(whom ``sentence`` addresses by name, the sentence without it): "reverend, may i have a word" ->
     ("reverend", "may i have a word"); "how much for the toddy, bess" -> ("bess", "how much for the toddy").
 
     A name is one to three words before the first comma or after the last, none of them a verb the lexicon knows
-    or a word that frames a sentence ("okay, take it" addresses no one).
+    or a word that frames a sentence ("okay, take it" addresses no one); between two commas, when it holds one of
+    the ``known`` words people are called by ("a hot toddy for me, Bess, if you'd be so kind").
     """
     parts = [p.strip() for p in sentence.split(",")]
     if len(parts) < 2:
         return "", sentence
-    for index in (0, len(parts) - 1):
-        name = _GREETING.sub("", parts[index])
+    lead = 1 if len(parts) > 2 and parts[0] in _LEAD_INS else 0  # "please, nyssa, accept this", "here, doc, ..."
+    middle = [i for i in range(1, len(parts) - 1) if set(parts[i].split()) & known]
+    for index in (lead, len(parts) - 1, *middle):
+        name = parts[index]
+        if greeting := leading(name, GREETINGS) or (name.split()[0] == "good" and " ".join(name.split()[:2])):
+            name = name[len(greeting) :].strip()  # "hey Garrick", "good morning, ..."
         words = name.split()
         if not 1 <= len(words) <= 3 or any(w in _NOT_VOCATIVE for w in words):
             continue

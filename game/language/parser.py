@@ -91,12 +91,14 @@ def _cased(text: str) -> str:
 
 # ------------------------------------------------------------- phrases
 _QUALIFIER = re.compile(
-    r"(?:\s*,.*|\s+(?:(?:" + DIRECTION_WORDS + r")\s+of|that|which|who|whom|guarding|before|after|while|until"
+    r"(?:\s*,(?!.*\sand\s).*"  # not a list: "the fuse, the gloves and the baton"
+    r"|\s+(?:(?:" + DIRECTION_WORDS + r")\s+of|that|which|who|whom|guarding|before|after|while|until"
     r"|on|in|at|near|by|from|beneath|behind|beyond|below|above|beside|inside|within|next\s+to|off|out\s+of"
-    r"|among|amid|with|again|once\s+more|now|please|for\s+me)\b.*)$"
+    r"|among|amid|with|again|once\s+more|now|please|for\s+me|right\s+away|right\s+now|at\s+once"
+    r"|straight\s+away|immediately)\b.*)$"
 )
 _PLACE_LEAD = re.compile(
-    r"^(?:(?:back|over|on|onward|onwards|along|across|through|past|before|toward|towards|to|into|in\s+to|onto"
+    r"^(?:(?:back|out|over|on|onward|onwards|along|across|through|past|before|toward|towards|to|into|in\s+to|onto"
     r"|inside|up\s+to|down\s+to|up|down|in|for|at|around)\s+)+"
 )
 

@@ -14,16 +14,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from game.language.lexicon import IRREGULAR, event_kind, known_verbs, senses
+from game.language.lexicon import (
+    DONE_WORDS,
+    IRREGULAR,
+    MEMORY_PHRASES,
+    MEMORY_WORDS,
+    PAST_MARKERS,
+    REMIND_FRAMES,
+    STATUS_MONEY,
+    STATUS_PHRASES,
+    WH_WORDS,
+    event_kind,
+    known_verbs,
+    leading,
+    senses,
+)
 
-_PAST = re.compile(
-    r"\b(?:did|didn't|had|have|has|was|were|told|said|gave|took|went|met|fought|killed|defeated|learned|learnt"
-    r"|bought|sold|paid|found|visited|talked|spoke|asked|happened|ago|earlier|before|after|first|last)\b"
-)
-_MEMORY = re.compile(
-    r"\b(?:remember|recall|remind|memory|memories)\b|\bwhat(?:'s| is| was) my name\b|\bwho am i\b|\bmy name\b"
-    r"|\b(?:do|did) (?:i|we) know\b|\bwho (?:told|said|mentioned)\b"
-)
 _SPEAKER = re.compile(
     r"\b(?:did|has|had|does)\s+(?P<who>[\w' .-]+?)\s+(?:tell|say|mention|teach|explain|ask|warn|promise)\b"
     r"|^(?:what|which|anything)\s+(?P<who2>[\w' .-]+?)\s+(?:told|said|mentioned|taught|explained)\b"
@@ -44,12 +50,6 @@ _ORDER = re.compile(
     r"\b(?P<first>first|earliest|start(?:ed)?|begin(?:ning)?)\b|\b(?P<last>last|latest|most recent(?:ly)?|just now)\b"
     r"|\b(?P<rel>before|after)\s+(?P<anchor>.+?)\s*[?.!]*$"
 )
-_WHERE = re.compile(r"^where\b")
-_REMIND = re.compile(r"^(?:remind me|recall|remember|tell me again|tell me (?=(?:what|who|whom|where|when|which)\b))\b")
-_WHEN = re.compile(r"\bwhen\s+(?:i|we)\s+(?P<verb>\w+)")
-_DONE = re.compile(r"\b(?:finish|finished|complete|completed|done|solved|fulfilled)\b")
-_WHO = re.compile(r"^(?:who|whom)\b")
-_ADDRESSED = re.compile(r"\b(?:you|your|yours|yourself)\b")
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,10 @@ class Parts:
 
 def parts(clause: str, *, remind: bool = False) -> Parts:
     """The parts of the question ``clause`` (see :class:`Parts`); ``remind``: the line asked to be reminded."""
-    addressed = _ADDRESSED.search(clause) is not None
-    about_past = not addressed and bool(_PAST.search(clause) or _MEMORY.search(clause) or remind)
+    words = _words(clause)
+    addressed = bool(words & {"you", "your", "yours", "yourself"})
+    remembers = words & MEMORY_WORDS or any(_holds(clause, p) for p in MEMORY_PHRASES)
+    about_past = not addressed and bool(words & PAST_MARKERS or remembers or remind)
     found = _SPEAKER.search(clause)
     speaker = ((found.group("who") or found.group("who2") or "").strip() if found else "") or ""
     speaker = "" if speaker in _ME else speaker
@@ -84,29 +86,42 @@ def parts(clause: str, *, remind: bool = False) -> Parts:
     order, anchor = _order(clause)
     rest = _ABOUT.sub(" ", clause) if about else clause
     rest = _ORDER.sub(lambda m: " " if m.group("rel") else m.group(0), rest)
-    wants = "where" if _WHERE.match(clause) else "who" if _WHO.match(clause) else ""
+    first = clause.split()[0] if clause.split() else ""
+    wants = "where" if first == "where" else "who" if first in ("who", "whom") else ""
     return Parts(clause, addressed, about_past, speaker, topic, _event(clause, speaker), order, anchor, wants, rest)
 
 
 def reminded(text: str) -> tuple[bool, str]:
     """Whether ``text`` asks to be reminded ("remind me where Hal is"), and the question without those words."""
-    remind = bool(_REMIND.match(text))
-    return remind, _REMIND.sub("", text).strip() if remind else text
+    frame = leading(text, REMIND_FRAMES)
+    if not frame and leading(text, ("tell me",)) and text.split()[2:3] and text.split()[2] in WH_WORDS:
+        frame = "tell me"  # "tell me where Hal is"
+    return bool(frame), text[len(frame) :].strip() if frame else text
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z']+", text))
+
+
+def _holds(text: str, phrase: str) -> bool:
+    said = " ".join(re.findall(r"[a-z']+", text))
+    return f" {phrase} " in f" {said} "
 
 
 def _event(clause: str, speaker: str) -> str | None:
     if speaker:
         return None  # "what did Garrick tell me": their words, not an event of the player's
-    when = _WHEN.search(clause)  # "where was I when I fought the wolf?": the fight, told with its place
-    if when is not None and event_kind(when.group("verb")):
-        return event_kind(when.group("verb"))
+    words = clause.split()
+    for i, word in enumerate(words[:-2]):  # "where was I when I fought the wolf?": the fight, told with its place
+        if word == "when" and words[i + 1] in ("i", "we") and event_kind(words[i + 2]):
+            return event_kind(words[i + 2])
     found = _EVENT.search(clause)
     if found is None:
         return None
     if found.group("where") is not None:
         return "go"
     if found.group("quest") is not None or re.search(r"\bquests?\b", clause):
-        return "quest_done" if _DONE.search(clause) else "quest"
+        return "quest_done" if _words(clause) & DONE_WORDS else "quest"
     return event_kind(found.group("verb") or found.group("verb2") or "")
 
 
@@ -126,40 +141,16 @@ def event_words() -> frozenset[str]:
     return frozenset(forms | {"do", "did", "done", "happen", "happened", "learn", "learned", "learnt"})
 
 
-_STATUS = (
-    (
-        "gold",
-        re.compile(
-            r"\bhow\s+(?:much|many)\s+(?:gold|money|coins?|cash|credits?|shillings?|silver|eddies|yen)\b"
-            r"|\bwhat(?:'s|\s+is)\s+in\s+my\s+purse\b|\bhow\s+rich\s+am\s+i\b|\bhow\s+much\s+do\s+i\s+have\b"
-        ),
-    ),
-    (
-        "health",
-        re.compile(
-            r"^(?:am\s+i\s+(?:hurt|wounded|injured|ok|okay|alright|all\s+right|dying|bleeding|healthy|well)"
-            r"|how\s+(?:hurt|badly\s+hurt|wounded)\s+am\s+i|how(?:'s|\s+is)\s+my\s+(?:health|hp)"
-            r"|what(?:'s|\s+is)\s+my\s+(?:health|hp)|how\s+much\s+(?:health|hp)\s+do\s+i\s+have"
-            r"|how\s+am\s+i\s+doing)\b"
-        ),
-    ),
-    (
-        "inventory",
-        re.compile(
-            r"^(?:what\s+(?:do|am)\s+i\s+(?:have|carry|carrying|holding|hold)(?:\s+(?:on\s+me|with\s+me))?"
-            r"|what(?:'s|\s+is)\s+in\s+my\s+(?:bag|pack|pockets?|backpack|satchel|inventory))\s*[?.!]*$"
-        ),
-    ),
-)
-
-
 def status_question(text: str) -> str:
     """Which of the player's own figures a question asks for: "gold", "health", "inventory" or ""."""
-    lowered = " ".join(text.lower().replace("’", "'").split()).strip()
-    if not lowered.endswith("?") and not re.match(r"^(?:how|what|am)\b", lowered):
+    lowered = " ".join(re.findall(r"[a-z']+", text.lower().replace("’", "'")))
+    if not text.rstrip().endswith("?") and lowered.split()[:1] not in (["how"], ["what"], ["am"]):
         return ""
-    for kind, pattern in _STATUS:
-        if pattern.search(lowered):
+    words = lowered.split()
+    if leading(lowered, ("how much", "how many")) and set(words[2:3]) & STATUS_MONEY:
+        return "gold"
+    for kind, phrases in STATUS_PHRASES.items():
+        if any(lowered == p or lowered.startswith(p + " ") for p in phrases):
             return kind
     return ""
 

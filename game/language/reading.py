@@ -34,14 +34,23 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
+from itertools import pairwise
 
 from game.language import frames, spelling
 from game.language.lexicon import (
+    AFTER_COMMA,
+    CLAUSE_STARTS,
     DIRECTIONS,
-    IRREGULAR,
+    JOINERS,
+    LITTLE_WORDS,
+    MONEY,
+    NEGATORS,
     OTHER_VERBS,
     PEOPLE_NOUNS,
     PRONOUNS,
+    ROLES,
+    ROUTE_STARTS,
+    TITLES,
     VERB_CLASSES,
     known_verbs,
     lemma,
@@ -49,6 +58,7 @@ from game.language.lexicon import (
     senses,
 )
 from game.language.lexicon import classes as word_classes
+from game.language.mood import mood_of, polite_frame, verb_phrase
 from game.language.parser import Command, parse
 from game.text import keywords
 
@@ -61,73 +71,15 @@ def _set(words: str) -> frozenset[str]:
 
 
 _SENSE_VERBS = frozenset({"look", "examine"})
-_DROP_PHRASE = re.compile(
-    r"^(?:get\s+rid\s+of|throw\s+away|put\s+down|set\s+down|lay\s+down|let\s+go\s+of|part\s+with)\b"
-)
-_REST = re.compile(r"\b(?:rest|sleep|nap|doze|camp|lie\s+down|recover|catch\s+(?:my|your)\s+breath|take\s+a\s+break)\b")
-_TRADE = re.compile(
-    r"\b(?:buy|purchase|pay|spend|bribe|tip|trade|barter|sell|hire|rent|\d+\s+(?:gold|coins?|credits?|cr))"
-)
-_MONEY = re.compile(r"\b(?:gold|coins?|credits?|money|cash|yen|eddies)\b")
-
-_NEGATORS = _set(
-    "not never no nothing none nor neither don't dont won't wont can't cant cannot shouldn't wouldn't couldn't "
-    "mustn't didn't doesn't isn't aren't wasn't weren't refuse refuses refusing decline declines n't"
-)
-_FILLER = r"(?:and|then|now|so|ok|okay|well|please|just|also|first|next|finally|quickly|slowly|carefully|quietly|oh)"
-_SUBJECT = r"(?:i|we)"
-_COMMAND_FRAME = re.compile(
-    rf"^(?:{_FILLER}\s+)*(?:(?:let\s+me|let's|lets|let\s+us|time\s+to|i\s+think\s+i'll|{_SUBJECT}\s+(?:will|shall|'ll"
-    r"|am\s+going\s+to|'m\s+going\s+to|are\s+going\s+to|want\s+to|wanna|would\s+like\s+to|'d\s+like\s+to|'d\s+love\s+to"
-    r"|try\s+to|decide\s+to|choose\s+to|need\s+to|have\s+to|must|gotta|attempt\s+to|begin\s+to|start\s+to|go\s+and"
-    r"|intend\s+to|mean\s+to|plan\s+to|'m\s+gonna|am\s+gonna|do)|i'll|we'll|i'd\s+like\s+to|i'd\s+love\s+to|i'm\s+going\s+to"
-    r"|i'm\s+gonna)\s+)?"
-    rf"(?:{_SUBJECT}\s+)?(?:(?:{_FILLER}|then|now|also|carefully|quickly|slowly|quietly|gently|just)\s+)*"
-)
-_WISH = re.compile(
-    r"^(?:(?:and|so|but|then|well|oh)\s+)*(?:i\s+wish|i\s+wonder|i'm\s+wondering|i\s+am\s+wondering|i\s+hope|we\s+hope"
-    r"|maybe|perhaps|i\s+(?:think|thought)\s+about|i'm\s+thinking|i\s+am\s+thinking|i\s+consider|i'm\s+considering"
-    r"|i\s+am\s+considering|i'm\s+tempted|i\s+am\s+tempted|i\s+dream|i\s+imagine|i\s+should|i\s+ought|we\s+should"
-    r"|i\s+might\s+want|i'd\s+rather|i\s+would\s+rather|i\s+doubt|i\s+fear|i\s+worry)\b"
-)
-_HYPOTHETICAL = re.compile(
-    r"^(?:(?:and|so|but|then|well|oh|even)\s+)*(?:if|what\s+if|suppose|supposing|imagine|pretend|unless|in\s+case"
-    r"|(?:i|we|you)\s+(?:would(?!\s+(?:like|love)\s+to\b)|could|might|may|pretend|feign)|i'd(?!\s+(?:like|love)\b)"
-    r"|i\s+can|we\s+can"
-    r"|i\s+could)\b"
-)
-_POLITE = re.compile(
-    r"^(?:(?:so|well|oh|now|please)\s+)*(?:(?:can|could|may|might)\s+(?:i|we)(?:\s+please)?"
-    r"|(?:would|could|can|will)\s+you(?:\s+(?:please|kindly))?(?=\s+(?!mind\b))"
-    r"|(?:would|do)\s+you\s+mind(?:\s+\w+ly)?\s+if\s+(?:i|we)|mind\s+if\s+(?:i|we)"
-    r"|(?:is|would)\s+it\s+be\s+(?:all\s+right|alright|ok|okay|fine|possible)\s+(?:if\s+(?:i|we)|to)"
-    r"|is\s+it\s+(?:all\s+right|alright|ok|okay|fine)\s+if\s+(?:i|we)"
-    r"|i(?:'d|\s+would)\s+be\s+grateful\s+(?:for|if\s+(?:i|we)\s+could))\s+"
-)
-"""A request asked as a question ("may I pass through the gate?", "would you mind if I took the branch?"): a
-command, politely."""
-_REPORT_SUBJECT = re.compile(
-    r"^(?:(?:and|so|but|then|well)\s+)*(?:he|she|they|it|you|someone|somebody|everyone|nobody)\b"
-)
-_AUX_QUESTION = re.compile(
-    r"^(?:do|does|did|is|are|was|were|can|could|shall|should|will|would|may|might|must|have|has|had|am)\s+"
-    r"(?:i|you|we|he|she|they|it|there|the|my|your|this|that|anyone|someone)\b"
-)
-_PAST = _set(
-    "went took gave dropped ate drank fought chose said spoke told saw heard looked walked ran came left got "
-    "grabbed picked used rested slept killed attacked joined knelt kneeled accepted refused bought paid sold "
-    "wore carried brought found met returned entered climbed already"
-)
-_QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|(?:^|(?<=\s))'[^']{2,}'(?=\s|$|[,.!?])")
+_QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|(?:^|(?<=\s))'(?:[^']|(?<=\w)'(?=\w)){2,}'(?=\s|$|[,.!?])")
 _SPEECH = re.compile(r"^(?:say|shout|whisper|yell|mutter|murmur|tell|reply|answer|call\s+out|cry)\b")
-_SPLIT = re.compile(
-    r"(\s*[,;:]\s*(?:(?:and\s+then|and|but|then|so|or|yet)\s+)?"
-    r"|\s+(?:and\s+then|and|but|then|so|because|while|yet|or|instead)\s+)"
-)
-_STARTS_CLAUSE = re.compile(
-    r"^(?:i|we|let|let's|lets|he|she|they|you|it|someone|not|never|no|don't|dont|do|won't|can't|cannot|if|maybe"
-    r"|perhaps|what|where|who|whom|why|how|when|which|should|could|would|might|will|shall|can|does|did|is|are|am|time)\b"
-)
+
+
+def _either(joiners: tuple[str, ...]) -> str:
+    return "|".join(r"\s+".join(j.split()) for j in sorted(joiners, key=len, reverse=True))
+
+
+_SPLIT = re.compile(rf"(\s*(?:[,;:]|\s[-–—])\s*(?:(?:{_either(AFTER_COMMA)})\s+)?|\s+(?:{_either(JOINERS)})\s+)")
 
 
 @cache
@@ -256,10 +208,10 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
         clauses.append(_clause(lowered, "command", speech=True))
     else:
         for sentence, asked in _sentences(lowered):
-            called, rest = frames.vocative(sentence)
+            called, rest = frames.vocative(sentence, people | _TITLES)
             if called and set(re.split(r"[\s-]+", called)) & (people | PEOPLE_NOUNS | _TITLES):
                 addressee, sentence = addressee or called, rest
-            elif _called_out(sentence, people) and not asked:
+            elif _called_out(sentence, people):  # "Mr Crane!", "Miss Crane?"
                 addressee = addressee or sentence  # "Mr Crane! Can you hear me?": a name called out
                 continue
             said = _clauses(sentence, asked, names)
@@ -273,9 +225,8 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
     return Reading(raw, tuple(clauses), _command(raw, whole, clauses), addressee)
 
 
-_TITLES = _set(
-    "reverend vicar father sister brother doctor doc captain sergeant officer madam sir miss mister mr mrs ms one"
-)
+_TITLES = TITLES.union(*ROLES)
+"""Words that call someone without their name."""
 _CALLED = re.compile(
     r"^(?:(?:hey|oi|hello|mr|mrs|ms|miss|mister|dr|doctor|sir)\s+)?(?P<name>[a-z'-]+(?:\s+[a-z'-]+)?)$"
 )
@@ -306,6 +257,7 @@ def _sentences(text: str) -> list[tuple[str, bool]]:
 def _clauses(sentence: str, asked: bool, names: frozenset[str] = frozenset()) -> list[Clause]:
     """The clauses of one sentence: split at commas and conjunctions where a new verb phrase starts."""
     parts: list[str] = []
+    joiners: list[str] = []
     pieces = _SPLIT.split(sentence)
     for i in range(0, len(pieces), 2):
         piece = pieces[i].strip()
@@ -315,12 +267,17 @@ def _clauses(sentence: str, asked: bool, names: frozenset[str] = frozenset()) ->
             parts[-1] += pieces[i - 1] + piece  # "grab the fuse and the gloves", "hello there, old man"
         else:
             parts.append(piece)
+            joiners.append(pieces[i - 1].strip() if i else "")
     out: list[Clause] = []
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
         supposed = any(c.mood == "hypothetical" for c in out)  # "if i took the baton, could i beat it?"
-        polite = _POLITE.match(part) is not None and not supposed  # "may i pass through the gate?": a request
+        polite = bool(polite_frame(part)) and not supposed  # "may i pass through the gate?": a request
         clause = _clause(part, "question" if asked and last and not polite else None, names=names)
+        if out and _shares_frame(joiners[i], part):
+            clause = _under(
+                clause, out[-1], joiners[i].endswith("r")
+            )  # "i wish i could sit by the fire and sleep": sleep is wished
         if supposed and clause.polite:
             clause = replace(clause, mood="question", polite=False)
         if not clause.classes and out and clause.core and clause.negated:
@@ -338,12 +295,30 @@ def _clauses(sentence: str, asked: bool, names: frozenset[str] = frozenset()) ->
     return out
 
 
+def _shares_frame(joiner: str, piece: str) -> bool:
+    """Whether a clause joined by ``joiner`` is a second verb under the frame of the one before: "and" or "or"
+    with no subject of its own ("..., and sleep", not "..., and then sleep" or "and i sleep")."""
+    first = piece.split()[0]
+    verb = bool(senses(first)) or first in OTHER_VERBS or lemma(first) in OTHER_VERBS
+    return joiner in ("and", "or", "nor", ", and", ", or") and first not in CLAUSE_STARTS and verb
+
+
+def _under(clause: Clause, before: Clause, alternative: bool) -> Clause:
+    """``clause`` under the frame of ``before``: wished, supposed or asked with it; refused with it after "or"
+    (``alternative``: "i will never kneel or beg"; after "and" a command stands: "don't take it, and go north")."""
+    if before.mood in ("wish", "hypothetical", "question") and clause.mood == "command":
+        clause = replace(clause, mood=before.mood)
+    if alternative and before.negated and not before.refusal and not clause.negated:
+        clause = replace(clause, negated=True)  # "i will never kneel or beg"
+    return clause
+
+
 def _new_clause(piece: str) -> bool:
     first = piece.split()[0]
-    if piece == "«" or _STARTS_CLAUSE.match(piece):
+    if piece == "«" or first in CLAUSE_STARTS or first.split("'")[0] in CLAUSE_STARTS:
         return True
-    if first in DIRECTIONS and (len(piece.split()) == 1 or piece.split()[1] in ("again", "then", "now")):
-        return True  # "go north and then north again"
+    if first in DIRECTIONS or first in ROUTE_STARTS:
+        return True  # "go north and then north again", "..., then west back to the pods", "..., then back out"
     if first in OTHER_VERBS or frames.thinks_better(piece):  # "..., then think better of it"
         return True
     return bool(senses(first)) or bool(frames.plainer(piece)[1])  # "..., then wolf down the herb"
@@ -354,16 +329,16 @@ def _clause(text: str, mood: str | None, *, speech: bool = False, names: frozens
     speech = speech or text.strip() == "«" or bool(_SPEECH.match(text))
     words = text.replace("«", " ").split()
     said = _SPEECH.match(text)  # what follows "say" is what is said, not what is done
-    negated = not said and any(w in _NEGATORS or w.endswith("n't") for w in words)
-    mood = mood or _mood(text)
-    core, how = _plain(_core(frames.courteous(text)), mood, names)
+    negated = not said and any(w in NEGATORS or w.endswith("n't") for w in words)
+    mood = mood or mood_of(text)
+    core, how = _plain(verb_phrase(frames.courteous(text)), mood, names)
     refusal = ""
     if not said and (frames.declined(core) or frames.left_be(core)):  # "push the purse back", "leave it alone"
         negated, refusal = True, "declined" if frames.declined(core) else "left be"
     command = parse(core) if core else Command("other", text=text)
     if speech and command.verb == "talk" and command.topic and not said_words(text):
         speech = False  # "tell me of the harp": asked of someone, not words said
-    polite = _POLITE.match(text) is not None
+    polite = bool(polite_frame(text))
     return Clause(
         text, core, mood, negated, _classes(core, command), command, speech, how=how, refusal=refusal, polite=polite
     )
@@ -404,77 +379,14 @@ def _likely(verbs: list[str], rest: str) -> str | None:
 
 def _known(word: str) -> bool:
     """Whether ``word`` is a word of the lexicon (a verb, or one of the other verbs and the little words)."""
-    return bool(senses(word)) or word in OTHER_VERBS or lemma(word) in OTHER_VERBS or word in _FUNCTION
-
-
-_FUNCTION = _set(
-    "be am is are was were been do does did have has had get got go make made let "
-    "the a an my your his her their its this that these those some any all every each no not never i me we us you "
-    "he him she they them it there here what where who whom why how when which whose if then and but or so to of "
-    "in on at by for with from up down out over off into onto about north south east west yes yeah yep ok okay "
-    "please thanks hello hi hey well now just maybe perhaps sure fine good nice great"
-)
-
-
-def _mood(text: str) -> str:
-    if _POLITE.match(text):
-        return "command"
-    if _WH_START.match(text) or _AUX_QUESTION.match(text):
-        return "question"
-    if _WISH.match(text):
-        return "wish"
-    if _HYPOTHETICAL.match(text):
-        return "hypothetical"
-    words = text.split()
-    subject = _REPORT_SUBJECT.match(text)
-    if subject or (len(words) > 1 and words[0] in ("i", "we") and words[1] in _PAST):
-        return "report"
-    if len(words) > 2 and words[0] in ("the", "a", "an") and _third_person(words[2]):
-        return "report"  # "the guard takes the key"
-    if len(words) > 1 and not senses(words[0]) and words[0] not in _NOT_SUBJECT and _acted(words[1]):
-        return "report"  # "garrick gives me the bow", "kage wants me to ...", "silas knelt"
-    return "command"
-
-
-_WH_START = re.compile(r"^(?:where|what|who|whom|why|how|when|which|whose)(?:'s|'re)?\b")
-
-
-_NOT_SUBJECT = _set("i we let let's lets please now then just also first next finally time")
-
-
-def _acted(word: str) -> bool:
-    """Whether ``word``, second in a clause after a name, is its verb in the third person or the past."""
-    if word in _PAST or word in IRREGULAR or word in ("wants", "says", "asks", "tells"):
-        return True
-    if len(word) > 4 and word.endswith("ed") and lemma(word) != word:
-        return True  # "the hunter warned me", "garrick hired you"
-    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word[:-1].isalpha()
-
-
-def _third_person(word: str) -> bool:
-    """Whether ``word`` is a verb in the third person ("takes", "goes", "gives")."""
-    if not word.endswith("s") or word.endswith("ss"):
-        return False
-    return bool(senses(word[:-1])) or (word.endswith("es") and bool(senses(word[:-2])))
-
-
-_NEGATION_FRAME = re.compile(
-    r"^(?:(?:i|we|you)\s+)?(?:(?:will|shall|would|do|does|did|am|are|can|could|must|should)\s+)?"
-    r"(?:not|never|n't)\s+|^(?:don't|dont|won't|wont|can't|cant|cannot|never|not|no|refuse\s+to|i\s+refuse\s+to"
-    r"|i\s+won't|i\s+don't|i\s+will\s+never|i\s+would\s+never|i'd\s+never|i\s+never|i\s+do\s+not|i\s+will\s+not"
-    r"|i\s+shall\s+not|i'll\s+never|i\s+won't\s+ever|i'm\s+not\s+going\s+to|i\s+am\s+not\s+going\s+to|i\s+can't"
-    r"|i\s+cannot)\s+(?:ever\s+)?"
-)
-
-
-def _core(text: str) -> str:
-    """The verb phrase of a clause, without the frame around it."""
-    text = text.replace("«", " ").strip()
-    text = _POLITE.sub("", text, count=1)
-    text = _NEGATION_FRAME.sub("", text)
-    text = _COMMAND_FRAME.sub("", text, count=1)
-    text = re.sub(r"^(?:try\s+to|go\s+and|then|now)\s+", "", text)
-    return " ".join(text.split())
+    return (
+        bool(senses(word))
+        or word in OTHER_VERBS
+        or lemma(word) in OTHER_VERBS
+        or word in LITTLE_WORDS
+        or word in ROUTE_STARTS
+        or word in DIRECTIONS
+    )
 
 
 def _classes(core: str, command: Command) -> frozenset[str]:
@@ -486,12 +398,10 @@ def _classes(core: str, command: Command) -> frozenset[str]:
         return frozenset({"sense"})  # looking is not doing: "look north", "look at everything"
     found = set(VERB_CLASSES.get(command.verb, ()))
     found |= word_classes(first)
-    if _DROP_PHRASE.match(core):
-        found.add("drop")
-    if _REST.search(core):
-        found.add("rest")
-    if _TRADE.search(core) or ("give" in found and _MONEY.search(core)):
-        found.add("trade")
+    words = core.split()
+    sums = any(a.isdigit() and b in MONEY for a, b in pairwise(words))
+    if any("trade" in word_classes(w) for w in words) or sums or ("give" in found and set(words) & MONEY):
+        found.add("trade")  # "buy a stim pack for 10 gold", "give 5 gold to garrick"
     return frozenset(found)
 
 

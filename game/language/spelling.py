@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from game.language.lexicon.tables import words
+
 
 def distance(a: str, b: str, limit: int = 3) -> int:
     """Edits (insert, delete, replace, swap two neighbours) from ``a`` to ``b``; ``limit + 1`` once over ``limit``."""
@@ -58,8 +60,11 @@ def candidates(word: str, vocabulary: Iterable[str], *, short: bool = False) -> 
         d = distance(word, candidate, max(limit, 1))
         swapped = d == 1 and sorted(word) == sorted(candidate)
         dropped = d == 1 and len(candidate) == len(word) + 1
-        if limit == 0 and not (swapped or dropped):
-            continue  # a three-letter word: two letters swapped ("gte": get) or one left out ("gve": give)
+        doubled = d == 1 and any(
+            word[i] == word[i - 1] and word[:i] + word[i + 1 :] == candidate for i in range(1, len(word))
+        )
+        if limit == 0 and not (swapped or dropped or doubled):
+            continue  # three letters: two swapped ("gte": get), one left out ("gve": give) or doubled ("goo": go)
         if d < best_distance:
             best, best_distance = [candidate], d
         elif d == best_distance:
@@ -78,6 +83,5 @@ def split_run(word: str, phrases: Iterable[str], verbs: Iterable[str] = ()) -> s
     return None
 
 
-_LITTLE = frozenset(
-    ["the", "a", "an", "my", "your", "his", "her", "this", "that", "it", "them", "up", "down", "in", "out", "on", "off"]
-)
+_LITTLE = words("the a an my your his her this that it them up down in out on off north south east west")
+"""Little words a verb may run into ("grabthe": grab the, "walkwest": walk west)."""

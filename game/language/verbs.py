@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from game.language.lexicon import alternation, words
+from game.language.lexicon import alternation, words_of
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ _PASS = r"pass(?!\s+(?:by|through|over|under|on|along|across|into|beyond|between
 _BUY = alternation("buy")
 _SELL = alternation("sell")
 _REST = alternation("rest")
+_DEFEND = alternation("defend")
 _ON = r"on|in|into|at|with|onto|inside|to|under|over|upon|against|beside|by|through|across"
 
 VERBS: tuple[Verb, ...] = (
@@ -124,6 +125,8 @@ VERBS: tuple[Verb, ...] = (
         first=(
             r"^(?:drink|sip|bathe|wash|scoop\s+water|fill\s+\S+(?:\s+\S+)?)\s+(?:from|in|at)\s+(?P<target>.+)$",
             r"^(?:unlock|open)\s+(?P<obj>.+?)\s+with\s+(?P<target>.+)$",
+            r"^(?:jab|stick|plunge|stab|push|press|rub|smear|dab|slap)\s+(?P<target>.+?)\s+(?:into|onto|on|in)\s+"
+            r"(?:my|your)\s+(?:arm|leg|thigh|neck|vein|veins|skin|wound|wounds|cut|cuts|side|chest|shoulder|hand)$",
         ),
         patterns=(rf"^(?:{_USE})\s+(?P<target>.+?)(?:\s+(?:{_ON})\s+(?P<obj>.+))?$",),
     ),
@@ -135,7 +138,7 @@ VERBS: tuple[Verb, ...] = (
             rf"^(?:{_GIVE}|return|{_PASS})\s+(?!back\b|home\b|to\b)(?P<target>.+?)"
             r"\s+to\s+(?P<obj>.+)$",
             r"^(?:give|offer|hand|bring)\s+(?P<obj>(?!the\b|a\b|an\b|my\b|some\b|this\b)\S+)\s+"
-            r"(?:the|a|an|my|this|some)\s+(?P<target>.+)$",
+            r"(?:the|a|an|my|this|some|one\s+of\s+(?:the|my|these|those))\s+(?P<target>.+)$",
             r"^(?:give|offer|hand|pay|tip)\s+(?P<obj>(?!me\b|us\b|myself\b).+?)\s+(?P<target>\d+\s+\S+)$",
         ),
     ),
@@ -185,13 +188,14 @@ VERBS: tuple[Verb, ...] = (
         "defend",
         (HelpLine("defend", "block, parry, brace: take less harm from the next blow", "defend"),),
         typed=("defend",),
-        simple=("defend myself", "brace myself", *words("defend")),
+        simple=("defend myself", "brace myself", *words_of("defend")),
+        patterns=(rf"^(?:{_DEFEND})(?:\s+(?:myself|yourself))?\s+(?:behind|with|against|from|for)\b.*$",),
     ),
     Verb(
         "flee",
         (HelpLine("flee", "run away, escape, retreat", "flee"),),
         ("flee",),
-        words("flee"),
+        words_of("flee"),
     ),
     Verb(
         "rest",

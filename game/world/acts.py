@@ -148,3 +148,17 @@ class Scene:
 
     def price(self, item: str, npc: str) -> int | None:
         return asking_price(self.pack, npc, item)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one clause resolved to (:mod:`game.world.resolve`): the acts asked, a refusal in one sentence, an offer
+    to ask back, or nothing resolved (``open``: left to the narrator)."""
+
+    acts: tuple[Act, ...] = ()
+    refusal: str = ""
+    refused: Act | None = None
+    """The act refused, when it names something of the story (the rules say why in their words too)."""
+    offer: tuple[Act, ...] = ()
+    open: bool = False
+    note: str = ""

@@ -28,12 +28,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from game.language.lexicon import HEDGES, is_verb_phrase
+from game.language.lexicon import GIFT_OPENERS, GREETINGS, HEDGES, OWN_FRAMES, PRONOUNS, is_verb_phrase, leading
 from game.language.parser import parse
 from game.language.question import parts, status_question
 from game.language.reading import Clause, Reading
+from game.text import whole_words
 from game.world import names, resolve
-from game.world.acts import Act, Scene
+from game.world.acts import Act, Found, Scene
 from game.world.content import ContentPack
 from game.world.describe import inventory_text
 from game.world.effects import Effects
@@ -124,13 +125,15 @@ class Asked:
 
 
 def story_names(pack: ContentPack) -> frozenset[str]:
-    """The words of the story's names (people, things, enemies, places), which the reading never takes for a
-    misspelt verb and which say whom a line addresses by name (worked out once per game: the pipeline keeps it)."""
+    """The words of the story's names (people, things, enemies, places, a choice's own words), which the reading
+    never takes for a misspelt verb and which say whom a line addresses by name (worked out once per game: the
+    pipeline keeps it)."""
     words: set[str] = set()
     for things in (pack.npcs, pack.items, pack.enemies):
         for thing in things.values():
             words.update(w for name in thing.names for w in re.split(r"[^a-z0-9']+", name.lower()) if w)
     words.update(w for node in pack.nodes.values() for w in re.split(r"[^a-z0-9']+", node.name.lower()) if w)
+    words.update(k.lower() for choice in pack.story.choices for k in choice.keywords if " " not in k)  # "toll"
     return frozenset(words)
 
 
@@ -152,7 +155,7 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
     opened: list[Clause] = []
     notes: list[str] = []
     for clause in [c for c in reading.clauses if c.binds]:
-        found = _addressed(clause, addressee, scene) if addressee else None
+        found = _addressed(clause, addressee or _handed_to(clause, scene), scene, reading.text.lower())
         found = found or resolve.clause(clause, scene, reading)
         notes.append(f'"{clause.text}": {found.note}')
         if found.refusal and opened:  # after words left to the narrator, the narrator tells the line (and the rules)
@@ -216,42 +219,78 @@ def _stepped(found: tuple[Act, ...], before: list[Act]) -> list[Act]:
     return out
 
 
-_GIFT = re.compile(
-    r"^(?:here's|here\s+is|here\s+are|this|these|that)\s+(?P<x>.+?)(?:'s|\s+is|\s+are)?\s+for\s+(?:you|your)\b"
-)
 _TRANSFER = frozenset({"take", "accept", "have", "keep"})
-_OWN = re.compile(
-    r"^(?:i|i'll|i'm|i'd|i've|let\s+me|let's|we|we'll|with\s+your\s+leave|(?:can|could|may|might)\s+(?:i|we)"
-    r"|(?:would|do)\s+you\s+mind(?:\s+\w+ly)?\s+if\s+(?:i|we)|mind\s+if\s+(?:i|we))\b"
+_HANDED = re.compile(
+    r"(?:(?:^|\byou(?:'d|'ll| would| will| to)?\s+|\bplease\s+)(?:have|take|accept|keep)"
+    r"|\byou(?:'d|'ll| would| will| to)?\s+(?:buy|bought)|^(?:buy|purchase)(?=\s.*\soff me$))\s+"
+    r"(?P<thing>(?:this|these|that|my|the|some|it|them)\b.*?)"
+    r"(?:\s+(?:as a gift|as a present|from me|off me|off my hands))?$"
 )
-"""The player's own act, said to someone ("Reverend, I'll go down to the crypt", "Doc, mind if I take it?")."""
+"""A thing the person spoken to is asked to take: "please have my ramen", "I'd like you to have this candle",
+"I'd be honoured if you'd accept this pearl", "I would be honoured if you bought this pearl"."""
+_YOURS = re.compile(r"^(?:here,?\s+)?(?:it's|it is|this is|that's|these are|they're)\s+(?:yours|for you)\b")
+"""Words that hand over what the line named: "Here, it's yours."."""
 
 
-def _addressed(clause: Clause, who: str, scene: Scene) -> resolve.Found | None:
+def _gift(text: str) -> str:
+    """What a line hands to the person it is said to ("here's a bottle for your trouble": a bottle), or ""."""
+    opener = leading(text, GIFT_OPENERS)
+    rest = text[len(opener) :].strip()
+    marker = rest.find(" for you")
+    if not opener or marker < 0:
+        return ""
+    thing = rest[:marker]
+    for ending in ("'s", " is", " are"):
+        thing = thing.removesuffix(ending)
+    return thing.strip()
+
+
+def _handed_to(clause: Clause, scene: Scene) -> str | None:
+    """The one person here a line that names no one hands something carried ("Here, take this pearl off my
+    hands": the pearl is the player's, so it is theirs to take)."""
+    handed = _HANDED.search(clause.text)
+    if handed is None or len(scene.people) != 1 or handed["thing"].split()[0] not in ("this", "these", "my"):
+        return None  # "accept the pact" is the player's own act
+    item, guessed = names.match(handed["thing"], names.named(scene.pack, scene.carried, "item"))
+    return scene.people[0] if item is not None and not guessed else None
+
+
+def _addressed(clause: Clause, who: str | None, scene: Scene, line: str = "") -> Found | None:
     """A clause said to ``who`` by name that is theirs to do, not the player's ("Ada, put down the poker"): what
     the player asks is to talk to them, or to give or sell them what they are asked to take ("captain, take
-    this bread", "Goro, take this pearl off my hands"), or to buy what they sell ("landlady, a toddy")."""
-    if _OWN.match(clause.text):
+    this bread", "Goro, take this pearl off my hands", "Reverend, I'd like you to have this candle"), or to buy
+    what they sell ("landlady, a toddy"). "it" handed is the thing ``line`` names ("I've brought your mother's
+    circlet. Here, take it.")."""
+    if who is None:
+        return None
+    plain = " ".join(w for w in clause.text.split() if not (len(w) > 4 and w.endswith("ly")))
+    handed = _HANDED.search(clause.text)
+    if leading(plain, OWN_FRAMES) and handed is None:
         return None  # "Reverend, I'll go down to the crypt": the player's own act
+    handed = handed or _HANDED.search(clause.core)  # "would you be so kind as to buy this pelt off me"
     first, _, rest = clause.core.partition(" ")
-    gift = _GIFT.match(clause.text)
-    thing = gift.group("x") if gift else rest if first in _TRANSFER else ""
+    gift = _gift(clause.text) or (handed["thing"] if handed else "") or ("it" if _YOURS.match(clause.text) else "")
+    thing = gift or (rest if first in _TRANSFER else "")
+    if thing in PRONOUNS:
+        thing = next((n for n in names.item_names(scene, scene.carried) if n.lower() in line), thing)
     if thing or gift:
         item, _ = names.match(thing, names.named(scene.pack, scene.carried, "item"))
         if item is not None:
             buys = who in traders_here(scene.pack, scene.state) and offered_price(scene.pack, who, item)
-            return resolve.Found(acts=(Act("sell" if buys else "give", item, who),), note=f"handed to {who}")
+            return Found(acts=(Act("sell" if buys else "give", item, who),), note=f"handed to {who}")
     if clause.command.verb in ("other", "take", "buy"):
         sold = resolve.sold_here(clause.core, scene, only=who)
         if sold is not None:
-            return resolve.Found(acts=(sold,), note=f"asked of {who}: {sold.target}")
+            return Found(acts=(sold,), note=f"asked of {who}: {sold.target}")
     if clause.command.verb in ("give", "go", "rest", "use", "take", "drop", "other", "examine", "say"):
-        return resolve.Found(acts=(Act("talk", who, topic=_topic_of(clause)),), note=f"asked of {who}")
+        return Found(acts=(Act("talk", who, topic=_topic_of(clause)),), note=f"asked of {who}")
     return None
 
 
 def _topic_of(clause: Clause) -> str:
-    return "" if clause.command.verb == "talk" and not clause.command.topic else f"{clause.core}?"
+    if clause.core in GREETINGS or (clause.command.verb == "talk" and not clause.command.topic):
+        return ""  # "yo, hacker girl": a greeting asks nothing
+    return f"{clause.core}?"
 
 
 def _why_nothing(reading: Reading) -> str:
@@ -305,16 +344,22 @@ def spoken_to(reading: Reading, scene: Scene, addressee: str | None) -> Act | No
     """The person present a line that asks no act of the world is said to: the one it calls by name ("Reverend,
     may I have a word?"), or the one person here when the line tells them something ("Garrick sent me"). A
     question is otherwise the narrator's to route (to the person it is for, or to memory)."""
-    if any(c.negated or c.speech for c in reading.clauses) or not reading.clauses:
-        return None  # words said ("tell garrick my name is Kael") are the narrator's to tell, and remember
+    if any((c.negated and c.classes) or c.speech for c in reading.clauses) or not reading.clauses:
+        return None  # words said ("tell garrick my name is Kael") are the narrator's to tell, and remember; an
+        # act refused is no word to anyone ("I will never kneel"), but "don't be frightened" is said to someone
     if addressee is None and reading.addressee and len(scene.people) == 1:
         addressee = scene.people[0]  # "wise one, tell me of the harp": called by no name, the one here
+    if addressee is None and len(scene.people) == 1 and reading.clauses[0].core in GREETINGS:
+        addressee = scene.people[0]  # "hello? who's on the intercom?": a greeting, then words for the one here
     if addressee is not None:
         return Act("talk", addressee, topic=_topic(reading))
     if any(parts(c.text).about_past or parts(c.text).speaker for c in reading.clauses if c.mood == "question"):
         return None  # "what did I give to Garrick?": memory's to answer, though Garrick stands here
     if len(scene.people) == 1 and all(c.mood == "report" for c in reading.clauses):
-        return Act("talk", scene.people[0], topic=_topic(reading))
+        one = scene.people[0]
+        if any(whole_words(n.lower()).search(reading.text) for n in scene.pack.npcs[one].names):
+            return None  # "Bess reckons old Jory knows these tides": said of Jory, not to him
+        return Act("talk", one, topic=_topic(reading))
     return None
 
 

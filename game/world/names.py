@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from game.language.lexicon import PEOPLE_NOUNS
+from game.language.lexicon import PEOPLE_NOUNS, role_kin
 from game.language.reading import Reading
 from game.language.spelling import nearest
 from game.text import STOPWORDS, best_match, stem
@@ -69,7 +69,7 @@ def person(phrase: str, scene: Scene, reading: Reading | None = None) -> tuple[s
     """The person present ``phrase`` points at (found, guessed): by name, pronoun, description, or, for no phrase,
     the one the line addresses or the one person here."""
     here = scene.people
-    phrase = re.sub(r"^(?:the|that|this|a|an|to|with|my|dear|good)\s+", "", phrase.lower().strip(" ,.!?"))
+    phrase = re.sub(r"^(?:the|that|this|a|an|to|with|my|your|dear|good)\s+", "", phrase.lower().strip(" ,.!?"))
     if not phrase or phrase in ("you", "u", "there", "everyone", "all", "all of you"):
         if reading is not None and reading.addressee and (called := person(reading.addressee, scene))[0]:
             return called
@@ -88,6 +88,7 @@ def _by_description(phrase: str, scene: Scene) -> str | None:
     words = stems(phrase)
     if not words:
         return None
+    kin = {stem(w): {stem(k) for k in role_kin(w)} for w in phrase.split()}  # "innkeeper": the landlady too
     fits = []
     for npc_id in scene.people:
         npc = scene.pack.npcs[npc_id]
@@ -97,7 +98,7 @@ def _by_description(phrase: str, scene: Scene) -> str | None:
         if (nouns & _MALE and gender != "he") or (nouns & _FEMALE and gender != "she"):
             continue
         rest = words - {stem(n) for n in PEOPLE_NOUNS}
-        if rest <= known and (rest or nouns):
+        if all(kin.get(w, {w}) & known for w in rest) and (rest or nouns):
             fits.append(npc_id)
     return fits[0] if len(fits) == 1 else None
 

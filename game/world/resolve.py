@@ -15,34 +15,23 @@ so is marked ``guessed``: a consequential act asked with it is asked back first.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from game.language.lexicon import DIRECTIONS, PRONOUNS, senses
-from game.language.parser import Command, thing
+from game.language.lexicon import DIRECTIONS, PRONOUNS, ROUTE_STARTS, is_verb, senses
+from game.language.parser import Command, place, thing
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
-from game.text import best_match, keywords, whole_words
-from game.world.acts import Act, Scene
+from game.text import best_match, whole_words
+from game.world.acts import Act, Found, Scene
 from game.world.conditions import missing
+from game.world.content import StoryChoice
 from game.world.describe import the
 from game.world.names import elsewhere, full_name, item_names, match, named, person, stems
 from game.world.rules.trade import offered_price, traders_here
+from game.world.ways import go
 
 _ALL = re.compile(r"^(?:all|everything|every\s*thing|it\s+all|all\s+of\s+it|all\s+items|the\s+lot|whatever)\b")
-
-
-@dataclass(frozen=True)
-class Found:
-    """What one clause resolved to (see the module's docstring)."""
-
-    acts: tuple[Act, ...] = ()
-    refusal: str = ""
-    refused: Act | None = None
-    """The act refused, when it names something of the story (the rules say why in their words too)."""
-    offer: tuple[Act, ...] = ()
-    open: bool = False
-    note: str = ""
 
 
 # ------------------------------------------------------------------ the clause
@@ -58,6 +47,11 @@ def clause(said: Clause, scene: Scene, reading: Reading) -> Found:
         found = _all_of(handler, command, parts, said, scene, reading)
     else:
         found = handler(command, said, scene, reading) if handler else Found(open=True, note="no act the rules know")
+    if found.open and command.verb == "other" and said.core.split()[:1] and said.core.split()[0] in _ASKED_FOR:
+        wanted = re.sub(r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl))\s+of\s+", "", said.core)
+        sold = sold_here(thing(re.sub(r"\s+if\s.*$", "", wanted)), scene)  # "i'd like some of that waybread"
+        if sold is not None:
+            return Found(acts=(sold,), note=f"asked for: {sold.target}")
     if found.open:  # words the verbs did not resolve: perhaps a story choice told in its own description
         described = _described_choice(said, scene)
         if described is not None:
@@ -69,7 +63,11 @@ def _by_lexicon(said: Clause) -> Command:
     """The command a clause the parser's patterns did not read stands for, by the lexicon: its first words'
     verb ("rest by your fire for a while", "leg it", "north again"), the rest its object."""
     words = said.core.split()
-    if words and words[0] in DIRECTIONS:
+    if words and words[0] in ROUTE_STARTS:  # "back east we go", "back out to the street"
+        words = words[1:]
+        if words and (words[0] not in DIRECTIONS or words[1:2] in (["to"], ["into"], ["towards"])):
+            return Command("go", target=place(" ".join(words)), text=said.text)
+    if words and words[0] in DIRECTIONS:  # "north, then west back to the pods"
         return Command("go", target=words[0], text=said.text)
     for n in (3, 2, 1):
         verbs = senses(" ".join(words[:n])) if len(words) >= n else ()
@@ -82,7 +80,9 @@ def _by_lexicon(said: Clause) -> Command:
     return said.command
 
 
-_MANY = frozenset({"take", "drop", "give", "sell", "use"})
+_ASKED_FOR = frozenset({"a", "an", "some", "one", "two", "that", "those", "another", "more"})
+"""How a thing asked for with no verb begins ("I'd like some of that waybread", "a hot toddy for me")."""
+_MANY = frozenset({"take", "drop", "give", "sell", "use", "buy"})
 _CHOICE_VERBS = frozenset({"other", "use", "say"})
 """Verbs whose words may make a story choice before their plain act ("play the harp" at the throne); another verb's
 clause is its act (``content check`` warns an author whose choice's name reads as one: ``choice_misreads``)."""
@@ -110,21 +110,39 @@ def _all_of(handler: Any, command: Command, parts: list[str], said: Clause, scen
 
 
 def choice(said: Clause, scene: Scene) -> Found | None:
-    """A story choice the clause makes in its own words ("kneel", "accept the pact"), where it can be made here."""
-    for choice in scene.pack.story.choices:
-        if choice.condition.at_node and choice.condition.at_node != scene.node:
-            continue  # a choice is recognised only where it can be made
-        said_words = [k for k in choice.keywords if whole_words(k.lower()).search(said.core)]
-        if not said_words:
-            continue
-        gaps = missing(choice.condition, scene.state, scene.pack)
-        if gaps:
-            return Found(refusal=f"Not yet: {gaps[0]}.", note=f"choice {choice.id}: {'; '.join(gaps)}")
-        plain = said.core == choice.name.lower() or any(  # its name, as the choices show it, or its own words
-            said.core.startswith(k.lower()) or said.core.split()[0] == k.lower() for k in said_words
-        )
-        return Found(acts=(Act("choice", choice.id, guessed=not plain),), note=f"choice {choice.id}")
-    return None
+    """A story choice the clause makes in its own words ("kneel", "accept the pact"), where it can be made here; a
+    misspelt first word is read as the one choice word it is nearest ("negociate wiht him"), and asked back."""
+    here = [c for c in scene.pack.story.choices if not c.condition.at_node or c.condition.at_node == scene.node]
+    for choice in here:  # a choice is recognised only where it can be made
+        said_words = [k for k in choice.keywords if whole_words(_common(k)).search(_common(said.core))]
+        if said_words:
+            plain = said.core == choice.name.lower() or any(  # its name, as the choices show it, or its own words
+                said.core.startswith(k.lower()) or said.core.split()[0] == k.lower() for k in said_words
+            )
+            return _chosen(choice, scene, guessed=not plain)
+    first = said.core.split()[0] if said.core else ""
+    if not first or is_verb(first):
+        return None
+    single = {k.lower(): c for c in here for k in c.keywords if " " not in k}
+    fixed = nearest(first, list(single))
+    return _chosen(single[fixed], scene, guessed=True) if fixed is not None else None
+
+
+def _chosen(choice: StoryChoice, scene: Scene, *, guessed: bool) -> Found:
+    gaps = missing(choice.condition, scene.state, scene.pack)
+    if gaps:
+        return Found(refusal=f"Not yet: {gaps[0]}.", note=f"choice {choice.id}: {'; '.join(gaps)}")
+    return Found(acts=(Act("choice", choice.id, guessed=guessed),), note=f"choice {choice.id}")
+
+
+_DETERMINERS = re.compile(r"\b(?:the|your|his|her|their|its|this|that|my)\b")
+_OBJECTS = re.compile(r"\b(?:him|her|you|them|it)$")
+
+
+def _common(words: str) -> str:
+    """A choice's words and a clause's in common form: any determiner "the", a last pronoun "him" ("accept your
+    offer" says "accept the offer"; "join you", said to him, "join him")."""
+    return _OBJECTS.sub("him", _DETERMINERS.sub("the", words.lower()))
 
 
 def _described_choice(said: Clause, scene: Scene) -> str | None:
@@ -140,56 +158,6 @@ def _described_choice(said: Clause, scene: Scene) -> str | None:
         if len(mine & theirs) >= 2:
             return choice.id
     return None
-
-
-def _go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
-    exits = scene.exits
-    target = command.target.strip()
-    ways = {d: n for d, n in exits.items()}
-    if not target:
-        places = sorted(set(exits.values()))
-        if len(places) == 1:
-            return Found(acts=(Act("go", places[0]),), note="the one way out")
-        return Found(offer=tuple(Act("go", n) for n in places), note="which way?")
-    way = DIRECTIONS.get(target, target)
-    if way in ways:
-        return Found(acts=(Act("go", ways[way]),), note=f"way {way}")
-    if way in DIRECTIONS.values():
-        return Found(refusal=f"You can't go {way} from here.", note=f"no way {way}")
-    nodes = [(n, [scene.pack.nodes[n].name, n.replace("_", " ")]) for n in set(exits.values())]
-    node, guessed = match(target, nodes)
-    said_way = next((DIRECTIONS[w] for w in said.core.split()[1:3] if w in DIRECTIONS), None)
-    if node is None and said_way in ways:  # "go north into the fog": the way said, whatever lies along it
-        return Found(acts=(Act("go", ways[said_way]),), note=f"way {said_way}")
-    if node is None:
-        fixed = nearest(target, [*DIRECTIONS, *ways]) or nearest(target, list(ways), short=True)
-        if fixed is not None and DIRECTIONS.get(fixed, fixed) in ways:
-            return Found(acts=(Act("go", ways[DIRECTIONS.get(fixed, fixed)], guessed=True),), note=f"typo: {fixed}")
-    if node is not None:
-        return Found(acts=(Act("go", node, guessed=guessed),), note=f"to {node}")
-    somewhere = best_match(target, [(n, [p.name]) for n, p in scene.pack.nodes.items()])
-    if somewhere == scene.node:
-        return Found(open=True, note="already here")
-    who = elsewhere(target, scene.pack)
-    if who is not None and scene.pack.npcs[who].location in exits.values():
-        return Found(acts=(Act("go", scene.pack.npcs[who].location),), note=f"to where {who} is")
-    if somewhere is not None and _words_of_name(target, scene.pack.nodes[somewhere].name):
-        return Found(
-            refusal=f"You can't get to {the(scene.pack.nodes[somewhere].name)} from here.",
-            refused=Act("go", somewhere),
-            note="not adjacent",
-        )
-    past = re.search(r"\b(?:past|by|around|round)\s+(?:the\s+)?(?P<x>.+)$", said.core)
-    if past and not match(past.group("x"), named(scene.pack, scene.enemies, "enemy"))[0]:
-        return Found(refusal=f"There is no {past.group('x')} here.", note="nothing to get past")
-    return Found(open=True, note=f"no way named {target!r}: left to the narrator")
-
-
-def _words_of_name(target: str, name: str) -> bool:
-    """Whether ``target`` holds every content word of the place's name ("the lodge" does not name "Old Hunter's
-    Lodge" for a refusal; "moonwatch gate" does)."""
-    wanted = set(keywords(name))
-    return bool(wanted) and wanted <= set(keywords(target))
 
 
 def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
@@ -385,6 +353,10 @@ def _kin_enemy(npc_id: str, scene: Scene) -> str | None:
 def _attack(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     target = command.target.strip()
     if scene.state.combat is not None:
+        foe = best_match(target, named(scene.pack, scene.pack.enemies, "enemy")) if target else None
+        if foe is not None and foe != scene.state.combat.enemy_id and full_name(target, scene.pack.enemies[foe].names):
+            said_name = next((n for n in scene.pack.enemies[foe].names if n.lower() in target), target)
+            return Found(refusal=f"There is no {said_name.lower()} here.", note="another enemy named in a fight")
         return Found(acts=(Act("attack", scene.state.combat.enemy_id),), note="the fight goes on")
     here = scene.enemies
     if not target or said.pronoun():
@@ -429,7 +401,7 @@ def _sense(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fo
 
 
 _VERBS = {
-    "go": _go,
+    "go": go,
     "take": _take,
     "drop": _carried("drop"),
     "use": _carried("use"),

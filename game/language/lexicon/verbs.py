@@ -1,91 +1,19 @@
-"""The one lexicon: every verb of the game's closed set with the words that mean it, and the words around them.
+"""The verbs of the lexicon: each verb of the game's closed set with its words, and their forms.
 
-Every reader of the player's English reads through this table (issue 41): the parser's patterns draw each verb's
-words from it (:func:`alternation`), the reading gives a clause its verb classes from it (:func:`classes`), the
-narrator matches objectives by it (:func:`verb_key`), memory's question reading knows events by it
-(:func:`event_kind`) and the voice check knows decisions by it (:data:`DECISIONS`). Before, five tables
-disagreed: "pocket" was an act to the parser and no event to memory.
-
-- :data:`SENSES`: each verb of the closed set (go, take, drop, use, give, buy, sell, talk, say, attack, defend,
-  flee, rest, look, examine, keep) with its *kin*: groups of words that mean the same when a sentence is compared
-  with a quest objective ("drink" and "sip", but not "drink" and "eat"). A word may have several senses
-  ("leave": go or drop; "break": attack or take); the first is the parser's.
-- :data:`IDIOMS`: phrasal verbs and idioms read as a plainer phrase before anything else reads the clause ("hit
-  the road" = leave, "take a look at" = look at, "kill time" = wait, "take on" = fight).
-- :data:`REFUSALS`, :data:`HEDGES`: the words that make a sentence ask nothing ("over my dead body", "only a fool
-  would", "no deal", "I almost ... but stop") or less than plainly ("maybe", "I guess").
-- Directions, pronouns, question words, the player's statements about themselves.
-
-Word forms are reduced by :func:`lemma` (one table of irregular forms, then suffixes), so "took", "grabbing" and
-"nabbed" find their verbs.
+:data:`WORDS` lists the words of each verb (a word may stand for several: "leave" goes or drops; the first list that
+holds it is the parser's), :data:`KIN` the verbs that mean the same for a quest objective, :data:`IRREGULAR` and
+:func:`lemma` the forms of a verb, :data:`DECISIONS` the decisions the voice check knows and :data:`EVENT_KINDS`
+the events memory's question reading knows.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-def _pairs(text: str, sep: str = ":") -> dict[str, str]:
-    """A table written as "key:value key:value ..." (``_`` joins the words of a phrase)."""
-    return {k.replace("_", " "): v.replace("_", " ") for k, v in (p.split(sep) for p in text.split())}
-
-
-def _phrases(text: str) -> tuple[str, ...]:
-    """Phrases written one after another, "|" between them."""
-    return tuple(p.strip() for p in text.split("|") if p.strip())
-
-
-DIRECTIONS = _pairs(
-    "n:north s:south e:east w:west u:up d:down north:north south:south east:east west:west up:up down:down in:in"
-    " out:out inside:in outside:out northeast:northeast northwest:northwest southeast:southeast"
-    " southwest:southwest ne:northeast nw:northwest se:southeast sw:southwest upstairs:up downstairs:down"
-    " northward:north northwards:north southward:south southwards:south eastward:east eastwards:east"
-    " westward:west westwards:west"
-)
-QUESTION_WORDS = (
-    *sorted(_words("where what who whom why how when which")),
-    *sorted(f"{w} " for w in _words("do does did is are can could have will would were was")),
-)
-SELF_STATEMENT = re.compile(
-    r"^(my name is|my name's|call me|i am|i'm|im|i come from|i came from|i was born|i promise|i swear|i vow"
-    r"|my secret|i have a secret|remember that|i love|i hate|i fear)\b"
-)
-NAME_GIVEN = re.compile(r"\b(?:my name is|my name's|call me|i am called|i'm called)\s+(?P<v>[\w' -]+)", re.I)
-"""The player telling their name ("my name is Kael"); the Story Bible and the rules read it."""
-MAX_NAME_CHARS = 40
-
-
-def name_given(text: str) -> str | None:
-    """The name the player gives in ``text`` ("call me kael and ..." -> "Kael"), at most three words, or None."""
-    match = NAME_GIVEN.search(text)
-    if not match:
-        return None
-    value = re.split(r"\s+and\b|\s+but\b|[.;!,?]", match.group("v"), maxsplit=1, flags=re.I)[0]
-    words = value.split()[:3]
-    name = " ".join(w if any(c.isupper() for c in w) else w.capitalize() for w in words)[:MAX_NAME_CHARS]
-    return name or None
-
-
-PRONOUNS = _words("him her them it he she they")
-"""Words by which the player points at someone present without naming them."""
-PEOPLE_NOUNS = _words(
-    "man woman guy lady fellow gentleman stranger person figure chap bloke lad lass boy girl kid sir madam ma'am"
-    " mister miss friend buddy pal dude mate"
-)
-"""Nouns that point at a person without naming them ("the old man", "that lady"): the one present who fits."""
-
-DIRECTION_WORDS = "|".join(sorted((re.escape(d) for d in DIRECTIONS if len(d) > 2), key=len, reverse=True))
-ARTICLE = r"(?:(?:the|a|an|some|this|that|your|my)\s+)"
-SIMPLE_GO = _pairs(
-    "ascend:up climb:up climb_up:up go_up:up descend:down climb_down:down go_down:down enter:in go_in:in"
-    " go_inside:in go_out:out"
-)
-"""Whole lines that go one way ("climb": up)."""
+from game.language.lexicon.tables import pairs
+from game.language.lexicon.tables import words as word_set
 
 # ------------------------------------------------------------------ verbs
 WORDS: dict[str, str] = {
@@ -98,7 +26,7 @@ WORDS: dict[str, str] = {
     " make_my_way retrace_my_steps head_out head_back go_back come_back double_back exit leave depart",
     "take": "take get grab collect gather pluck harvest snatch retrieve fetch obtain wrench pry prise salvage"
     " scavenge claim pick_up pocket loot steal acquire scoop catch unhook unplug pick nab snag swipe nick filch"
-    " pilfer seize procure bag grab_hold_of pick_out scoop_up gather_up",
+    " pilfer seize procure bag grab_hold_of pick_out scoop_up gather_up yank lift",
     "drop": "drop discard leave throw_away toss abandon dump ditch chuck bin jettison shed put_down set_down lay_down",
     "use": "use play strum activate operate start insert install plug fit seat slot pour put place apply load"
     " attach connect hold_up raise light ignite burn ring blow sprinkle spill empty drip dip power_up turn_on"
@@ -124,7 +52,7 @@ WORDS: dict[str, str] = {
     " swing hack cut lay_into swat smack slap clout",
     "defend": "defend block parry guard brace dodge duck evade sidestep",
     "flee": "flee escape retreat bolt scram skedaddle withdraw run_away get_away back_away back_off leg_it bail"
-    " run_for_it",
+    " run_for_it scarper vamoose",
     "rest": "rest sleep nap doze camp snooze kip slumber recuperate lie_down",
     "look": "look survey",
     "examine": "examine inspect x study check search observe view watch peer glance gaze stare investigate scan"
@@ -223,7 +151,7 @@ def classes(phrase: str) -> frozenset[str]:
     return frozenset(c for verb in senses(phrase) for c in VERB_CLASSES.get(verb, ()))
 
 
-def words(verb: str) -> tuple[str, ...]:
+def words_of(verb: str) -> tuple[str, ...]:
     """The words of one list of :data:`WORDS`, phrasal verbs with their spaces ("run away")."""
     return tuple(_phrase(w) for w in WORDS[verb].split())
 
@@ -240,7 +168,7 @@ def known_verbs() -> frozenset[str]:
     return frozenset(w for w in [*verbs, *kin] if " " not in w)
 
 
-OTHER_VERBS = _words(
+OTHER_VERBS = word_set(
     """push shove kneel bow accept join agree nod smile laugh sit jump dance sing pray think wonder hide knock open
     close shut unlock lock touch feel hug kiss shake wash clean scrape dig cook tie follow lead fly fall lie lean wipe
     want need like love hate fear hope wish know believe trust doubt remember forget promise swear vow admit confess
@@ -306,7 +234,7 @@ def is_verb_phrase(text: str) -> bool:
 
 
 # ------------------------------------------------------------------ word forms
-IRREGULAR = _pairs(
+IRREGULAR = pairs(
     """took:take taken:take got:get gotten:get gave:give given:give went:go gone:go came:come ate:eat eaten:eat
     drank:drink drunk:drink fought:fight bought:buy sold:sell paid:pay said:say spoke:speak spoken:speak
     told:tell saw:see seen:see heard:hear ran:run left:leave met:meet found:find brought:bring caught:catch
@@ -349,87 +277,10 @@ def lemma(word: str) -> str:
     return word
 
 
-# ------------------------------------------------------------------ idioms and frames
-IDIOMS: tuple[tuple[str, str], ...] = tuple(
-    (phrase.strip(), plain.strip())
-    for phrase, plain in (
-        entry.split("=")
-        for entry in _phrases(
-            """hit the road = leave | make tracks = leave | head off = leave | get going = leave | get moving = leave
-        | take a look around = look | have a look around = look | take a look at = look at | take a look = look
-        | have a look at = look at | have a look = look | take a peek at = look at | have a peek at = look at
-        | shoot a glance at = glance at | cast a glance at = glance at | throw a glance at = glance at
-        | steal a glance at = glance at | cast an eye over = look at | run my eye over = look at
-        | kill time = wait | bide my time = wait | get some shut-eye = sleep | get some shut eye = sleep
-        | catch some z's = sleep | catch some zs = sleep | get some sleep = sleep | get some rest = rest
-        | take a nap = nap | take a break = rest | take a breather = rest | take five = rest
-        | catch my breath = rest | put my feet up = rest | take on = fight | have a go at = attack
-        | go after = attack | scarf down = eat | wolf down = eat | chow down on = eat | polish off = eat
-        | tuck into = eat | dig into = eat | knock back = drink | throw back = drink | down = drink
-        | take a swig of = drink | take a swig from = drink from | take a sip of = drink | take a sip from = drink from
-        | take a pull from = drink from | take a pull of = drink | take a bite of = eat | slam = drink | pop = use
-        | go get = get | go and get = get | go fetch = fetch | go grab = grab | go pick up = pick up
-        | help myself to = take | get my hands on = take | lay my hands on = take | pass = give | slip = give
-        | have a word with = talk to | have a chat with = talk to | have a word = talk
-        | have a moment of your time = talk | have a moment = talk | a moment of your time = talk
-        | spare a moment = talk | got a minute = talk | have a minute = talk | trouble you for = order
-        | have = order | get me = order | pass through = go through | pass by = go by | pass into = go into
-        | strike up a conversation with = talk to | chat up = talk to | pay a visit to = go to
-        | make a run for it = run away | run for it = run away | beat a retreat = retreat
-        | get out of here = run away | get out of dodge = run away | cut and run = run away | get rid of = drop
-        | let go of = drop | part with = drop | throw away = drop | raise my guard = defend
-        | keep my guard up = defend | shield myself = defend | stand my ground = defend | hold my ground = defend
-        | bend the knee = kneel | bury the hatchet with = make peace with | bury the hatchet = make peace
-        | cut a deal with = bargain with | strike a deal with = bargain with | make a deal with = bargain with
-        | shin up = climb | hoof it = go | make my way = go | a word with = talk to | a word about = talk about
-        | a word = talk | a moment = talk | a quick word = talk"""
-        )
-    )
-)
-"""Phrasal verbs and idioms, each read as the plainer phrase after it ("I take on the wolf" -> "fight the wolf").
-A one-word entry ("down", "pass", "slip", "pop", "slam", "have") is read so only before a thing ("down the
-tonic", "I'll have a toddy": ordered) or, for "pass" and "slip", in "X to Y" (:func:`game.language.frames.plainer`
-applies them)."""
-
-REFUSALS = _phrases(
-    """over my dead body | only a fool would | only an idiot would | only a madman would | as if i would | as if i'd
-    | as if i will | as if | yeah right | yeah, right | like hell i will | like hell i would | not a chance
-    | not on your life | not in a million years | not in this lifetime | never in a million years | when pigs fly
-    | in your dreams | dream on | nice try | no deal | no way | no chance | no thanks | no thank you | not likely
-    | forget it | i'd sooner die | i would sooner die | i'd rather die | i would rather die | you must be joking
-    | you must be mad | you're joking | you are joking | you can't be serious | you cannot be serious | think again
-    | not happening | not today | fat chance | what could possibly go wrong | great plan | brilliant plan
-    | brilliant idea | great idea | genius idea | genius plan | smart move | what a plan | oh sure | oh yeah, sure
-    | sure, let me just | yeah, let me just | yeah, i'll just | yeah i'll just | oh yes, let's
-    | because that always works | because that worked so well | oh absolutely | oh, absolutely | oh great
-    | oh, great | oh brilliant | oh, brilliant | oh definitely | oh, definitely | oh of course | oh, of course
-    | oh certainly | oh, certainly | oh, sure | oh right | oh, right"""
-)
-"""Words that say no: a sentence holding one asks for no act ("yeah, right, sell my pearl for pocket change"), and
-a sentence that is only one ("No deal.") takes back the acts of the line before it."""
-HELD_BACK = _phrases("almost | nearly | am about to | i'm about to | start to | begin to | reach to | move to | go to")
-THOUGHT_BETTER = _phrases(
-    """but stop | but don't | but do not | but hold back | but hesitate | but decide not to | but decide against it
-    | but change my mind | then stop | then think better | but think better | but pull back | but catch myself
-    | but stop myself | but can't | but cannot | but refrain"""
-)
-"""An act begun and not finished is no act: HELD_BACK words before it and THOUGHT_BETTER words after it."""
-DECLINES = _phrases(
-    """push back | push away | shove back | slide back | hand back | wave away | wave off | brush aside | brush off
-    | turn down | decline | reject | refuse | spurn | shake my head"""
-)
-"""A thing handed back or waved away: declining what is offered, not giving or taking it."""
-LEAVE_BE = _phrases("alone | be | where it is | where they are | where it lies | in peace | untouched | there")
-""""leave X alone", "let X be": no act on X."""
-HEDGES = _words("maybe perhaps probably possibly guess suppose somehow sort kinda kind think reckon might")
-"""Words that make a request less than plain: a consequential act asked with them is asked back first."""
-COURTESY = _phrases("please | kindly | if you would | if you don't mind | if you please | thank you | thanks")
-"""Courtesy: dropped from a request, which it leaves plain ("I would like to go north, please")."""
-
 # ------------------------------------------------------------------ decisions (the voice check)
 DECISIONS: dict[str, tuple[str, ...]] = {
     phrase: tuple(groups.split("+"))
-    for phrase, groups in _pairs(
+    for phrase, groups in pairs(
         """agree:assent accept:assent consent:assent comply:assent obey:assent kneel:assent surrender:assent
         yield:assent submit:assent give_in:assent join:assent side_with:assent ally:assent seal:assent sign:assent
         strike:assent say_yes:assent refuse:refuse decline:refuse reject:refuse turn_down:refuse spurn:refuse
@@ -474,3 +325,54 @@ def event_kind(word: str) -> str | None:
         return None
     verb = senses(base)[0]
     return next((kind for kind, verbs in EVENT_KINDS.items() if verb in verbs), None)
+
+
+# ------------------------------------------------------------------ words of speech (the voice check)
+SPEECH_VERBS = word_set(
+    """say reply answer respond shout yell whisper mutter murmur call_out exclaim declare announce tell ask greet thank
+    introduce_yourself explain insist plead beg retort speak blurt blurt_out stammer chat agree_aloud admit confess
+    reassure assure warn lie_to boast remark suggest propose joke say_goodbye"""
+)
+"""Verbs that put words in a mouth: a narration that has the player do one speaks for them."""
+SOUND_VERBS = word_set(
+    """cry cry_out scream gasp laugh sigh groan grunt hiss growl snap add continue offer mumble breathe manage begin
+    start"""
+)
+"""Verbs that may carry words when a quotation follows ("you gasp, "No!"")."""
+_DOUBLED = frozenset(["beg", "chat", "admit", "snap", "begin", "submit"])
+"""Verbs whose last letter doubles before -ed and -ing ("begged", "chatting")."""
+
+
+def forms(phrase: str) -> tuple[str, ...]:
+    """A verb's forms, a phrasal verb's by its first word: "say" -> say, says, saying, said; "call_out" -> call
+    out, calls out, calling out, called out."""
+    head, _, rest = phrase.replace("_", " ").partition(" ")
+    tail = f" {rest}" if rest else ""
+    stem = head + head[-1] if head in _DOUBLED else head
+    third = (
+        head[:-1] + "ies"
+        if head.endswith("y") and head[-2:-1] not in "aeiou"
+        else (head + "es" if head.endswith(("s", "sh", "ch", "x")) else head + "s")
+    )
+    past = [p for p, base in IRREGULAR.items() if base == head] or [
+        head[:-1] + "ied"
+        if head.endswith("y") and third.endswith("ies")
+        else head + "d"
+        if head.endswith("e")
+        else stem + "ed"
+    ]
+    ing = (
+        head[:-2] + "ying"
+        if head.endswith("ie")
+        else head[:-1] + "ing"
+        if head.endswith("e") and not head.endswith("ee")
+        else stem + "ing"
+    )
+    return tuple(dict.fromkeys(f"{w}{tail}" for w in (head, third, ing, *past)))
+
+
+def forms_alternation(phrases: Iterable[str]) -> str:
+    """A regular-expression alternation of every form of the verbs given (:func:`forms`), longest first, the words
+    of a phrase joined by ``\\s+``: the voice check's vocabulary."""
+    words = {form for phrase in phrases for form in forms(phrase)}
+    return "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=lambda w: (-len(w), w)))

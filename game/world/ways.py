@@ -1,0 +1,104 @@
+"""Where a movement leads (issue 41): the place a clause that moves names, in the world as it stands.
+
+By a way ("north", "nroth", "the one way out"), by a neighbouring place's name ("the lodge"), by the way said
+beside the place ("step out into the corridor to the east"), or by the words of the places' own text: Cliff
+Road's "The lane down into the village lies to the east" makes "the village" east, the harbour's "A curved stone
+quay ..." makes "the quay" the harbour. A place the story has but not next door is refused in one sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from game.language.lexicon import DIRECTIONS
+from game.language.parser import Command
+from game.language.reading import Clause, Reading
+from game.language.spelling import nearest
+from game.text import best_match, keywords
+from game.world.acts import Act, Found, Scene
+from game.world.describe import the
+from game.world.names import elsewhere, full_name, match, named
+
+
+def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    exits = scene.exits
+    target = command.target.strip()
+    ways = {d: n for d, n in exits.items()}
+    if not target:
+        places = sorted(set(exits.values()))
+        if len(places) == 1:
+            return Found(acts=(Act("go", places[0]),), note="the one way out")
+        return Found(offer=tuple(Act("go", n) for n in places), note="which way?")
+    way = DIRECTIONS.get(target, target)
+    if way in ways:
+        return Found(acts=(Act("go", ways[way]),), note=f"way {way}")
+    if way in DIRECTIONS.values():
+        return Found(refusal=f"You can't go {way} from here.", note=f"no way {way}")
+    nodes = [(n, [scene.pack.nodes[n].name, n.replace("_", " ")]) for n in set(exits.values())]
+    node, guessed = match(target, nodes)
+    said_way = _way_said(said.core, ways)
+    named_fully = node is not None and full_name(target, [scene.pack.nodes[node].name])
+    if said_way in ways and not named_fully:  # "go north into the fog", "climb the rocky path east"
+        return Found(acts=(Act("go", ways[said_way]),), note=f"way {said_way}")
+    if node is None:
+        fixed = nearest(target, [*DIRECTIONS, *ways]) or nearest(target, list(ways), short=True)
+        if fixed is not None and DIRECTIONS.get(fixed, fixed) in ways:
+            return Found(acts=(Act("go", ways[DIRECTIONS.get(fixed, fixed)], guessed=True),), note=f"typo: {fixed}")
+    if node is not None:
+        return Found(acts=(Act("go", node, guessed=guessed),), note=f"to {node}")
+    if (told := _described_way(target, scene)) is not None:  # "down into the village", "to the quay"
+        return Found(acts=(Act("go", told),), note=f"the way the place's words name: {told}")
+    somewhere = best_match(target, [(n, [p.name]) for n, p in scene.pack.nodes.items()])
+    if somewhere == scene.node:
+        return Found(open=True, note="already here")
+    who = elsewhere(target, scene.pack)
+    if who is not None and scene.pack.npcs[who].location in exits.values():
+        return Found(acts=(Act("go", scene.pack.npcs[who].location),), note=f"to where {who} is")
+    if somewhere is not None and _words_of_name(target, scene.pack.nodes[somewhere].name):
+        return Found(
+            refusal=f"You can't get to {the(scene.pack.nodes[somewhere].name)} from here.",
+            refused=Act("go", somewhere),
+            note="not adjacent",
+        )
+    past = re.search(r"\b(?:past|by|around|round)\s+(?:the\s+)?(?P<x>.+)$", said.core)
+    if past and not match(past.group("x"), named(scene.pack, scene.enemies, "enemy"))[0]:
+        return Found(refusal=f"There is no {past.group('x')} here.", note="nothing to get past")
+    return Found(open=True, note=f"no way named {target!r}: left to the narrator")
+
+
+def _way_said(core: str, ways: dict[str, str]) -> str | None:
+    """The one way out a movement says beside its place: "go north into the fog", "step out into the corridor to
+    the east", "ride the lift up to the street" ("out" names no way out here; "east" and "up" do)."""
+    said = {DIRECTIONS[w] for w in core.split()[1:] if w in DIRECTIONS} & set(ways)
+    return said.pop() if len(said) == 1 else None
+
+
+_COMPASS = frozenset(w for w, way in DIRECTIONS.items() if len(w) > 2 and way not in ("in", "out"))
+
+
+def _described_way(target: str, scene: Scene) -> str | None:
+    """The place a target names by the words of the place's own text: the one way a sentence of this place's
+    description gives for it ("The lane down into the village lies to the east."), or else the one neighbouring
+    place whose description or features hold every word of it ("A curved stone quay ...")."""
+    wanted = set(keywords(target))
+    if not wanted:
+        return None
+    for sentence in re.split(r"(?<=[.!?;])\s+", scene.pack.nodes[scene.node].description):
+        if wanted <= set(keywords(sentence)):
+            ways = {DIRECTIONS[w] for w in re.findall(r"[a-z]+", sentence.lower()) if w in _COMPASS}
+            if len(ways & set(scene.exits)) == 1:  # "down" in "the lane down into the village" is no way out
+                return scene.exits[(ways & set(scene.exits)).pop()]
+    near = []
+    for node in sorted(set(scene.exits.values())):
+        place = scene.pack.nodes[node]
+        said = [place.description, *(" ".join([f.name, *f.aliases]) for f in place.features)]
+        if wanted <= set(keywords(" ".join(said))):
+            near.append(node)
+    return near[0] if len(near) == 1 else None
+
+
+def _words_of_name(target: str, name: str) -> bool:
+    """Whether ``target`` holds every content word of the place's name ("the lodge" does not name "Old Hunter's
+    Lodge" for a refusal; "moonwatch gate" does)."""
+    wanted = set(keywords(name))
+    return bool(wanted) and wanted <= set(keywords(target))
