@@ -1,0 +1,35 @@
+"""Sixty natural sentences a new player might type (issue 41), judged with the built-in narrator.
+
+``tests/language/natural60.py`` was written before the work from the content files and README alone, kept
+outside the repository and judged once when the work was done: 49 of the 60 were read right, short of the
+issue's 57. Four of the eleven were then fixed by general rules (a thing asked for with no verb is bought from
+the trader here, a name between two commas is whom the line is said to, "carry on north" goes, a thing carried
+and handed over goes to the one person here); this test holds the 53 reached, and ``docs/understanding.md`` lists
+the seven still read wrong. ``python -m tests.language.natural tests/language/natural60.py`` prints each
+verdict.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from game.world.library import story_ids
+from game.world.loader import content_root, load_pack
+from tests.language.natural import judge
+from tests.language.natural60 import NATURAL
+
+
+@pytest.fixture(scope="module")
+def packs():
+    return {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+
+
+def test_the_sixty_are_sixty_over_the_three_stories():
+    assert len(NATURAL) == 60
+    assert {s.story for s in NATURAL} == {"fantasy_001", "scifi_001", "victorian_001"}
+
+
+def test_at_least_fifty_three_of_the_sixty_are_read_right(packs):
+    verdicts = {s.action: judge(s, packs[s.story]) for s in NATURAL}
+    wrong = {action: why for action, why in verdicts.items() if why}
+    assert len(NATURAL) - len(wrong) >= 53, wrong

@@ -1,0 +1,94 @@
+"""Issue 41's corpus: hundreds of phrasings over the three stories, both ways, measured with both narrators.
+
+Four parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
+it):
+
+- ``corpus_dev.py`` (268 rows) was written from the bug report and tuned against from the start;
+- ``corpus_heldout.py`` (394 rows) was written before the work, by writers who had not read the code, and kept
+  outside the repository. Measured once: 74.2% carried out, 22.7% silent false refusals, 1.8% misses (built-in
+  narrator). Then tuned against;
+- ``corpus_heldout2.py`` (149 rows) was written after that, the same way. Measured once: 77.4% carried out, 19.0%
+  silent false refusals, 1.5% misses. Then tuned against;
+- ``corpus_heldout3.py`` (149 rows), the same way again. Measured once: 75.3% carried out, 23.5% silent false
+  refusals, 10.9% misses. Then tuned against.
+
+Each fresh part showed that tuning on the last one reached only part of the next: the issue's goals (misses at
+most 2%, silent false refusals at most 2%, confirmations at most 15%) hold on the development part, and were not
+met on any part the first time it was read. What these tests hold is that no part falls back below where the
+work left it: the goals on the development part, and on the held-out parts (now tuned) the figures reached, with
+the issue's bound on misses.
+
+``python -m tests.language.measure --failures FILE...`` prints the table and every row that failed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from game.world.library import story_ids
+from game.world.loader import content_root, load_pack
+from tests.language.acts import problems
+from tests.language.corpus_dev import ROWS as DEVELOPMENT
+from tests.language.corpus_heldout import ROWS as HELD_OUT
+from tests.language.corpus_heldout2 import ROWS as HELD_OUT_2
+from tests.language.corpus_heldout3 import ROWS as HELD_OUT_3
+from tests.language.measure import Report, measure
+from tests.language.rows import KINDS
+
+PARTS = {"development": DEVELOPMENT, "held-out": HELD_OUT, "held-out 2": HELD_OUT_2, "held-out 3": HELD_OUT_3}
+FLOORS = {
+    # part: (carried out at least, silent false refusals at most), built-in narrator; where the work left them
+    "development": (0.85, 0.02),
+    "held-out": (0.92, 0.06),
+    "held-out 2": (0.92, 0.06),
+    "held-out 3": (0.92, 0.06),
+}
+
+
+@pytest.fixture(scope="module")
+def packs():
+    return {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+
+
+@pytest.fixture(scope="module")
+def reports(packs) -> dict[tuple[str, str], Report]:
+    return {
+        (part, voice): measure(rows, packs, voice) for part, rows in PARTS.items() for voice in ("scripted", "model")
+    }
+
+
+def test_the_corpus_holds_four_hundred_rows_over_the_three_stories_both_ways_every_kind(packs):
+    rows = [r for part in PARTS.values() for r in part]
+    assert len(rows) >= 400
+    assert {r.story for r in rows} == {"fantasy_001", "scifi_001", "victorian_001"}
+    assert {r.kind for r in rows} == set(KINDS)
+    assert sum(r.asks for r in rows) >= 150 and sum(not r.asks for r in rows) >= 150
+
+
+def test_no_sentence_is_in_two_parts():
+    """A held-out row that repeats a row of an earlier part was tuned on before it was read."""
+    seen: set[tuple[str, str, str]] = set()
+    for rows in PARTS.values():
+        keys = {(r.story, r.at, r.action.lower()) for r in rows}
+        assert not keys & seen
+        seen |= keys
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_every_row_is_possible_where_it_stands(packs, part):
+    """A wanted act the rules would refuse in the row's scene would make the row a test of nothing."""
+    assert [(r.action, p) for r in PARTS[part] if (p := problems(r, packs))] == []
+
+
+@pytest.mark.parametrize("voice", ["scripted", "model"])
+@pytest.mark.parametrize("part", PARTS)
+def test_each_part_stays_where_the_work_left_it(reports, part, voice):
+    report = reports[(part, voice)]
+    rates = report.rates()
+    failures = [(o.verdict, o.row.action, o.applied) for o in report.failures()]
+    carried, silent = FLOORS[part]
+    assert rates["misses"] <= 0.02, failures
+    assert rates["silent_false_refusals"] <= silent, failures
+    assert rates["confirmations"] <= 0.15
+    if voice == "scripted":
+        assert rates["carried_out"] >= carried, failures
