@@ -13,7 +13,7 @@ from game.language import lexicon, spelling
 from game.language.frames import plainer
 from game.language.parser import parse
 from game.language.reading import read
-from game.world.asked import understand
+from game.world.asked import by_meaning, understand
 from game.world.library import story_ids
 from game.world.loader import content_root, load_pack
 from tests.language.acts import state_for
@@ -195,3 +195,19 @@ def test_a_story_choice_is_known_in_any_determiner(packs):
     for line in ("I accept your offer", "fine, I will join you"):
         asked = understand(read(line), state_for(row, packs["fantasy_001"]), packs["fantasy_001"])
         assert [(a.verb, a.target) for a in (*asked.acts, *asked.offer)] == [("choice", "join_shadow")], line
+
+
+def test_an_unknown_verb_on_the_one_thing_named_is_asked_back_never_applied(packs):
+    """No reader knows "yoink"; the tonic is the one thing of the scene the line names, so the game asks whether
+    to take it. A line naming two things, or none, is not guessed."""
+    pack = packs["fantasy_001"]
+    state = state_for(Row("fantasy_001", "hunter_cabin", "", (), "plain"), pack)
+    asked = by_meaning(understand(read("yoink the tonic"), state, pack), None, state, pack)
+    assert asked.acts == () and [(a.verb, a.target, a.guessed) for a in asked.offer] == [
+        ("take", "heartsap_tonic", True)
+    ]
+    carrying = state_for(Row("fantasy_001", "hunter_cabin", "", (), "plain", carried=("waybread",)), pack)
+    assert by_meaning(understand(read("yoink the waybread"), carrying, pack), None, carrying, pack).offer
+    for line in ("yoink the tonic with the waybread", "yoink it"):
+        asked = by_meaning(understand(read(line), carrying, pack), None, carrying, pack)
+        assert asked.kind == "open" and asked.offer == (), line

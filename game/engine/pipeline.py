@@ -135,8 +135,7 @@ class TurnPipeline:
                     command, f"That is too long for one action ({len(action)} characters; at most {MAX_ACTION_CHARS})."
                 )
             answered = understand(Reading.of(action, self.names, self.people), self.state, self.pack)
-            if self.meaning is not None:
-                answered = by_meaning(answered, self.meaning, self.state, self.pack)
+            answered = by_meaning(answered, self.meaning, self.state, self.pack)
             early = self._early(action, answered)
             if early is not None:
                 return early

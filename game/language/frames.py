@@ -42,7 +42,7 @@ def _split(text: str) -> list[str]:
     return text.split()
 
 
-_OBJECT_START = frozenset(_split("the a an my your his her their its this that these those some one two three"))
+_OBJECT_START = frozenset(_split("the a an my your his her their its this that these those some one two three it them"))
 
 
 @cache

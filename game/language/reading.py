@@ -208,13 +208,15 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
         clauses.append(_clause(lowered, "command", speech=True))
     else:
         for sentence, asked in _sentences(lowered):
-            called, rest = frames.vocative(sentence, people | _TITLES)
+            called, rest = frames.vocative(sentence, people | _TITLES | PEOPLE_NOUNS)
             if called and set(re.split(r"[\s-]+", called)) & (people | PEOPLE_NOUNS | _TITLES):
                 addressee, sentence = addressee or called, rest
             elif _called_out(sentence, people):  # "Mr Crane!", "Miss Crane?"
                 addressee = addressee or sentence  # "Mr Crane! Can you hear me?": a name called out
                 continue
             said = _clauses(sentence, asked, names)
+            if asked and len(said) > 1 and said[-1].core in _TAGS:  # "i'll just fight it, shall i?": all asked
+                said = [replace(c, mood="question") if c.mood == "command" else c for c in said]
             if frames.bare_refusal(sentence):  # "..., no deal.": nothing before it in the line is asked
                 clauses = [replace(c, negated=True, refusal="taken back") for c in clauses]
                 said = [replace(c, negated=True, refusal="no") for c in said]
@@ -225,6 +227,8 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
     return Reading(raw, tuple(clauses), _command(raw, whole, clauses), addressee)
 
 
+_TAGS = frozenset({"shall i", "should i", "will i", "won't i", "right", "eh", "yeah", "no", "okay", "ok"})
+"""Tags that make a sentence a question, though it opens as a statement ("I'll just fight it, shall I?")."""
 _TITLES = TITLES.union(*ROLES)
 """Words that call someone without their name."""
 _CALLED = re.compile(
@@ -327,9 +331,10 @@ def _new_clause(piece: str) -> bool:
 def _clause(text: str, mood: str | None, *, speech: bool = False, names: frozenset[str] = frozenset()) -> Clause:
     """One clause: its mood (``mood`` when the sentence says it), polarity, core, classes and command."""
     speech = speech or text.strip() == "«" or bool(_SPEECH.match(text))
-    words = text.replace("«", " ").split()
     said = _SPEECH.match(text)  # what follows "say" is what is said, not what is done
-    negated = not said and any(w in NEGATORS or w.endswith("n't") for w in words)
+    main = re.split(r"\s(?:while|when|whilst|before|after|because|since|until|unless|as long as)\s", text)[0]
+    negated = not said and any(w in NEGATORS or w.endswith("n't") for w in main.replace("«", " ").split())
+    # "nick the pistol while senda isn't looking": the main clause is not negated
     mood = mood or mood_of(text)
     core, how = _plain(verb_phrase(frames.courteous(text)), mood, names)
     refusal = ""

@@ -126,7 +126,8 @@ VERBS: tuple[Verb, ...] = (
             r"^(?:drink|sip|bathe|wash|scoop\s+water|fill\s+\S+(?:\s+\S+)?)\s+(?:from|in|at)\s+(?P<target>.+)$",
             r"^(?:unlock|open)\s+(?P<obj>.+?)\s+with\s+(?P<target>.+)$",
             r"^(?:jab|stick|plunge|stab|push|press|rub|smear|dab|slap)\s+(?P<target>.+?)\s+(?:into|onto|on|in)\s+"
-            r"(?:my|your)\s+(?:arm|leg|thigh|neck|vein|veins|skin|wound|wounds|cut|cuts|side|chest|shoulder|hand)$",
+            r"(?:my|your|this|the)\s+(?:arm|leg|thigh|neck|vein|veins|skin|wound|wounds|cut|cuts|side|chest|shoulder"
+            r"|hand)$",
         ),
         patterns=(rf"^(?:{_USE})\s+(?P<target>.+?)(?:\s+(?:{_ON})\s+(?P<obj>.+))?$",),
     ),

@@ -32,7 +32,7 @@ from game.language.lexicon import GIFT_OPENERS, GREETINGS, HEDGES, OWN_FRAMES, P
 from game.language.parser import parse
 from game.language.question import parts, status_question
 from game.language.reading import Clause, Reading
-from game.text import whole_words
+from game.text import mentions, whole_words
 from game.world import names, resolve
 from game.world.acts import Act, Found, Scene
 from game.world.content import ContentPack
@@ -186,9 +186,10 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
     return Asked(reading, acts=tuple(acts), nothing=_why_nothing(reading), open=tuple(opened), notes=tuple(notes))
 
 
-def by_meaning(asked: Asked, guess: Callable[[str], str | None], state: GameState, pack: ContentPack) -> Asked:
+def by_meaning(asked: Asked, guess: Callable[[str], str | None] | None, state: GameState, pack: ContentPack) -> Asked:
     """``asked`` with an open clause whose verb the lexicon lacks ("traipse north") read by ``guess`` (the verb its
-    meaning is nearest, :class:`game.language.meaning.VerbMeanings`): offered, never applied on that alone."""
+    meaning is nearest, :class:`game.language.meaning.VerbMeanings`), or else by the one thing of the scene it
+    names ("lift the primer": take it?): offered, never applied on that alone."""
     if asked.kind != "open":
         return asked
     scene = Scene.of(state, pack)
@@ -196,8 +197,11 @@ def by_meaning(asked: Asked, guess: Callable[[str], str | None], state: GameStat
         first, _, rest = clause.core.partition(" ")
         if not first.isalpha() or is_verb_phrase(first) or len(first) < 3:
             continue
-        verb = guess(first)
+        verb = guess(first) if guess is not None else None
         if verb is None:
+            thing = _one_thing_named(clause, scene)
+            if thing is not None:  # "lift the primer while nobody's looking": the primer lies here, so take it?
+                return replace(asked, offer=(thing,), notes=(*asked.notes, f'"{first}" unknown: {thing.verb} asked'))
             continue
         core = f"{verb} {rest}".strip()
         found = resolve.clause(replace(clause, core=core, command=parse(core)), scene, asked.reading)
@@ -205,6 +209,24 @@ def by_meaning(asked: Asked, guess: Callable[[str], str | None], state: GameStat
             acts = tuple(replace(a, guessed=True) for a in found.acts[:1])
             return replace(asked, offer=acts, notes=(*asked.notes, f'"{first}" read by meaning as {verb}'))
     return asked
+
+
+def _one_thing_named(clause: Clause, scene: Scene) -> Act | None:
+    """The one act a clause whose verb no reader knows most likely asks, by the one thing of the scene it names:
+    a thing lying here taken, a thing carried used, an enemy fought, a person spoken to, a place gone to. None when
+    it names none or more than one: then nothing is guessed."""
+    pools = (
+        ("take", names.named(scene.pack, scene.lying, "item")),
+        ("use", names.named(scene.pack, scene.carried, "item")),
+        ("attack", names.named(scene.pack, scene.enemies, "enemy")),
+        ("talk", names.named(scene.pack, scene.people, "npc")),
+        ("go", [(n, [scene.pack.nodes[n].name]) for n in sorted(set(scene.exits.values()))]),
+    )
+    named = [(verb, found) for verb, pool in pools for found in mentions(clause.core, pool)[0]]
+    if len(named) != 1:
+        return None
+    verb, target = named[0]
+    return Act(verb, target, guessed=True)
 
 
 def _stepped(found: tuple[Act, ...], before: list[Act]) -> list[Act]:

@@ -72,7 +72,9 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | have a gander at = look at | take a gander at = look at | have a butcher's at = look at
         | have a squint at = look at | have a shufti at = look at | take a closer look at = look at
         | have a closer look at = look at | get a closer look at = look at | take a good look at = look at
-        | have a good look at = look at | get a good look at = look at | carry on = go | keep going = go"""
+        | have a good look at = look at | get a good look at = look at | carry on = go | keep going = go
+        | skedaddle back to = go back to | scarper back to = go back to | bolt back to = go back to
+        | leg it back to = go back to | brought you = take | i brought you = take"""
         )
     )
 )
@@ -97,7 +99,8 @@ REFUSALS = phrases(
     | because that always works | because that worked so well | oh absolutely | oh, absolutely | oh great
     | oh, great | oh brilliant | oh, brilliant | oh definitely | oh, definitely | oh of course | oh, of course
     | oh certainly | oh, certainly | oh, sure | oh right | oh, right | so nicely last time | so well last time
-    | worked out so well | went so well"""
+    | worked out so well | went so well | oh, splendid | oh splendid | oh, wonderful | oh wonderful | oh, lovely
+    | oh lovely | oh, perfect | oh perfect | for peanuts"""
 )
 """Words that say no: a sentence holding one asks for no act ("yeah, right, sell my pearl for pocket change"), and
 a sentence that is only one ("No deal.") takes back the acts of the line before it."""
@@ -151,7 +154,7 @@ WISH_FRAMES = frames(
     | i'm thinking | i am thinking | i consider | i'm considering | i am considering | i'm tempted | i am tempted
     | i dream | i imagine | {s} should | i ought | i might want | i'd rather | i would rather | i doubt | i fear
     | i worry | part of me wants to | a part of me wants to | i'm half tempted to | i half want to
-    | i'm half minded to"""
+    | i'm half minded to | wish i | wish we"""
 )
 """What makes a clause a wish, a wonder or a consideration: no act ("maybe I should rest")."""
 HYPOTHETICAL_FRAMES = frames(

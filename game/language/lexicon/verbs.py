@@ -26,7 +26,7 @@ WORDS: dict[str, str] = {
     " make_my_way retrace_my_steps head_out head_back go_back come_back double_back exit leave depart",
     "take": "take get grab collect gather pluck harvest snatch retrieve fetch obtain wrench pry prise salvage"
     " scavenge claim pick_up pocket loot steal acquire scoop catch unhook unplug pick nab snag swipe nick filch"
-    " pilfer seize procure bag grab_hold_of pick_out scoop_up gather_up yank lift",
+    " pilfer seize procure bag grab_hold_of pick_out scoop_up gather_up yank lift borrow",
     "drop": "drop discard leave throw_away toss abandon dump ditch chuck bin jettison shed put_down set_down lay_down",
     "use": "use play strum activate operate start insert install plug fit seat slot pour put place apply load"
     " attach connect hold_up raise light ignite burn ring blow sprinkle spill empty drip dip power_up turn_on"
