@@ -10,7 +10,10 @@ it):
 - ``corpus_heldout2.py`` (149 rows) was written after that, the same way. Measured once: 77.4% carried out, 19.0%
   silent false refusals, 1.5% misses. Then tuned against;
 - ``corpus_heldout3.py`` (149 rows), the same way again. Measured once: 75.3% carried out, 23.5% silent false
-  refusals, 10.9% misses. Then tuned against.
+  refusals, 10.9% misses. Then tuned against;
+- ``corpus_heldout4.py`` (148 rows), the same way again, after a rule that asks back an unknown verb on the one
+  thing a line names. Measured once: 89.2% carried out, 10.8% silent false refusals, 6.2% misses. Then tuned
+  against.
 
 Each fresh part showed that tuning on the last one reached only part of the next: the issue's goals (misses at
 most 2%, silent false refusals at most 2%, confirmations at most 15%) hold on the development part, and were not
@@ -32,16 +35,24 @@ from tests.language.corpus_dev import ROWS as DEVELOPMENT
 from tests.language.corpus_heldout import ROWS as HELD_OUT
 from tests.language.corpus_heldout2 import ROWS as HELD_OUT_2
 from tests.language.corpus_heldout3 import ROWS as HELD_OUT_3
+from tests.language.corpus_heldout4 import ROWS as HELD_OUT_4
 from tests.language.measure import Report, measure
 from tests.language.rows import KINDS
 
-PARTS = {"development": DEVELOPMENT, "held-out": HELD_OUT, "held-out 2": HELD_OUT_2, "held-out 3": HELD_OUT_3}
+PARTS = {
+    "development": DEVELOPMENT,
+    "held-out": HELD_OUT,
+    "held-out 2": HELD_OUT_2,
+    "held-out 3": HELD_OUT_3,
+    "held-out 4": HELD_OUT_4,
+}
 FLOORS = {
     # part: (carried out at least, silent false refusals at most), built-in narrator; where the work left them
     "development": (0.85, 0.02),
     "held-out": (0.92, 0.06),
     "held-out 2": (0.92, 0.06),
     "held-out 3": (0.92, 0.06),
+    "held-out 4": (0.92, 0.06),
 }
 
 
