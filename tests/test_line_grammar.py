@@ -14,15 +14,13 @@ from game.language.frames import plainer
 from game.language.parser import parse
 from game.language.reading import read
 from game.world.asked import by_meaning, understand
-from game.world.library import story_ids
-from game.world.loader import content_root, load_pack
-from tests.language.acts import state_for
+from tests.language.acts import shipped_packs, state_for
 from tests.language.rows import Row
 
 
 @pytest.fixture(scope="module")
 def packs():
-    return {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+    return shipped_packs()
 
 
 def _acts(packs, story: str, at: str, line: str, **setup) -> list[str]:

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import pytest
 
-from game.world.library import story_ids
-from game.world.loader import content_root, load_pack
+from tests.language.acts import shipped_packs
 from tests.language.natural import judge
 from tests.language.natural60 import NATURAL
 
 
 @pytest.fixture(scope="module")
 def packs():
-    return {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+    return shipped_packs()
 
 
 def test_the_sixty_are_sixty_over_the_three_stories():

@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import pytest
 
-from game.world.library import story_ids
-from game.world.loader import content_root, load_pack
-from tests.language.acts import problems
+from tests.language.acts import problems, shipped_packs
 from tests.language.corpus_dev import ROWS as DEVELOPMENT
 from tests.language.corpus_heldout import ROWS as HELD_OUT
 from tests.language.corpus_heldout2 import ROWS as HELD_OUT_2
@@ -58,7 +56,7 @@ FLOORS = {
 
 @pytest.fixture(scope="module")
 def packs():
-    return {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+    return shipped_packs()
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,10 @@ from game.language.lexicon import (
     GREETINGS,
     HELD_BACK,
     IDIOMS,
+    LEAD_INS,
     LEAVE_BE,
+    OBJECT_PRONOUNS,
+    PARTICLES,
     PEOPLE_NOUNS,
     REFUSALS,
     STOPS,
@@ -80,18 +83,14 @@ def plainer(core: str) -> tuple[str, str]:
     return core, ""
 
 
-_PARTICLES = frozenset(_split("back down off up out over in"))
-_OBJECT_PRONOUNS = frozenset(_split("it them this that these those one"))
-
-
 def _split_particle(words: list[str], phrase: tuple[str, ...]) -> bool:
     """Whether ``words`` say a two-word phrasal idiom with a pronoun between its verb and particle."""
     return (
         len(phrase) == 2
-        and phrase[1] in _PARTICLES
+        and phrase[1] in PARTICLES
         and len(words) >= 3
         and _same(words[0], phrase[0])
-        and words[1] in _OBJECT_PRONOUNS
+        and words[1] in OBJECT_PRONOUNS
         and words[2] == phrase[1]
     )
 
@@ -180,9 +179,6 @@ _NOT_VOCATIVE = frozenset(
 )
 
 
-_LEAD_INS = frozenset({"please", "here", "oh", "now", "look", "listen", "well", "so", "sorry"})
-
-
 def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, str]:
     """(whom ``sentence`` addresses by name, the sentence without it): "reverend, may i have a word" ->
     ("reverend", "may i have a word"); "how much for the toddy, bess" -> ("bess", "how much for the toddy").
@@ -194,7 +190,7 @@ def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, s
     parts = [p.strip() for p in sentence.split(",")]
     if len(parts) < 2:
         return "", sentence
-    lead = 1 if len(parts) > 2 and parts[0] in _LEAD_INS else 0  # "please, nyssa, accept this", "here, doc, ..."
+    lead = 1 if len(parts) > 2 and parts[0] in LEAD_INS else 0  # "please, nyssa, accept this", "here, doc, ..."
     middle = [i for i in range(1, len(parts) - 1) if set(parts[i].split()) & known]
     for index in (lead, len(parts) - 1, *middle):
         name = parts[index]

@@ -29,6 +29,7 @@ from game.language.lexicon import (
     POLITE_OPENERS,
     QUESTION_SUBJECTS,
     REPORT_SUBJECTS,
+    REPORTING,
     WH_WORDS,
     WISH_FRAMES,
     leading,
@@ -66,7 +67,7 @@ def mood_of(text: str) -> str:
         return "report"  # "i've come from the lights board"
     if len(words) > 2 and first in ("the", "a", "an") and (_third_person(words[2]) or _acted(words[2])):
         return "report"  # "the guard takes the key", "the princess told me you sell waybread"
-    if first not in ("i", "you", "we") and not senses(first) and set(words[1:6]) & _SAYS:
+    if first not in ("i", "you", "we") and not senses(first) and set(words[1:6]) & REPORTING:
         return "report"  # "some guy in the alley said okabe'll buy anything shiny"
     if len(words) > 1 and not senses(first) and first not in NOT_SUBJECTS and _acted(words[1]):
         return "report"  # "garrick gives me the bow", "kage wants me to ...", "silas knelt"
@@ -74,7 +75,6 @@ def mood_of(text: str) -> str:
 
 
 _THINGS = frozenset({"the", "my", "your", "this", "that"})
-_SAYS = frozenset({"said", "says", "told", "tells", "reckons", "claims", "claimed", "mentioned", "swears", "swore"})
 
 
 def polite_frame(text: str) -> str:
@@ -101,7 +101,7 @@ def _unadorned(words: list[str]) -> str:
 
 def _acted(word: str) -> bool:
     """Whether ``word``, second in a clause after a name, is its verb in the third person or the past."""
-    if word in PAST or word in IRREGULAR or word in ("wants", "says", "asks", "tells"):
+    if word in PAST or word in IRREGULAR or word in REPORTING:
         return True
     if len(word) > 4 and word.endswith("ed") and lemma(word) != word:
         return True  # "the hunter warned me", "garrick hired you"

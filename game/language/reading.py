@@ -50,6 +50,8 @@ from game.language.lexicon import (
     PRONOUNS,
     ROLES,
     ROUTE_STARTS,
+    SUBORDINATORS,
+    TAGS,
     TITLES,
     VERB_CLASSES,
     known_verbs,
@@ -79,6 +81,7 @@ def _either(joiners: tuple[str, ...]) -> str:
     return "|".join(r"\s+".join(j.split()) for j in sorted(joiners, key=len, reverse=True))
 
 
+_SUBORDINATE = re.compile(rf"\s(?:{_either(SUBORDINATORS)})\s")
 _SPLIT = re.compile(rf"(\s*(?:[,;:]|\s[-–—])\s*(?:(?:{_either(AFTER_COMMA)})\s+)?|\s+(?:{_either(JOINERS)})\s+)")
 
 
@@ -215,7 +218,7 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
                 addressee = addressee or sentence  # "Mr Crane! Can you hear me?": a name called out
                 continue
             said = _clauses(sentence, asked, names)
-            if asked and len(said) > 1 and said[-1].core in _TAGS:  # "i'll just fight it, shall i?": all asked
+            if asked and len(said) > 1 and said[-1].core in TAGS:  # "i'll just fight it, shall i?": all asked
                 said = [replace(c, mood="question") if c.mood == "command" else c for c in said]
             if frames.bare_refusal(sentence):  # "..., no deal.": nothing before it in the line is asked
                 clauses = [replace(c, negated=True, refusal="taken back") for c in clauses]
@@ -227,8 +230,6 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
     return Reading(raw, tuple(clauses), _command(raw, whole, clauses), addressee)
 
 
-_TAGS = frozenset({"shall i", "should i", "will i", "won't i", "right", "eh", "yeah", "no", "okay", "ok"})
-"""Tags that make a sentence a question, though it opens as a statement ("I'll just fight it, shall I?")."""
 _TITLES = TITLES.union(*ROLES)
 """Words that call someone without their name."""
 _CALLED = re.compile(
@@ -332,7 +333,7 @@ def _clause(text: str, mood: str | None, *, speech: bool = False, names: frozens
     """One clause: its mood (``mood`` when the sentence says it), polarity, core, classes and command."""
     speech = speech or text.strip() == "«" or bool(_SPEECH.match(text))
     said = _SPEECH.match(text)  # what follows "say" is what is said, not what is done
-    main = re.split(r"\s(?:while|when|whilst|before|after|because|since|until|unless|as long as)\s", text)[0]
+    main = _SUBORDINATE.split(text)[0]
     negated = not said and any(w in NEGATORS or w.endswith("n't") for w in main.replace("«", " ").split())
     # "nick the pistol while senda isn't looking": the main clause is not negated
     mood = mood or mood_of(text)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from game.language.lexicon import alternation, words_of
+from game.language.lexicon import APPLYING, BODY_PARTS, alternation, words_of
 
 
 @dataclass(frozen=True)
@@ -125,9 +125,8 @@ VERBS: tuple[Verb, ...] = (
         first=(
             r"^(?:drink|sip|bathe|wash|scoop\s+water|fill\s+\S+(?:\s+\S+)?)\s+(?:from|in|at)\s+(?P<target>.+)$",
             r"^(?:unlock|open)\s+(?P<obj>.+?)\s+with\s+(?P<target>.+)$",
-            r"^(?:jab|stick|plunge|stab|push|press|rub|smear|dab|slap)\s+(?P<target>.+?)\s+(?:into|onto|on|in)\s+"
-            r"(?:my|your|this|the)\s+(?:arm|leg|thigh|neck|vein|veins|skin|wound|wounds|cut|cuts|side|chest|shoulder"
-            r"|hand)$",
+            rf"^(?:{'|'.join(sorted(APPLYING))})\s+(?P<target>.+?)\s+(?:into|onto|on|in)\s+(?:my|your|this|the)\s+"
+            rf"(?:{'|'.join(sorted(BODY_PARTS))})$",
         ),
         patterns=(rf"^(?:{_USE})\s+(?P<target>.+?)(?:\s+(?:{_ON})\s+(?P<obj>.+))?$",),
     ),

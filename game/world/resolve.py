@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from game.language.lexicon import DIRECTIONS, PRONOUNS, ROUTE_STARTS, is_verb, senses
+from game.language.lexicon import ASKED_FOR, DIRECTIONS, PRONOUNS, ROUTE_STARTS, is_verb, senses
 from game.language.parser import Command, place, thing
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
@@ -47,7 +47,7 @@ def clause(said: Clause, scene: Scene, reading: Reading) -> Found:
         found = _all_of(handler, command, parts, said, scene, reading)
     else:
         found = handler(command, said, scene, reading) if handler else Found(open=True, note="no act the rules know")
-    if found.open and command.verb == "other" and said.core.split()[:1] and said.core.split()[0] in _ASKED_FOR:
+    if found.open and command.verb == "other" and said.core.split()[:1] and said.core.split()[0] in ASKED_FOR:
         wanted = re.sub(r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl))\s+of\s+", "", said.core)
         sold = sold_here(thing(re.sub(r"\s+if\s.*$", "", wanted)), scene)  # "i'd like some of that waybread"
         if sold is not None:
@@ -80,8 +80,6 @@ def _by_lexicon(said: Clause) -> Command:
     return said.command
 
 
-_ASKED_FOR = frozenset({"a", "an", "some", "one", "two", "that", "those", "another", "more"})
-"""How a thing asked for with no verb begins ("I'd like some of that waybread", "a hot toddy for me")."""
 _MANY = frozenset({"take", "drop", "give", "sell", "use", "buy"})
 _CHOICE_VERBS = frozenset({"other", "use", "say"})
 """Verbs whose words may make a story choice before their plain act ("play the harp" at the throne); another verb's

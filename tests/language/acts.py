@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from game.world.content import ContentPack
@@ -114,6 +115,36 @@ def same_act(wanted: str, applied: str) -> bool:
     return wanted.startswith("attack ") and applied == "attack"
 
 
+def first_not_done(wanted: Iterable[str], applied: list[str]) -> str | None:
+    """The first wanted act not applied in order after the ones before it, or None when all were."""
+    position = 0
+    for act in wanted:
+        found = next((i for i in range(position, len(applied)) if same_act(act, applied[i])), None)
+        if found is None:
+            return act
+        position = found + 1
+    return None
+
+
+def shipped_packs() -> dict[str, ContentPack]:
+    """Every shipped story's content pack, by story id."""
+    from game.world.library import story_ids
+    from game.world.loader import content_root, load_pack
+
+    return {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+
+
+def load_module(path: str) -> Any:
+    """The module at ``path`` (a corpus part or the sixty sentences, outside the package while held out)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"rows_{abs(hash(path))}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def problems(row: Row | Natural, packs: dict[str, ContentPack]) -> list[str]:
     """What is wrong with ``row`` as data: unknown ids, an unknown kind, a wanted act the rules would refuse."""
     from game.world.effects import Effects
@@ -180,16 +211,8 @@ def problems(row: Row | Natural, packs: dict[str, ContentPack]) -> list[str]:
 def check_file(path: str) -> int:
     """Print the problems of every row in the module at ``path`` (its ``ROWS`` or ``NATURAL`` list); return how
     many rows have one."""
-    import importlib.util
-
-    from game.world.library import story_ids
-    from game.world.loader import content_root, load_pack
-
-    spec = importlib.util.spec_from_file_location("rows_under_check", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    packs = {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+    module = load_module(path)
+    packs = shipped_packs()
     bad = 0
     seen: set[tuple[str, str, str]] = set()
     rows = getattr(module, "ROWS", None) or module.NATURAL

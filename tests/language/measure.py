@@ -30,7 +30,15 @@ from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig
 from game.world.content import ContentPack
-from tests.language.acts import acts_applied, effects_of, same_act, state_for
+from tests.language.acts import (
+    acts_applied,
+    effects_of,
+    first_not_done,
+    load_module,
+    same_act,
+    shipped_packs,
+    state_for,
+)
 from tests.language.rows import Row
 
 
@@ -146,7 +154,7 @@ def _verdict(row: Row, applied: list[str], results: list[TurnResult]) -> str:
     if not row.asks:
         unasked = [a for a in acts if not a.startswith("talk ") or a in row.tempt]
         return "miss" if unasked else "fine"
-    if _in_order(row.want, acts):
+    if first_not_done(row.want, acts) is None:
         return "confirmed" if any(r.asking for r in results) else "carried"
     told = any(r.meta == "refused" or any(x.told for x in r.rejected) for r in results)
     return "refused" if told else "silent"
@@ -155,16 +163,6 @@ def _verdict(row: Row, applied: list[str], results: list[TurnResult]) -> str:
 _ACTS = frozenset(
     {"go", "take", "drop", "use", "give", "buy", "sell", "talk", "attack", "flee", "defend", "rest", "choice"}
 )
-
-
-def _in_order(wanted: Iterable[str], applied: list[str]) -> bool:
-    position = 0
-    for act in wanted:
-        found = next((i for i in range(position, len(applied)) if same_act(act, applied[i])), None)
-        if found is None:
-            return False
-        position = found + 1
-    return True
 
 
 def measure(rows: Iterable[Row], packs: dict[str, ContentPack], narrator: str) -> Report:
@@ -192,20 +190,11 @@ def table(reports: dict[str, Report]) -> str:
 
 
 def _load(path: str) -> list[Row]:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(f"rows_{abs(hash(path))}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return list(module.ROWS)
+    return list(load_module(path).ROWS)
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
-
-    from game.world.library import story_ids
-    from game.world.loader import content_root, load_pack
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", help="more row files (a held-out part)")
@@ -214,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from tests.language.corpus_dev import ROWS
 
-    packs = {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+    packs = shipped_packs()
     parts = {"development": ROWS, **{f: _load(f) for f in args.files}}
     reports = {
         f"{part}:{voice}": measure(rows, packs, voice)

@@ -18,7 +18,7 @@ from game.memory.search.query import QueryRewriter
 from game.memory.search.question import read_question
 from game.memory.settings import MemoryConfig
 from game.world.content import ContentPack
-from tests.language.acts import acts_applied, same_act, state_for
+from tests.language.acts import acts_applied, first_not_done, load_module, same_act, shipped_packs, state_for
 from tests.language.rows import Natural
 
 ALWAYS_FORBIDDEN = ("not possible now", "needs ")
@@ -62,13 +62,8 @@ def judge(sentence: Natural, pack: ContentPack) -> str:
     if any(e in told for e in ECHOES) and not is_verb_phrase(reading(sentence.action)):
         return f"echoes the sentence back: {told[:160]!r}"
     if sentence.expect == "act":
-        position = 0
-        for want in sentence.want:
-            found = next((i for i in range(position, len(applied)) if same_act(want, applied[i])), None)
-            if found is None:
-                return f"{want} not done (applied {applied}): {told[:160]!r}"
-            position = found + 1
-        return ""
+        missed = first_not_done(sentence.want, applied)
+        return f"{missed} not done (applied {applied}): {told[:160]!r}" if missed else ""
     if sentence.expect == "answer":
         if sentence.by == "rules":
             ok = not applied and re.search(r"\d|carry|carrying|inventory", told, re.I)
@@ -87,16 +82,8 @@ def judge(sentence: Natural, pack: ContentPack) -> str:
 
 
 def main(path: str) -> int:
-    import importlib.util
-
-    from game.world.library import story_ids
-    from game.world.loader import content_root, load_pack
-
-    spec = importlib.util.spec_from_file_location("natural_sentences", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    packs = {s: load_pack(content_root() / s) for s in story_ids(content_root())}
+    module = load_module(path)
+    packs = shipped_packs()
     right = 0
     for sentence in module.NATURAL:
         why = judge(sentence, packs[sentence.story])

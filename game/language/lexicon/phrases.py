@@ -311,3 +311,25 @@ OWN_FRAMES = frames(
     | might {s} | would you mind if {s} | do you mind if {s} | mind if {s}"""
 )
 """The player's own act, though said to someone ("Reverend, I'll go down to the crypt", "Doc, mind if I take it?")."""
+
+# ------------------------------------------------------------ the small words of a line's grammar
+TAGS = phrases("shall i | should i | will i | won't i | right | eh | yeah | no | okay | ok")
+"""Tags that make a sentence a question, though it opens as a statement ("I'll just fight it, shall I?")."""
+SUBORDINATORS = phrases("while | when | whilst | before | after | because | since | until | unless | as long as")
+"""Words that open a clause inside another: a negation after one is not the main clause's ("nick the pistol while
+Senda isn't looking")."""
+REPORTING = words("said says told tells reckons claims claimed mentioned swears swore wants asks")
+"""Verbs that report someone else's words: a line with one after its subject is a report ("some guy in the alley
+said Okabe'll buy anything shiny")."""
+LEAD_INS = words("please here oh now look listen well so sorry")
+"""Words set apart by a comma before a name a line calls ("please, Nyssa, accept this", "here, doc, ...")."""
+PARTICLES = words("back down off up out over in")
+"""Particles of a phrasal verb that may follow its object ("knock it back", "wolf them down")."""
+OBJECT_PRONOUNS = words("it them this that these those one")
+"""What may stand between a phrasal verb and its particle."""
+ASKED_FOR = words("a an some one two that those another more")
+"""How a thing asked for with no verb begins ("I'd like some of that waybread", "a hot toddy for me")."""
+BODY_PARTS = words("arm leg thigh neck vein veins skin wound wounds cut cuts side chest shoulder hand")
+"""Where a remedy is applied ("jab the stim into my thigh", "rub the salve into my cuts")."""
+APPLYING = words("jab stick plunge stab push press rub smear dab slap")
+"""Verbs that apply a remedy when a part of the body follows; before an enemy some of them attack."""
