@@ -422,3 +422,30 @@ def test_a_quest_offered_at_any_time_reads_as_offered_not_offered_when_always(fa
     quests = [d.text for d in build_documents(fantasy) if "Offered by" in d.text]
     assert quests and not any("when always" in text for text in quests)
     assert any("Offered by Old Garrick." in text for text in quests)
+
+
+def test_the_summary_and_the_extraction_read_what_the_rules_refused_and_what_changed_nothing(mini_pack):
+    """Issue 42: summary passages carried no mark of what the rules refused, so a tried act ("Ren plucked herbs")
+    entered the summary and the synopsis as done. Each turn now says so: refused by the rules, or nothing changed."""
+    extractor = ExtractingSummarizer([])
+    read: list[str] = []
+    summarize = extractor.summarize
+    extractor.summarize = lambda text, max_words=60: read.append(text) or summarize(text, max_words)
+    memory = GameMemory(mini_pack, extractor, config=MemoryConfig(retry_delay_s=0), background=False)
+    record(
+        memory,
+        1,
+        "take the sword and the lantern",
+        "You take the sword.",
+        applied=[("items_gained", "sword")],
+        refused=["There is no lantern here."],
+    )
+    for turn in range(2, 6):
+        record(memory, turn, "look", "Fog.")
+    passage = read[0]
+    assert (
+        "Turn 1 at Quiet Camp: player: take the sword and the lantern | You take the sword. [refused by the "
+        "rules: There is no lantern here.]" in passage
+    )
+    assert "player: look | Fog. [nothing changed]" in passage
+    assert "You take the sword. [refused by the rules: There is no lantern here.]" in extractor.texts[0]

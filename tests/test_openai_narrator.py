@@ -28,7 +28,7 @@ from game.llm.presets import PRESETS
 from game.llm.schemas import FACT_TYPES, MAX_FACT_UPDATES, MAX_NEW_FACTS, SCHEMA_TEXT, TURN_SCHEMA
 from game.llm.settings import OpenAISettings
 from game.memory.records import ENTRY_TYPES
-from game.world.effects import Effects
+from game.world.effects import NOT_OFFERED, Effects
 from game.world.state import new_game
 from tests.conftest import keyword_memory
 from tests.fake_openai_server import (
@@ -137,7 +137,10 @@ def test_redact_removes_the_key_bearer_tokens_and_key_like_words():
 
 
 def test_turn_schema_names_every_effect_and_a_schema_valid_turn_validates():
-    assert set(TURN_SCHEMA["properties"]["effects"]["properties"]) == set(Effects.model_fields)
+    offered = set(TURN_SCHEMA["properties"]["effects"]["properties"])
+    assert offered == set(Effects.model_fields) - NOT_OFFERED
+    assert all(f'"{name}"' in JSON_INSTRUCTION for name in offered)  # the prompt's format says the same keys
+    assert not any(f'"{name}"' in JSON_INSTRUCTION for name in NOT_OFFERED)
     assert set(FACT_TYPES) <= set(ENTRY_TYPES)
     sample = {
         "narration": "You take the sword.",
@@ -506,10 +509,13 @@ def test_three_turns_of_the_mini_story_through_the_pipeline(mini_pack, server):
     assert first.ok and "sword" in engine.state.inventory
     assert [a.effect for a in first.applied][:1] == ["items_gained"]
     assert request.body["messages"][0]["content"].startswith(mini_pack.story.persona)
-    # the user prompt ends with the action and the reminder of the answer format (in the system prompt)
-    assert request.body["messages"][-1]["content"].endswith(
-        f"## Player action\ntake sword\nThe player asks to: take the Iron Sword.\n\n{ANSWER_REMINDER}"
-    )
+    # the user prompt ends with the action, what the rules will add by themselves (the sword finishes a quest
+    # step and starts the next quest: issue 42) and the reminder of the answer format (in the system prompt)
+    user = request.body["messages"][-1]["content"]
+    assert user.endswith(f"\n\n{ANSWER_REMINDER}")
+    action = user[user.index("## Player action") :]
+    assert action.startswith("## Player action\ntake sword\nThe player asks to: take the Iron Sword.\nRules' ")
+    assert "New quest: The Bridge." in action
     assert "## Answer format" in request.body["messages"][0]["content"]
     assert request.body["response_format"]["type"] == "json_schema"
     gold = engine.state.gold
@@ -550,17 +556,17 @@ def test_pipeline_reasks_once_with_the_error_and_a_dead_server_changes_nothing(m
 
 
 @pytest.mark.parametrize("mode", ["prompt", "json_object", "json_schema"])
-def test_the_schema_a_narrator_adds_on_the_wire_fits_in_the_prompt_budget(server, mode):
-    """Without constrained decoding the turn schema (~430 tokens) rides in the system prompt: memory gets less room."""
-    from game.llm.schemas import SCHEMA_TEXT, SCHEMA_TOKENS
+def test_the_answer_format_is_sent_once_in_every_json_mode(server, mode):
+    """Was (issue 42): without constrained decoding the turn schema (756 tokens) rode in the system prompt beside
+    the answer format, which says the same: 1,312 of 2,350 tokens the same every turn. Now the prompt's format is
+    the only copy in the messages; the schema goes only as response_format. What is sent is the prompt composed."""
+    from game.llm.schemas import SCHEMA_TEXT
     from game.text import estimate_tokens
     from game.world.loader import content_root, load_pack
 
     pack = load_pack(content_root() / "fantasy_001")
     narrator = make(server, json_mode=mode)
-    # below what this story's first prompt holds (with the schema when it rides along), so the budget cuts memory;
-    # above what the prompt cannot lose (persona, format, place, quests), the schema included
-    budget = 1050 + (0 if mode == "json_schema" else SCHEMA_TOKENS)
+    budget = 1400  # below what this story's first prompt holds, so the budget cuts memory
     engine = TurnPipeline(pack, new_game(pack, seed=3), narrator, keyword_memory(pack), prompt_budget_tokens=budget)
     server.script(ok(json.dumps(TURN), usage=None))
     result = engine.play("look around")
@@ -569,10 +575,9 @@ def test_the_schema_a_narrator_adds_on_the_wire_fits_in_the_prompt_budget(server
     sent = request.body["messages"]
     wire = sum(estimate_tokens(m["content"]) for m in sent)
     assert wire <= budget, f"{wire} tokens sent in {mode} mode"
-    assert (SCHEMA_TEXT in sent[0]["content"]) == (mode != "json_schema")
-    if mode != "json_schema":  # right after the answer format: in the prefix every turn's prompt shares
-        assert f"{JSON_INSTRUCTION}\n\n{SCHEMA_TEXT}\n\n## Main quest progress" in sent[0]["content"]
-    assert result.trace.prompt.overhead_tokens == (0 if mode == "json_schema" else SCHEMA_TOKENS)
+    assert SCHEMA_TEXT not in sent[0]["content"] and sent[0]["content"].count("## Answer format") == 1
+    assert sent == result.trace.prompt.messages  # the debug panel's prompt is the bytes sent
+    assert result.trace.prompt.overhead_tokens == 0
     assert result.trace.prompt.cut  # the budget was binding: what it left out is listed
 
 

@@ -41,7 +41,7 @@ first), so the debug trace can show each one's size.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from game.language.parser import Command
@@ -93,10 +93,23 @@ Reply with ONE JSON object and nothing else:
  "effects": {"talk_to": null, "move_to": null, "items_gained": [], "items_lost": [],
   "use_item": null, "give_item": null, "give_gold": null, "trade": null, "hp_delta": 0, "gold_delta": 0,
   "exp_delta": 0, "affinity": {}, "start_combat": null, "combat_action": null, "rest": false,
-  "choice": null, "trigger_side_quest": null, "quest_updates": [], "ending": null},
+  "choice": null, "trigger_side_quest": null},
  "memory_notes": ["facts worth remembering, e.g. what the player revealed"]}
-Effects use only ids the turn lists (exits, people, items, enemies, inventory); the rules check them."""
-"""The persona and the Story Bible's style rule already say never to invent what the rules did not grant."""
+Effects: only what the player's action does, with this turn's ids; the rules check each and add what follows.
+- talk_to a person; move_to an exit's place; start_combat an enemy; items_gained, items_lost: items here, carried;
+  use_item a carried item (the rules apply what it does).
+- give_item {"item", "to"}; give_gold {"amount", "to"}; trade {"deal": "buy"/"sell", "item", "npc"}: the rules set
+  prices and how a gift is felt (no affinity for it).
+- combat_action "attack"/"flee"/"defend"; rest true; choice, trigger_side_quest: ids from "Choices here",
+  "Side quests offered here".
+- hp_delta, gold_delta, exp_delta, affinity {person: n}: only what the rules cannot know (a fall, a coin found, a
+  kind word), never for a fight, a trade, a gift or a quest.
+Quest steps, rewards, levels and endings follow from the acts: "Rules' consequences" under the action tells them."""
+"""The answer format, sent once: the keys, each effect's shape and what the rules do with it by themselves.
+
+``quest_updates`` and ``ending`` are not offered: the rules complete objectives and reach endings themselves, a
+narrator's claim of either only repeats them (``game/world/rules/quests.py``, ``check_claim``). The persona and the
+Story Bible's style rule already say never to invent what the rules did not grant."""
 
 ANSWER_REMINDER = "## Your answer\nReply with ONE JSON object in the answer format above, and nothing else."
 """Ends the user prompt: the format itself is in the system prompt (stable), this line next to the action."""
@@ -154,20 +167,49 @@ def _without_shown_quests(blocks: list[MemoryBlock], state: GameState, pack: Con
 
 
 def _exit_label(state: GameState, pack: ContentPack, direction: str, target: str) -> str:
+    """An exit as the narrator needs it to tell the way and the arrival: its place, the lock when it is shut,
+    and what waits there (people, things, danger), so that an arrival is not told blind (issue 42)."""
     label = f"{direction}: {pack.nodes[target].name}"
     lock = pack.nodes[state.node].locked_exits.get(direction)
     if lock and not holds(lock.condition, state):
         label += f", LOCKED - {lock.message}"
-    return label
+    there = [
+        *(pack.npcs[n].name for n in npcs_at(pack, target)),
+        *(pack.items[i].name for i in dict.fromkeys(items_at(state, pack, target))),
+        *(f"danger: {pack.enemies[e].name}" for e in enemies_at(state, pack, target)),
+    ]
+    return label + (f"; there: {', '.join(there)}" if there else "")
 
 
-def fixed_blocks(action: str, state: GameState, pack: ContentPack, asked: str = "") -> list[PromptBlock]:
+def _offered(state: GameState, pack: ContentPack) -> list[str]:
+    """The lines naming the ids of ``choice`` and ``trigger_side_quest`` where they can be used here: the story's
+    choices that can be made at this place, and the side quests a person here gives now."""
+    here = npcs_at(pack, state.node)
+    choices = [(c.id, c.name) for c in pack.story.choices if c.condition.at_node in (None, state.node)]
+    quests = [
+        (q.id, f"{q.title}, from {pack.npcs[q.trigger.npc].name}")
+        for q in pack.quests.side
+        if q.trigger and q.trigger.npc in here and q.id not in state.quests and holds(q.trigger.condition, state)
+    ]
+    return [
+        *([_ids("Choices here (choice)", choices)] if choices else []),
+        *([_ids("Side quests offered here (trigger_side_quest)", quests)] if quests else []),
+    ]
+
+
+def fixed_blocks(
+    action: str, state: GameState, pack: ContentPack, asked: str = "", ahead: Sequence[str] = ()
+) -> list[PromptBlock]:
     """The blocks every prompt carries; ``asked``: what the engine read the action to ask (issue 41), told to the
-    narrator under the action ("The player asks to: take the Heartsap Tonic.")."""
+    narrator under the action ("The player asks to: take the Heartsap Tonic."); ``ahead``: what the rules will add
+    by themselves when it is carried out (issue 42), for the narrator to tell."""
     node = pack.nodes[state.node]
     region = pack.region(node.region)
+    said = [f"## Player action\n{action}", asked]
+    if ahead:
+        said.append("Rules' consequences (tell them): " + " ".join(" ".join(ahead).split()))
     blocks = [
-        _block("player_action", f"## Player action\n{action}" + (f"\n{asked}" if asked else "")),
+        _block("player_action", "\n".join(filter(None, said))),
         _block(
             "current_context",
             f"## Current context\n{status_text(state, pack)} Location: {node.name}"
@@ -202,6 +244,7 @@ def fixed_blocks(action: str, state: GameState, pack: ContentPack, asked: str = 
         _ids("Items here (items_gained)", [(i, pack.items[i].name) for i in items_at(state, pack, state.node)]),
         _ids("Enemies here (start_combat)", [(e, pack.enemies[e].name) for e in enemies_at(state, pack, state.node)]),
         _ids("Inventory", _counted([(i, pack.items[i].name) for i in state.inventory if i in pack.items])),
+        *_offered(state, pack),
     ]
     blocks.append(_block("node_info", "\n".join(node_lines)))
     if state.combat:
@@ -282,6 +325,7 @@ def compose(
     memory: MemoryContext,
     budget_tokens: int | None = None,
     asked: str = "",
+    ahead: Sequence[str] = (),
 ) -> PromptBundle:
     """Build the prompt for one turn, within ``budget_tokens`` when given (``asked``: what the engine read the
     action to ask, said under it).
@@ -304,16 +348,18 @@ def compose(
     window = list(memory.window)
     if budget_tokens is None:
         return _finish(
-            _assemble(action, command, state, pack, replace(memory, blocks=blocks, window=window), asked), [], None
+            _assemble(action, command, state, pack, replace(memory, blocks=blocks, window=window), asked, ahead),
+            [],
+            None,
         )
     candidates, required = _split(blocks, window, memory.synopsis)
     kept = {id(c) for c in required}
     bare = _select(blocks, window, memory, kept, candidates + required)  # what every prompt carries
-    base = _assemble(action, command, state, pack, bare, asked)
+    base = _assemble(action, command, state, pack, bare, asked, ahead)
     _spend(budget_tokens - base.tokens, candidates, kept, bare)
     while True:
         context = _select(blocks, window, memory, kept, candidates + required)
-        bundle = _assemble(action, command, state, pack, context, asked)
+        bundle = _assemble(action, command, state, pack, context, asked, ahead)
         chosen = [c for c in candidates if id(c) in kept]
         if bundle.tokens <= budget_tokens or not chosen:
             break
@@ -460,7 +506,13 @@ def _render(block: MemoryBlock) -> str:
 
 
 def _assemble(
-    action: str, command: Command, state: GameState, pack: ContentPack, memory: MemoryContext, asked: str = ""
+    action: str,
+    command: Command,
+    state: GameState,
+    pack: ContentPack,
+    memory: MemoryContext,
+    asked: str = "",
+    ahead: Sequence[str] = (),
 ) -> PromptBundle:
     recalled = [_block(b.name, text) for b in memory.blocks if (text := _render(b))]
     in_user = any(b.name not in SYSTEM_BLOCKS for b in recalled)
@@ -470,7 +522,7 @@ def _assemble(
         "json_instruction": _block("json_instruction", JSON_INSTRUCTION),
         **{b.name: b for b in recalled if b.name in SYSTEM_BLOCKS},
         **({"synopsis": _block("synopsis", synopsis_text(memory.synopsis))} if memory.synopsis else {}),
-        **{b.name: b for b in fixed_blocks(action, state, pack, asked)},
+        **{b.name: b for b in fixed_blocks(action, state, pack, asked, ahead)},
         "answer_reminder": _block("answer_reminder", ANSWER_REMINDER),
     }
     system_blocks = [parts[name] for name in SYSTEM_BLOCKS if name in parts]

@@ -99,6 +99,7 @@ def turn_json(result: TurnResult) -> dict[str, Any]:
             "asked": trace.reasked,
             "first_rejected": [asdict(r) for r in trace.first_rejected],
             "narration_replaced": trace.narration_replaced,
+            "unfounded": trace.unfounded,
         },
         "understood": {
             "asked": trace.asked,

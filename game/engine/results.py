@@ -35,6 +35,8 @@ class DebugTrace:
     reasked: bool = False
     narration_replaced: bool = False
     """The answer still proposed refused effects: the player read the rules' own account instead."""
+    unfounded: list[str] = field(default_factory=list)
+    """Sentences of the telling left out because they claimed an act the rules did not carry out (``claims.py``)."""
     reading: list[str] = field(default_factory=list)
     """How the action was read (``Clause.describe``): which clauses bind, and why an act was not asked for."""
     asked: str = ""

@@ -92,6 +92,11 @@ def with_schema(messages: list[dict[str, str]], schema_after: str | None = None)
     return out
 
 
+def _has_format(request: ChatRequest) -> bool:
+    system = request.messages[0].get("content", "") if request.messages else ""
+    return request.schema_after is not None and request.schema_after in system
+
+
 class _Retryable(Exception):
     def __init__(self, problem: str, wait: float | None = None) -> None:
         super().__init__(problem)
@@ -174,8 +179,10 @@ class ChatClient:
         )
 
     def _messages(self, request: ChatRequest, mode: WireMode) -> tuple[list[dict[str, str]], bool]:
-        """The messages to send; a turn without schema-constrained decoding gets the schema in its system prompt."""
-        if request.purpose != "turn" or mode == "json_schema":
+        """The messages to send: as composed. Only a turn whose prompt lacks the answer format (``schema_after``
+        absent) and that the endpoint does not decode against the schema gets the schema in its system prompt: the
+        engine's answer format already gives every key and shape, and sending both cost 756 tokens a turn."""
+        if request.purpose != "turn" or mode == "json_schema" or _has_format(request):
             return request.messages, False
         return with_schema(request.messages, request.schema_after), True
 

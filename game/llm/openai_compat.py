@@ -30,7 +30,6 @@ from game.llm.schemas import (
     FACTS_SYSTEM,
     MAX_FACT_UPDATES,
     MAX_NEW_FACTS,
-    SCHEMA_TOKENS,
     SUMMARY_SCHEMA,
     SUMMARY_SYSTEM,
     TURN_SCHEMA,
@@ -56,6 +55,10 @@ class OpenAINarrator(ChatClient):
         NarratorError: at construction when the endpoint needs a key and none is set.
     """
 
+    prompt_overhead_tokens = 0
+    """Nothing is added to a turn's prompt on the wire: the prompt's answer format is the only copy of the format
+    (the schema goes only as ``response_format``, where the endpoint decodes against it)."""
+
     def __init__(
         self,
         settings: OpenAISettings,
@@ -77,11 +80,6 @@ class OpenAINarrator(ChatClient):
             f"OpenAINarrator(preset={self.settings.preset!r}, base_url={self.endpoint.shown!r}, "
             f"model={self._model!r}, json_mode={self._mode!r}, key={self.endpoint.key_source!r})"
         )
-
-    @property
-    def prompt_overhead_tokens(self) -> int:
-        """Tokens added to each turn's prompt: the schema, unless the endpoint decodes against it."""
-        return 0 if self._mode == "json_schema" else SCHEMA_TOKENS
 
     # ---------------------------------------------------------- protocol
     def narrate(self, bundle: PromptBundle) -> str:

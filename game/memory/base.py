@@ -107,6 +107,8 @@ class TurnRecord:
     npcs: list[str]
     applied: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str | MemoryNote] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    """What the rules refused of the turn's acts, as the player was told: a summary never tells it as done."""
 
 
 class Memory(Protocol):

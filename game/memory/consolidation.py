@@ -121,13 +121,13 @@ def gather(
     backlog = [e for e in state.log if first <= e.turn <= upto and e.action]
     if not backlog:
         return None
-    lines = [(e.turn, strip_instructions(e.text(), persona)) for e in backlog if evidence(e)]
+    lines = [(e.turn, strip_instructions(e.text() + e.mark(), persona)) for e in backlog if evidence(e)]
     taken = _within(lines, BATCH_TOKENS, BATCH_TOKENS * 8)
     end = upto if len(taken) == len(lines) else taken[-1][0]
     episodes = [e for e in backlog if e.turn <= end and evidence(e)]
     facts_first = min(state.facts_from or first, first)
     unread = [
-        (e.turn, strip_instructions(f"Turn {e.turn}: {e.action}. {e.narration}", persona))
+        (e.turn, strip_instructions(f"Turn {e.turn}: {e.action}. {e.narration}{e.mark()}", persona))
         for e in state.log
         if facts_first <= e.turn <= end and evidence(e)
     ]

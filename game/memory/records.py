@@ -121,6 +121,11 @@ class BibleEntry(BaseModel):
         return self.text()
 
 
+REFUSED = "refused "
+"""How an episode's events hold what the rules refused of the turn ("refused <what the player was told>"): an
+event like the rules' own ("effect detail"), so a save keeps the fields the previous main knows."""
+
+
 class Episode(BaseModel):
     """One played turn (the L2 log entry)."""
 
@@ -147,6 +152,17 @@ class Episode(BaseModel):
             return self.narration
         where = f" at {self.node}" if self.node else ""
         return f"Turn {self.turn}{where}: player: {self.action} | {self.narration}"
+
+    def mark(self) -> str:
+        """What a summary or an extraction reads after the turn: what the rules refused (``refused`` events), or
+        that nothing changed, so that what the player only tried never becomes memory (issue 42); "" for a turn
+        that changed things."""
+        if not self.action:
+            return ""
+        refused = [e.removeprefix(REFUSED) for e in self.events if e.startswith(REFUSED)]
+        if refused:
+            return f" [refused by the rules: {'; '.join(refused)}]"
+        return "" if self.events else " [nothing changed]"
 
 
 class Summary(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from game.memory.base import TurnRecord
 from game.memory.people import with_whom
-from game.memory.records import Episode
+from game.memory.records import REFUSED, Episode
 from game.memory.search.query import QueryRewriter
 from game.memory.search.question import read_question
 from game.text import clip
@@ -23,7 +23,7 @@ def episode_of(record: TurnRecord, pack: ContentPack | None, query: QueryRewrite
         narration=clip(record.narration, chars),
         node=place,
         npcs=involved(record, query),
-        events=record.events,
+        events=[*record.events, *(f"{REFUSED}{told}" for told in record.refused)],
         when=when,
         importance=60 if record.notes else 50 if any(e not in QUIET_EFFECTS for e, _ in record.applied) else 20,
         recalled=recollects(record, query),

@@ -167,6 +167,8 @@ class DebugData:
     """What the memory autopilot did after this turn, with the budget the turn was composed with."""
     spoke_for_player: bool = False
     repeated: bool = False
+    unfounded: list[str] = field(default_factory=list)
+    """Sentences of the telling left out: they claimed an act the rules did not carry out."""
     reading: list[str] = field(default_factory=list)
     """How the action was read: each clause's mood, polarity, kind of act and whether it binds."""
     asked: str = ""
@@ -216,6 +218,7 @@ class DebugData:
             narration_replaced=trace.narration_replaced,
             spoke_for_player=trace.spoke_for_player,
             repeated=trace.repeated,
+            unfounded=list(trace.unfounded),
             reading=list(trace.reading),
             asked=trace.asked,
             resolved=list(trace.resolved),

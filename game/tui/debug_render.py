@@ -257,6 +257,7 @@ def render_output(data: DebugData) -> Text:
     flags += [f for f, on_ in (("spoke for the player", data.spoke_for_player), ("repeated", data.repeated)) if on_]
     if data.narration_replaced:
         flags.append("narration replaced by the rules' account")
+    flags += [f"left out {claim}" for claim in data.unfounded]
     _field(out, "Answer", ", ".join(flags) or "used as given")
     out.append("\n")
     out.append_text(_heading("Narration (what the player read)"))

@@ -63,6 +63,12 @@ class Trade(BaseModel):
     """The price the narrator tells, if any: a price that is not the rules' own is refused."""
 
 
+NOT_OFFERED = frozenset({"quest_updates", "ending"})
+"""Effects the answer format does not offer a narrator (issue 42): the rules complete quest steps and reach endings
+from the acts themselves, so a narrator's claim of either only repeats them. One that sends them is still checked
+(``game/world/rules/quests.py``, ``check_claim``)."""
+
+
 class Effects(BaseModel):
     """State changes proposed by the narrator; every field defaults to 'no change'."""
 

@@ -266,6 +266,9 @@ def affinity(pack: ContentPack, state: GameState, npc_id: str, delta: int, out: 
         out.reject("affinity", {npc_id: delta}, f"{pack.npcs[npc_id].name} is not here")
     elif abs(delta) > MAX_AFFINITY_STEP:
         out.reject("affinity", {npc_id: delta}, f"affinity moves at most {MAX_AFFINITY_STEP} per turn")
+    elif any(a.effect in ("give_item", "give_gold") and a.detail.endswith(f"->{npc_id}") for a in out.applied):
+        # a gift's own liking is the rules' (issue 42: +3 told, +5 applied when a model added its own)
+        out.reject("affinity", {npc_id: delta}, "the gift already counts for how they feel")
     elif delta:
         bump_affinity(state, npc_id, delta)
         out.ok("affinity", f"{npc_id} {delta:+d}")

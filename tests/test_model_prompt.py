@@ -1,0 +1,142 @@
+"""Issue 42: the prompt gives a model what it needs: ids for everything the format offers, what waits beyond each
+exit, and what the rules will add by themselves when the asked act is carried out.
+
+The narrator here is ``tests.fakes.ScriptedAnswers``, a fake on purpose: it answers as a careful model would, with
+the ids the prompt gives, so that a test can see what the prompt offered and what the rules made of it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from game.engine.pipeline import TurnPipeline
+from game.engine.prompt import fixed_blocks
+from game.llm.scripted import ScriptedNarrator
+from game.world.loader import content_root, load_pack
+from game.world.state import QuestProgress, new_game
+from tests.conftest import keyword_memory
+from tests.fakes import ScriptedAnswers
+
+
+def answer(narration: str, **effects) -> str:
+    return json.dumps({"narration": narration, "choices": ["look"], "effects": effects, "memory_notes": []})
+
+
+def at(pack, node: str, done: tuple[str, ...] = ()) -> TurnPipeline:
+    state = new_game(pack, seed=3)
+    state.node = node
+    state.quests["mists_call"] = QuestProgress(objectives_done=list(done))
+    return TurnPipeline(pack, state, ScriptedAnswers([]), keyword_memory(pack))
+
+
+def node_info(engine: TurnPipeline) -> str:
+    return next(b.text for b in fixed_blocks("look", engine.state, engine.pack) if b.name == "node_info")
+
+
+def test_the_narrator_is_told_the_quest_an_act_completes_and_the_one_it_starts(fantasy):
+    """Was: "talk to the princess" offered her cold greeting; the rules then completed "Into the Mist" and started
+    the next quest, and the player read a challenge, then "Quest complete"."""
+    engine = at(fantasy, "sanctuary_gate", ("meet_garrick", "reach_gate"))
+    engine.narrator.answers.append(answer("Princess Alicia turns to you.", talk_to="alicia"))
+    result = engine.play("talk to the princess")
+    assert result.ok, result.error
+    (bundle,) = engine.narrator.bundles
+    action = next(b.text for b in bundle.blocks if b.name == "player_action")
+    told = action.split("Rules' consequences (tell them): ", 1)[1]
+    assert "Objective complete: Speak with Princess Alicia at the gate." in told
+    assert "Into the Mist" in told and "New quest: The Guardian of Wisdom." in told
+    assert engine.state.quests["mists_call"].status == "completed"  # what was told is what the rules did
+    assert "words_of_wisdom" in engine.state.quests
+
+
+def test_a_plain_act_with_no_consequence_adds_no_line(fantasy):
+    engine = at(fantasy, "forest_edge")
+    engine.narrator.answers.append(answer("You look around."))
+    engine.play("look around")
+    assert "Rules' consequences" not in engine.narrator.bundles[0].user
+
+
+def test_each_exit_says_who_and_what_waits_there_and_the_danger(fantasy):
+    """Was: exits gave only a name, so an arrival was told blind (a Mist Wolf at the destination unmentioned)."""
+    text = node_info(at(fantasy, "forest_edge"))
+    exits = next(line for line in text.splitlines() if line.startswith("Exits (move_to)"))
+    assert "misty_path (north: Fogbound Path; there: Healing Herb, danger: Mist Wolf)" in exits
+    assert "hunter_cabin (east: Old Hunter's Lodge; there: Old Garrick" in exits
+
+
+def test_choices_and_side_quests_are_offered_by_id_where_they_can_be_used(fantasy):
+    """Was: the format offered ``choice`` and ``trigger_side_quest`` but no prompt named an id to use."""
+    throne = node_info(at(fantasy, "shadow_throne"))
+    assert "Choices here (choice): negotiate (Parley with the Shadow Lord), join_shadow (" in throne
+    assert "play_requiem (Play the Moonlit Requiem)" in throne
+    assert "Choices here" not in node_info(at(fantasy, "forest_edge"))
+    lodge = node_info(at(fantasy, "hunter_cabin"))
+    assert "Side quests offered here (trigger_side_quest): find_hal (" in lodge
+
+
+def test_a_choice_by_the_offered_id_is_carried_out(fantasy):
+    engine = at(fantasy, "hunter_cabin")
+    offered = node_info(engine).split("Side quests offered here (trigger_side_quest): ", 1)[1].split(" ", 1)[0]
+    engine.narrator.answers.append(answer("Garrick tells you of Hal.", trigger_side_quest=offered))
+    result = engine.play("I offer to help garrick find his son")
+    assert result.ok and offered in engine.state.quests
+    assert not [r for r in result.rejected if r.effect == "trigger_side_quest"]
+
+
+def test_a_gifts_liking_is_the_rules_own_and_a_models_affinity_does_not_stack_on_it(fantasy):
+    """Was: a gift's own affinity stacked with the model's (+3 told, +5 applied)."""
+    engine = at(fantasy, "hunter_cabin")
+    engine.state.affinity["old_hunter"] = 10
+    gift = {"item": "waybread", "to": "old_hunter"}
+    engine.narrator.answers.append(answer("Garrick takes the waybread.", give_item=gift, affinity={"old_hunter": 2}))
+    result = engine.play("give the waybread to garrick")
+    assert result.ok, result.error
+    assert "(affinity +3)" in result.narration and engine.state.affinity["old_hunter"] == 13
+    assert [r.reason for r in result.rejected if r.effect == "affinity"] == [
+        "the gift already counts for how they feel"
+    ]
+
+
+PLUCK = "You pluck the clump of silverleaf from the roots. The fog stirs around your boots."
+
+
+def test_a_telling_that_claims_a_take_the_rules_refused_is_mended_and_not_remembered(fantasy):
+    """Was: after a refused take, a second answer that still told "you pluck the clump of silverleaf" was shown as
+    it came (narration_replaced false), the herb stayed on the ground and the pluck went into memory."""
+    engine = at(fantasy, "misty_path")
+    engine.narrator.answers += [answer(PLUCK, items_gained=["healing_herb"]), answer(PLUCK)]
+    held = engine.state.inventory.count("healing_herb")
+    result = engine.play("I look at the herb")
+    assert result.ok and engine.state.inventory.count("healing_herb") == held  # a look takes nothing
+    assert "pluck" not in result.narration and "The fog stirs around your boots." in result.narration
+    assert result.trace.unfounded and "take the Healing Herb" in result.trace.unfounded[0]
+    (episode,) = engine.memory.last_episodes(1)
+    assert "pluck" not in episode.narration
+
+
+def test_a_telling_of_the_take_the_rules_carried_out_is_kept_whole(fantasy):
+    engine = at(fantasy, "misty_path")
+    engine.narrator.answers.append(answer(PLUCK, items_gained=["healing_herb"]))
+    result = engine.play("take the herb")
+    assert result.ok and result.narration.startswith(PLUCK) and not result.trace.unfounded
+
+
+def test_a_telling_with_nothing_true_left_is_the_rules_account(fantasy):
+    engine = at(fantasy, "misty_path")
+    engine.narrator.answers += [answer("You pluck the silverleaf.", items_gained=["healing_herb"])]
+    engine.narrator.answers += [answer("You pluck the silverleaf.")]
+    result = engine.play("I look at the herb")
+    assert result.ok and "pluck" not in result.narration and "Fogbound Path" in result.narration  # where you are
+
+
+def test_the_built_in_narrator_never_tells_the_lamp_lit_while_it_stays_dark():
+    """Was: in the Lamp Room with the burner still missing, "light the lamp" told "You light the lamp." and nothing
+    was lit."""
+    victorian = load_pack(content_root() / "victorian_001")
+    state = new_game(victorian, seed=3)
+    state.node = "lamp_room"
+    engine = TurnPipeline(victorian, state, ScriptedNarrator(victorian), keyword_memory(victorian))
+    for line in ("light the lamp", "I light the great lamp", "kindle the lamp"):
+        result = engine.play(line)
+        assert "you light" not in result.narration.lower() and not engine.state.ending
+        assert result.narration.startswith("Not yet")
