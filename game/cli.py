@@ -264,7 +264,7 @@ def _doctor_endpoint(args: argparse.Namespace, settings: Settings) -> int:
 
     fitness = check_endpoint(
         settings.openai,
-        prompt_budget_tokens=settings.prompt_budget_tokens,
+        prompt_budget_tokens=settings.budget_for("openai"),
         progress=lambda step: print(f"  {step}", file=sys.stderr, flush=True),
     )
     if args.json:

@@ -125,7 +125,8 @@ class Settings(BaseModel):
             ``STORYECHO_STORIES_DIR``).
         seed: seed of the game's dice (combat, loot).
         prompt_budget_tokens: the most tokens one narrator prompt may take;
-            over it, the least essential memory is cut (and the cut recorded).
+            over it, the least essential memory is cut (and the cut recorded). Unset, it follows the narrator
+            (:meth:`budget_for`): an endpoint's ``openai.cost`` within its ``openai.context_tokens``, else 2,450.
         turn_time_target_s: the memory autopilot's target for the narrator's time per turn (unset: off); over
             it, memory's share of the prompt shrinks step by step, and grows back when there is room
             (``game/engine/autopilot.py``).
@@ -138,11 +139,19 @@ class Settings(BaseModel):
     data_dir: Path = Field(default_factory=default_data_dir)
     stories_dir: Path | None = None
     seed: int = 0
-    prompt_budget_tokens: int = Field(DEFAULT_PROMPT_BUDGET, ge=1000, le=200_000)
+    prompt_budget_tokens: int | None = Field(None, ge=1000, le=200_000)
     turn_time_target_s: float | None = Field(None, gt=0, le=3600)
     memory: MemorySettings = MemorySettings()
     openai: OpenAISettings = OpenAISettings()
     local: LocalSettings = LocalSettings()
+
+    def budget_for(self, narrator: str) -> int:
+        """The prompt budget for a narrator of kind ``narrator`` (``openai``, ``local``, ``scripted``): the
+        setting when it is set, else the endpoint's (:meth:`OpenAISettings.prompt_budget`), else 2,450 tokens,
+        the figure the small local models were measured with."""
+        if self.prompt_budget_tokens is not None:
+            return self.prompt_budget_tokens
+        return self.openai.prompt_budget() if narrator == "openai" else DEFAULT_PROMPT_BUDGET
 
     @property
     def stories_folder(self) -> Path:

@@ -27,7 +27,7 @@ from game.memory.consolidation import Summarizer
 from game.memory.manager import GameMemory
 from game.memory.search.embedding import Progress
 from game.memory.search.knowledge import BackgroundIndexing, IndexStats, KnowledgeBase, index_stories
-from game.memory.settings import MemoryConfig
+from game.memory.settings import ROOMY, ROOMY_BUDGET, MemoryConfig
 from game.memory.vectors.chroma import IndexBusy, open_chroma
 from game.memory.vectors.embedders import Embedder, EmbedderUnavailable, SentenceTransformerEmbedder
 from game.memory.vectors.inprocess import InProcessVectorStore
@@ -82,6 +82,12 @@ def make_narrator(settings: Settings, pack: ContentPack) -> tuple[Narrator, str]
         said = f"Narrator: {_label(name, settings)} ({why})"
         return narrator, "; ".join([*failures, said]) if failures else said
     raise ConfigError("no narrator could start: " + "; ".join(failures))  # pragma: no cover - scripted always starts
+
+
+def narrator_kind(narrator: Narrator) -> str:
+    """``scripted``, ``local`` or ``openai`` (any other name: an endpoint's preset): which kind a narrator is, for
+    the prompt budget and the memory it gets (:meth:`Settings.budget_for`)."""
+    return narrator.name if narrator.name in ("scripted", "local") else "openai"
 
 
 def _available(name: str, settings: Settings) -> bool:
@@ -293,6 +299,7 @@ def make_memory(
     progress: Progress | None = None,
     say: Say = _stderr,
     lore_later: bool = False,
+    kind: str = "scripted",
 ) -> GameMemory:
     """Memory with the best parts that start here: embeddings + Chroma, else fallbacks.
 
@@ -301,16 +308,19 @@ def make_memory(
     ``progress(label, done, total)`` follows the knowledge-base indexing.
     ``lore_later``: the knowledge base is only staged (searchable by keyword at
     once); the caller embeds what it lacks while the game plays
-    (``KnowledgeBase.embed_missing``, ``BackgroundIndexing``).
+    (``KnowledgeBase.embed_missing``, ``BackgroundIndexing``). ``kind``: the narrator's (:func:`narrator_kind`):
+    one with a roomy prompt budget is offered longer window messages and more recalled items (``ROOMY``).
     """
     model: Embedder | None = make_embedder(settings) if embedder is True else (embedder or None)
     store = make_store(settings, say, mirrored=True) if model is not None else None
     if isinstance(store, MirroredStore) and model is not None:
         model = store.remember_embeddings(model)  # a new game's seeded Story Bible: embedded by an earlier game
+    roomy = settings.budget_for(kind) >= ROOMY_BUDGET
     config = MemoryConfig(
         window_messages=settings.memory.window_messages,
         summary_interval_turns=settings.memory.summary_interval_turns,
         recency_half_life_turns=settings.memory.recency_half_life_turns,
+        **(ROOMY if roomy else {}),
     )
     knowledge = KnowledgeBase(pack, store, model) if lore_later else None
     if knowledge is not None:
@@ -339,8 +349,11 @@ def make_engine(
     say(chosen)
     if on_text is not None:
         narrator.on_text = on_text
-    memory = make_memory(settings, pack, narrator, embedder=embedder, progress=progress, say=say, lore_later=lore_later)
-    budget, target = settings.prompt_budget_tokens, settings.turn_time_target_s
+    kind = narrator_kind(narrator)
+    memory = make_memory(
+        settings, pack, narrator, embedder=embedder, progress=progress, say=say, lore_later=lore_later, kind=kind
+    )
+    budget, target = settings.budget_for(kind), settings.turn_time_target_s
     autopilot = Autopilot(target, budget) if target is not None else None
     meaning = VerbMeanings(memory.embedder.embed).guess if memory.embedder is not None else None
     return TurnPipeline(

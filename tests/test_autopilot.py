@@ -72,7 +72,7 @@ def test_without_a_target_the_budget_never_moves_and_a_bad_target_is_refused(tmp
     engine = make_engine("fantasy_001", settings, embedder=False)
     assert engine.autopilot is None
     result = engine.play("look")
-    assert result.trace.autopilot == "" and result.trace.prompt.budget_tokens == settings.prompt_budget_tokens
+    assert result.trace.autopilot == "" and result.trace.prompt.budget_tokens == settings.budget_for("scripted")
     engine.memory.close()
 
     on = load_settings(None, llm="scripted", data_dir=tmp_path, memory={"embeddings": False}, turn_time_target_s=8)

@@ -140,3 +140,26 @@ def test_the_built_in_narrator_never_tells_the_lamp_lit_while_it_stays_dark():
         result = engine.play(line)
         assert "you light" not in result.narration.lower() and not engine.state.ending
         assert result.narration.startswith("Not yet")
+
+
+def test_the_prompt_budget_follows_the_narrator_and_its_cost(tmp_path):
+    """Was: a capable endpoint got the small local models' 2,450 tokens; memory got a median of 282 and the window
+    kept one exchange cut to 200 characters. Now an endpoint gets what its cost allows within its context."""
+    from game.config import load_settings
+    from game.wiring import make_engine
+
+    def settings(**openai):
+        base = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+        return load_settings(None, llm="openai", data_dir=tmp_path, memory={"embeddings": False}, openai=base | openai)
+
+    assert settings().budget_for("openai") == 6000
+    assert settings(cost="low").budget_for("openai") == 2450 and settings(cost="high").budget_for("openai") == 7336
+    assert settings(context_tokens=4096).budget_for("openai") == 4096 - 600 - 256
+    assert settings().budget_for("scripted") == settings().budget_for("local") == 2450
+    assert load_settings(None, prompt_budget_tokens=3000).budget_for("openai") == 3000  # the setting, when set
+    endpoint = make_engine("fantasy_001", settings(), embedder=False, say=lambda _: None)
+    assert endpoint.prompt_budget_tokens == 6000 and endpoint.memory.config.window_chars == 1200
+    endpoint.memory.close()
+    scripted = make_engine("fantasy_001", load_settings(None, llm="scripted", data_dir=tmp_path), embedder=False)
+    assert scripted.prompt_budget_tokens == 2450 and scripted.memory.config.window_chars == 200
+    scripted.memory.close()

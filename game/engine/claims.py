@@ -1,4 +1,10 @@
-"""A telling true to the rules: a sentence that tells the player doing what the rules did not carry out is mended.
+"""A telling true to the rules: told what the rules will add before it is written, mended after.
+
+Before the narrator is called, :func:`consequences_ahead` works out on a copy what the rules will add by themselves
+when the acts asked are carried out (a quest step, a quest started, a level, an ending: issue 42, "talk to the
+princess" completed a quest the telling never mentioned); the prompt says them under the action.
+
+After it answers, a sentence that tells the player doing what the rules did not carry out is left out.
 
 Issue 42: after a refused take, a model's "You pluck the clump of silverleaf from the roots." was shown as it came,
 the herb stayed on the ground, and "Ren plucked herbs" went into the summary and the synopsis for ten turns. A
@@ -20,13 +26,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from game.engine.results import rules_account
 from game.engine.voice import sentences
 from game.language.reading import Clause, read
 from game.text import STOPWORDS, keywords
-from game.world.asked import Act, understand
+from game.world.asked import Act, Asked, understand
 from game.world.conditions import items_at
 from game.world.content import ContentPack
-from game.world.rules import Outcome
+from game.world.effects import Effects
+from game.world.rules import Outcome, Rules
+from game.world.rules.core import consequences
 from game.world.state import GameState
 
 _SUBJECT = re.compile(
@@ -148,3 +157,29 @@ def without(telling: str, found: Iterable[Unfounded]) -> str:
     for claim in found:
         out = out.replace(claim.sentence, "", 1)
     return "\n".join(" ".join(line.split()) for line in out.splitlines() if line.strip())
+
+
+def true_to_rules(
+    telling: str,
+    before: GameState,
+    after: GameState,
+    outcome: Outcome,
+    pack: ContentPack,
+    names: frozenset[str],
+    people: frozenset[str],
+) -> tuple[str, list[Unfounded]]:
+    """``telling`` without the sentences that claim an act the turn did not carry out ("you pluck the silverleaf"
+    after a refused take), the rules' account when nothing is left; and those sentences."""
+    found = unfounded(telling, before, after, outcome, pack, names, people)
+    if not found:
+        return telling, []
+    return without(telling, found) or rules_account(outcome, before, after, pack), found
+
+
+def consequences_ahead(rules: Rules, seen: GameState, asked: Asked) -> list[str]:
+    """What the rules will add by themselves when the acts asked are carried out, worked out on a copy of ``seen``
+    before the narrator is called, so that it tells them."""
+    granted = asked.granted(seen)
+    if granted is None:
+        return []
+    return consequences(rules.resolve_turn(seen.snapshot(), Effects(), asked.reading, granted=granted))

@@ -25,7 +25,7 @@ from dataclasses import asdict
 
 from game.engine.asking import answer, refused_outright
 from game.engine.autopilot import Autopilot
-from game.engine.claims import unfounded, without
+from game.engine.claims import consequences_ahead, true_to_rules
 from game.engine.prompt import compose
 from game.engine.results import DebugTrace, TurnResult, rules_account, unique
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
@@ -41,7 +41,7 @@ from game.world.content import ContentPack
 from game.world.describe import help_text, inventory_text, quests_text, status_text
 from game.world.effects import Effects
 from game.world.rules import Outcome, Reading, RejectedEffect, Rules
-from game.world.rules.core import consequences, player_refused
+from game.world.rules.core import player_refused
 from game.world.state import MAX_TURN, GameState
 
 log = logging.getLogger("storyecho.engine")
@@ -226,7 +226,7 @@ class TurnPipeline:
 
     def _play(self, action: str, asked: Asked, trace: DebugTrace, attempt: int = 0) -> TurnResult:
         reading = asked.reading
-        command = _command(asked, self.pack, action)
+        command = asked.played(self.pack, action)
         trace.reading = [c.describe() for c in reading.clauses]
         trace.asked, trace.resolved = asked.line(self.pack), list(asked.notes)
         timer = _Timer(trace.timings_ms)
@@ -241,7 +241,7 @@ class TurnPipeline:
         if self.autopilot is not None and budget is not None:
             budget = min(budget, self.autopilot.budget)
         budget = None if budget is None else max(0, budget - overhead)
-        ahead = self._ahead(seen, asked)
+        ahead = consequences_ahead(self.rules, seen, asked)
         bundle = compose(action, command, seen, self.pack, recalled, budget, asked=trace.asked, ahead=ahead)
         bundle.overhead_tokens, bundle.attempt = overhead, attempt
         bundle.acts, bundle.asks = asked.acts, asked.kind
@@ -267,7 +267,8 @@ class TurnPipeline:
             timer.lap("reask")
         elif voice.sentence is not None:  # the story ended on this answer: the ending stands, its words go
             prose = mended(prose, reading)
-        prose = self._true_to_rules(prose, seen, working, outcome, trace)
+        prose, unfounded = true_to_rules(prose, seen, working, outcome, self.pack, self.names, self.people)
+        trace.unfounded = [claim.describe(self.pack) for claim in unfounded]
         narration = "\n".join([prose, *outcome.messages]).strip()
         if outcome.free:  # refused, or a word in a fight: told, and no time passes (nothing is committed)
             return self._free(
@@ -364,26 +365,6 @@ class TurnPipeline:
                 return output, working, outcome, prose  # no second answer: the first, less what it said for them
         trace.narration_replaced = True
         return output, working, outcome, rules_account(outcome, seen, working, self.pack)
-
-    def _true_to_rules(
-        self, prose: str, seen: GameState, working: GameState, outcome: Outcome, trace: DebugTrace
-    ) -> str:
-        """``prose`` without the sentences that claim an act of the player's the rules did not carry out (issue 42:
-        "you pluck the silverleaf" after a refused take), the rules' account when nothing is left; in the trace."""
-        found = unfounded(prose, seen, working, outcome, self.pack, self.names, self.people)
-        if not found:
-            return prose
-        trace.unfounded = [claim.describe(self.pack) for claim in found]
-        return without(prose, found) or rules_account(outcome, seen, working, self.pack)
-
-    def _ahead(self, seen: GameState, asked: Asked) -> list[str]:
-        """What the rules will add by themselves when the acts asked are carried out (a quest step done, a quest
-        started, a level, an ending), worked out on a copy before the narrator is called, so that it tells them
-        (issue 42: "talk to the princess" completes a quest and starts another)."""
-        granted = asked.granted(seen)
-        if granted is None:
-            return []
-        return consequences(self.rules.resolve_turn(seen.snapshot(), Effects(), asked.reading, granted=granted))
 
     def _judge(self, prose: str, reading: Reading, trace: DebugTrace) -> Voice:
         """Whether the first answer speaks for the player or repeats the last tellings (``voice.py``), in the trace.
@@ -497,16 +478,6 @@ class TurnPipeline:
 
 
 _CORRECTED = "Reply with the corrected JSON object only."
-
-
-def _command(asked: Asked, pack: ContentPack, action: str) -> Command:
-    """What the narrator plays: the act read from the action, in the story's names ("take everything" for the
-    takes of one step); the reading's own command when the engine read no act."""
-    if not asked.acts:
-        return asked.reading.command
-    if len(asked.acts) > 1 and all(a.verb == "take" for a in asked.acts):
-        return Command("take", target="everything", text=action)
-    return asked.acts[0].command(pack, action)
 
 
 def _told(outcome: Outcome) -> bool:

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from game.llm.presets import PRESETS, preset_names
+from game.text import DEFAULT_PROMPT_BUDGET
 
 JsonMode = Literal["auto", "json_schema", "json_object", "prompt"]
 
@@ -29,6 +30,9 @@ class OpenAISettings(BaseModel):
         model: the model name; overrides the preset's.
         json_mode: ``auto`` (the preset's best, falling back on a 400),
             ``json_schema``, ``json_object`` or ``prompt`` (no response_format).
+        context_tokens: the model's context window, in tokens.
+        cost: how much prompt a turn may spend (``low``: 2,450 tokens, as for local models; ``normal``: 6,000;
+            ``high``: 16,000), within the context less the answer; ``prompt_budget_tokens`` set overrides it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -43,6 +47,15 @@ class OpenAISettings(BaseModel):
     timeout_s: float = Field(60.0, gt=0, le=600)
     max_attempts: int = Field(3, ge=1, le=10)
     json_mode: JsonMode = "auto"
+    context_tokens: int = Field(8192, ge=2048, le=2_000_000)
+    cost: Literal["low", "normal", "high"] = "normal"
+
+    def prompt_budget(self) -> int:
+        """The prompt budget for this endpoint (issue 42: a capable model was given the small local models' 2,450
+        tokens, and memory got a median of 282): what ``cost`` allows, within the model's context less the
+        answer. ``low`` keeps the local models' figure."""
+        room = self.context_tokens - self.max_tokens - ANSWER_MARGIN_TOKENS
+        return max(MIN_PROMPT_BUDGET, min(room, COST_BUDGETS[self.cost]))
 
     @field_validator("preset")
     @classmethod
@@ -50,6 +63,15 @@ class OpenAISettings(BaseModel):
         if value is not None and value not in PRESETS:
             raise ValueError(f"unknown preset {value!r}: one of {preset_names()}")
         return value
+
+
+ANSWER_MARGIN_TOKENS = 256
+"""Context kept free beyond the answer's ``max_tokens`` (the chat template's markup, an estimate's error)."""
+MIN_PROMPT_BUDGET = 1000
+"""The least budget a prompt gets, whatever the context says (the parts every prompt carries)."""
+COST_BUDGETS = {"low": DEFAULT_PROMPT_BUDGET, "normal": 6000, "high": 16000}
+"""Prompt tokens an endpoint's turn may take, by the player's ``cost`` setting: the prompt is most of what a turn
+costs on a paid endpoint, and most of its latency on a local server."""
 
 
 def _cores() -> int:

@@ -55,7 +55,6 @@ from game.world.state import GameState
 
 log = logging.getLogger("storyecho.memory")
 
-MESSAGE_CHARS = 200
 RESTORE_LABEL = "Restoring memories"
 FREEZE_FROM = 2000
 """A restored log this long has its objects frozen for the garbage collector (``gc.freeze``): the ~180,000
@@ -494,4 +493,4 @@ class GameMemory:
     def window(self, turn: int) -> list[dict[str, str]]:
         """The L1 window as of ``turn``."""
         with self._lock:
-            return self.state.window(turn, self.config.window_messages, MESSAGE_CHARS)
+            return self.state.window(turn, self.config.window_messages, self.config.window_chars)

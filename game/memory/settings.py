@@ -20,6 +20,15 @@ def check_window(window_messages: int, summary_interval_turns: int) -> None:
         )
 
 
+ROOMY = {"window_chars": 1200, "relevant_k": 8, "history_k": 4, "knowledge_k": 4, "recent_summaries": 3}
+"""What memory offers a narrator with room to read it (an endpoint's prompt budget of :data:`ROOMY_BUDGET` tokens
+and more; issue 42: with the small models' figures the five-turn summaries reached 0 of 42 prompts of a capable
+model and the window kept one exchange cut to 200 characters). The prompt's budget still decides, by value, what
+of it is sent."""
+ROOMY_BUDGET = 4000
+"""The prompt budget from which memory offers :data:`ROOMY` figures."""
+
+
 @dataclass
 class MemoryConfig:
     """Memory settings (``[memory]`` in storyecho.toml: ``game/config.py``)."""
@@ -40,6 +49,8 @@ class MemoryConfig:
     history_k: int = 3
     recent_summaries: int = 2
     recent_turns: int = 3
+    window_chars: int = 200
+    """Characters of each window message the prompt keeps (a telling is 2-5 sentences, 300-900 characters)."""
     max_attempts: int = 3
     retry_delay_s: float = 0.2
     consolidation_wait_s: float = 60.0

@@ -455,7 +455,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
         except ValidationError as exc:
             self.query_one("#settings-error", Static).update(explain(exc.errors()[0]))
             return
-        self.app.push_screen(NarratorTestScreen(endpoint, self.settings.prompt_budget_tokens, values["llm"]))
+        budget = self.settings.prompt_budget_tokens or endpoint.prompt_budget()
+        self.app.push_screen(NarratorTestScreen(endpoint, budget, values["llm"]))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

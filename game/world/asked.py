@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from game.language.lexicon import GIFT_OPENERS, GREETINGS, HEDGES, OWN_FRAMES, PRONOUNS, is_verb_phrase, leading
-from game.language.parser import parse
+from game.language.parser import Command, parse
 from game.language.question import parts, status_question
 from game.language.reading import Clause, Reading
 from game.text import mentions, whole_words
@@ -110,6 +110,15 @@ class Asked:
         if self.open:  # never the player's words here: they stay in the action, which is data, not orders
             return "The player asks for something the rules have no single act for: tell what the action says."
         return f"The player asks nothing of the world: {self.nothing or 'no act'}."
+
+    def played(self, pack: ContentPack, action: str) -> Command:
+        """What the narrator plays: the act read from the action, in the story's names ("take everything" for the
+        takes of one step); the reading's own command when the engine read no act."""
+        if not self.acts:
+            return self.reading.command
+        if len(self.acts) > 1 and all(a.verb == "take" for a in self.acts):
+            return Command("take", target="everything", text=action)
+        return self.acts[0].command(pack, action)
 
     def steps(self) -> list[tuple[Act, ...]]:
         """The acts grouped by step: each group is one turn."""
