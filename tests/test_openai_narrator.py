@@ -566,7 +566,7 @@ def test_the_answer_format_is_sent_once_in_every_json_mode(server, mode):
 
     pack = load_pack(content_root() / "fantasy_001")
     narrator = make(server, json_mode=mode)
-    budget = 1400  # below what this story's first prompt holds, so the budget cuts memory
+    budget = 1250  # below what this story's first prompt holds, so the budget cuts memory
     engine = TurnPipeline(pack, new_game(pack, seed=3), narrator, keyword_memory(pack), prompt_budget_tokens=budget)
     server.script(ok(json.dumps(TURN), usage=None))
     result = engine.play("look around")

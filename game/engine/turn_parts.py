@@ -21,22 +21,15 @@ from game.world.state import GameState
 
 JSON_INSTRUCTION = """## Answer format
 Reply with ONE JSON object and nothing else:
-{"narration": "2-5 sentences of second-person narration",
- "choices": ["2 to 4 short next actions"],
- "effects": {"talk_to": null, "move_to": null, "items_gained": [], "items_lost": [],
-  "use_item": null, "give_item": null, "give_gold": null, "trade": null, "hp_delta": 0, "gold_delta": 0,
-  "exp_delta": 0, "affinity": {}, "start_combat": null, "combat_action": null, "rest": false,
-  "choice": null, "trigger_side_quest": null},
- "memory_notes": ["facts worth remembering, e.g. what the player revealed"]}
-Effects: only what the player's action does, with this turn's ids; the rules check each and add what follows.
-- talk_to a person; move_to an exit's place; start_combat an enemy; items_gained, items_lost: items here, carried;
-  use_item a carried item (the rules apply what it does).
-- give_item {"item", "to"}; give_gold {"amount", "to"}; trade {"deal": "buy"/"sell", "item", "npc"}: the rules set
-  prices and how a gift is felt (no affinity for it).
-- combat_action "attack"/"flee"/"defend"; rest true; choice, trigger_side_quest: ids from "Choices here",
-  "Side quests offered here".
-- hp_delta, gold_delta, exp_delta, affinity {person: n}: only what the rules cannot know (a fall, a coin found, a
-  kind word), never for a fight, a trade, a gift or a quest.
+{"narration": "2-5 sentences of second-person narration", "choices": ["2 to 4 short next actions"],
+ "effects": {only the keys the player's action needs}, "memory_notes": ["facts worth remembering"]}
+Effects, with this turn's ids (the rules check each and add what follows):
+- "talk_to": a person; "move_to": an exit's place; "start_combat": an enemy; "combat_action": "attack"/"flee"/
+  "defend"; "rest": true; "items_gained", "items_lost": [items here, carried]; "use_item": a carried item
+- "give_item": {"item", "to"}; "give_gold": {"amount", "to"}; "trade": {"deal": "buy"/"sell", "item", "npc"}
+- "choice", "trigger_side_quest": ids from "Choices here", "Side quests offered here"
+- "hp_delta", "gold_delta", "exp_delta", "affinity": {person: n}: only what the rules cannot know (a fall, a coin
+  found, a kind word); never for a fight, trade, gift, item used or quest: the rules count those.
 Quest steps, rewards, levels and endings follow from the acts: "Rules' consequences" under the action tells them."""
 """The answer format, sent once: the keys, each effect's shape and what the rules do with it by themselves.
 

@@ -111,6 +111,8 @@ class ScriptedNarrator(Conversation, NarratorBase):
             **trade_verbs(pack),
         }
         """Each verb's handler (a test checks every verb of ``game.language.verbs`` but the meta ones has one)."""
+        self.told: list[str] = []
+        """This turn's last tellings, oldest first: the window's and those the budget cut from it."""
 
     # ---------------------------------------------------------------- entry
     def narrate(self, bundle: PromptBundle) -> str:
@@ -119,9 +121,10 @@ class ScriptedNarrator(Conversation, NarratorBase):
 
     def turn(self, bundle: PromptBundle) -> dict[str, Any]:
         state, command = bundle.state, bundle.command
-        told = [c.text for c in bundle.cut if c.block == "window" and c.source == "assistant"]  # cut: older
-        told += [m["content"] for m in bundle.messages if m.get("role") == "assistant"]
+        cut = [c.text for c in bundle.cut if c.block == "window" and c.source == "assistant"]  # newest first
+        told = cut[::-1] + [m["content"] for m in bundle.messages if m.get("role") == "assistant"]  # oldest first
         self.voice = Voice.of(state.turn, state.node, bundle.attempt, told)  # a retry words it another way
+        self.told = told  # the last tellings, those the budget cut included: pacing is not reset by a cut
         self.varied = False
         effects: dict[str, Any] = {}
         notes: list[str] = []
@@ -203,7 +206,7 @@ class ScriptedNarrator(Conversation, NarratorBase):
         node = self.pack.nodes[node_id]
         if state.has_flag(f"visited:{node_id}"):  # told before: briefly (issue 35); ``look`` tells it in full
             back = self._tell("return", place=node.name)
-            said = [m["content"] for m in bundle.messages if m.get("role") == "assistant"]
+            said = self.told
             if any(node.name in told for told in said[-LATELY:]):  # pacing between places: what changed, if anything
                 change = changes_here(state, self.pack, node_id)
                 return back if not change or told_before(change, said) else f"{back} {change}"
