@@ -163,3 +163,23 @@ def test_the_prompt_budget_follows_the_narrator_and_its_cost(tmp_path):
     scripted = make_engine("fantasy_001", load_settings(None, llm="scripted", data_dir=tmp_path), embedder=False)
     assert scripted.prompt_budget_tokens == 2450 and scripted.memory.config.window_chars == 200
     scripted.memory.close()
+
+
+def test_attacking_a_foe_not_yet_fought_strikes_the_first_blow_whoever_narrates(fantasy):
+    """Was (relay game, issue 42): "attack the wolf" granted only ``start_combat``, so a model that proposed the
+    act's effects alone opened the fight without a blow, while the built-in narrator struck one: the same words
+    took a model one more turn, and every later step of the game came a turn late."""
+    ends = []
+    for narrator in ("model", "scripted"):
+        engine = at(fantasy, "misty_path")
+        if narrator == "model":
+            engine.narrator.answers.append(answer("You lunge at the Mist Wolf.", start_combat="mist_wolf"))
+        else:
+            engine.narrator = ScriptedNarrator(fantasy)
+        result = engine.play("attack the wolf")
+        assert result.ok, result.error
+        combat = engine.state.combat
+        assert combat is not None and combat.enemy_id == "mist_wolf"
+        assert combat.enemy_hp < fantasy.enemies["mist_wolf"].hp, narrator  # the first blow was struck
+        ends.append((combat.enemy_hp, combat.rounds, engine.state.hp))
+    assert ends[0] == ends[1]  # one game, whoever tells it

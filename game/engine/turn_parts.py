@@ -24,8 +24,9 @@ Reply with ONE JSON object and nothing else:
 {"narration": "2-5 sentences of second-person narration", "choices": ["2 to 4 short next actions"],
  "effects": {only the keys the player's action needs}, "memory_notes": ["facts worth remembering"]}
 Effects, with this turn's ids (the rules check each and add what follows):
-- "talk_to": a person; "move_to": an exit's place; "start_combat": an enemy; "combat_action": "attack"/"flee"/
-  "defend"; "rest": true; "items_gained", "items_lost": [items here, carried]; "use_item": a carried item
+- "talk_to": a person; "move_to": an exit's place; "rest": true; "use_item": a carried item;
+  "items_gained", "items_lost": [items here, carried]; "combat_action": "attack"/"flee"/"defend";
+  "start_combat": an enemy (with "combat_action": "attack" when the player strikes the first blow)
 - "give_item": {"item", "to"}; "give_gold": {"amount", "to"}; "trade": {"deal": "buy"/"sell", "item", "npc"}
 - "choice", "trigger_side_quest": ids from "Choices here", "Side quests offered here"
 - "hp_delta", "gold_delta", "exp_delta", "affinity": {person: n}: only what the rules cannot know (a fall, a coin

@@ -75,7 +75,9 @@ class Act:
         if verb == "talk":
             return {"talk_to": target}
         if verb == "attack":
-            return {"combat_action": "attack"} if state.combat else {"start_combat": target}
+            # a fight not yet begun is begun with the blow asked for, as the built-in narrator plays it (issue 42:
+            # a model that proposed the act's effects alone lost a turn to every fight it opened)
+            return {"combat_action": "attack"} if state.combat else {"start_combat": target, "combat_action": "attack"}
         if verb in ("flee", "defend"):
             return {"combat_action": verb}
         if verb == "rest":
