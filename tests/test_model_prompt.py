@@ -183,3 +183,17 @@ def test_attacking_a_foe_not_yet_fought_strikes_the_first_blow_whoever_narrates(
         assert combat.enemy_hp < fantasy.enemies["mist_wolf"].hp, narrator  # the first blow was struck
         ends.append((combat.enemy_hp, combat.rounds, engine.state.hp))
     assert ends[0] == ends[1]  # one game, whoever tells it
+
+
+def test_a_model_recalling_the_players_own_promise_is_shown_as_told(fantasy):
+    """Was: "You promised the old hunter you would bring Hal home." was sent back as speaking for the player."""
+    engine = at(fantasy, "hunter_cabin")
+    engine.narrator.answers += [
+        answer('Garrick grips your arm. "Then bring him home."', talk_to="old_hunter"),
+        answer("You promised the old hunter you would bring Hal home. The fire pops."),
+    ]
+    engine.play("tell garrick I will find hal")
+    result = engine.play("what did I promise garrick?")
+    assert result.ok, result.error
+    assert not result.trace.spoke_for_player and not result.trace.narration_replaced
+    assert result.narration.startswith("You promised the old hunter you would bring Hal home.")

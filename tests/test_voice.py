@@ -208,3 +208,31 @@ def test_a_refusal_and_a_voice_fault_are_told_in_one_second_asking(fantasy):
     assert "refused" in asked and "for the player" in asked and len(narrator.bundles) == 2
     assert result.trace.spoke_for_player and game.state.node == "forest_edge"
     assert result.narration.startswith("You look around the trailhead.")
+
+
+RECALLED = ["talk to garrick", "ask garrick about hal", "tell garrick I will find hal"]
+
+
+def test_a_recollection_of_what_the_player_did_say_is_theirs_and_an_invented_one_is_not():
+    """Was (issue 42): "You promised the old hunter you would bring Hal home." was sent back as speaking for the
+    player although they had promised it; it is allowed when an earlier action grounds it, and still caught when
+    none does (the earlier actions are read only for a sentence told in the past)."""
+    promise = "You promised the old hunter you would bring Hal home."
+    assert speaks_for_player(promise, "what did I promise garrick?", lambda: RECALLED) is None
+    assert speaks_for_player(promise, "what did I promise garrick?") == promise
+    assert speaks_for_player(promise, "look", lambda: ["talk to garrick", "go north"]) == promise
+    asked = "You asked Garrick about his son, and he told you everything."
+    assert speaks_for_player(asked, "look", lambda: RECALLED) is None
+    assert speaks_for_player(asked, "look", lambda: ["go north", "take the herb"]) == asked
+    now = "You promise Garrick you will bring Hal home."  # a promise made now, in the present: not a recollection
+    assert speaks_for_player(now, "look", lambda: RECALLED) == now
+    read = []
+    assert speaks_for_player("Mist curls around you.", "look", lambda: read.append(1) or RECALLED) is None
+    assert not read  # nothing recalled: the log is not read
+
+
+def test_buying_from_a_person_is_asking_them():
+    """Was (issue 42): "You ask Old Garrick for the Healing Herb." on "I buy a healing herb from garrick" was shown
+    under "the rules refused part of the narrator's draft"."""
+    assert speaks_for_player("You ask Old Garrick for the Healing Herb.", "I buy a healing herb from garrick") is None
+    assert speaks_for_player("You ask Old Garrick for the Healing Herb.", "look at the herb") is not None

@@ -47,6 +47,9 @@ from game.world.state import MAX_TURN, GameState
 log = logging.getLogger("storyecho.engine")
 
 MAX_ACTION_CHARS = 500
+RECALLED_ACTIONS = 500
+"""How far back a telling's recollection of the player's own words is checked ("you promised..."): read only when
+a telling recalls one, and bounded so that a 10,000-turn game does not read its whole log for it."""
 """Longest action a player may type; a longer one is refused before it costs a turn."""
 
 
@@ -266,7 +269,7 @@ class TurnPipeline:
             output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, asked, voice)
             timer.lap("reask")
         elif voice.sentence is not None:  # the story ended on this answer: the ending stands, its words go
-            prose = mended(prose, reading)
+            prose = mended(prose, reading, self._said_before)
         prose, unfounded = true_to_rules(prose, seen, working, outcome, self.pack, self.names, self.people)
         trace.unfounded = [claim.describe(self.pack) for claim in unfounded]
         narration = "\n".join([prose, *outcome.messages]).strip()
@@ -354,14 +357,14 @@ class TurnPipeline:
             second = self.rules.resolve_turn(
                 working, again.effects, reading, refused_before=told_before, granted=granted
             )
-            if not _told(second) and (prose := mended(again.narration, reading)).strip():
+            if not _told(second) and (prose := mended(again.narration, reading, self._said_before)).strip():
                 trace.dropped_notes = list(again.dropped_notes)
                 return again, working, second, prose
             output, outcome = again, second
         else:
             working = seen.snapshot()
             outcome = self.rules.resolve_turn(working, output.effects, reading, granted=granted)
-            if not refused and (prose := mended(output.narration, reading)).strip():
+            if not refused and (prose := mended(output.narration, reading, self._said_before)).strip():
                 return output, working, outcome, prose  # no second answer: the first, less what it said for them
         trace.narration_replaced = True
         return output, working, outcome, rules_account(outcome, seen, working, self.pack)
@@ -374,9 +377,13 @@ class TurnPipeline:
         """
         model = self.narrator.last_call is not None
         previous = [e.narration for e in self.memory.last_episodes(RECENT)] if model else []
-        voice = judge(prose, reading, previous)
+        voice = judge(prose, reading, previous, self._said_before)
         trace.spoke_for_player, trace.repeated = voice.sentence is not None, voice.repeated
         return voice
+
+    def _said_before(self) -> list[str]:
+        """The player's earlier actions (the last :data:`RECALLED_ACTIONS`), which a telling may recall."""
+        return [e.action for e in self.memory.last_episodes(RECALLED_ACTIONS)]
 
     def _call(self, bundle: PromptBundle, trace: DebugTrace) -> str:
         """One narrator call; what it cost goes into the trace, and reported prompt tokens replace the estimate."""

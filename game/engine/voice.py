@@ -25,8 +25,9 @@ when the first answer fails one of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from game.language.lexicon import DECISIONS, SOUND_VERBS, SPEECH_VERBS, forms_alternation, lemma, verb_key
 from game.language.reading import Reading
@@ -64,6 +65,9 @@ _SAYS_BEFORE = re.compile(rf"{_SUBJECT}{_ADV}{_AUX}{_ADV}\s+(?:{_SPEAK_STRONG}|{
 _SAYS_AFTER = re.compile(rf"^[,.!?]?{_ADV}\s+you{_ADV}\s+(?:{_SPEAK_STRONG}|{_SPEAK_WEAK})\b")
 _VOICED = re.compile(r"\byour\s+(?:own\s+)?voice\b[^.;]{0,40}?[,:]?\s*$")
 _BE = frozenset({" are", " were", " am"})
+_TRADES = ("buy", "sell")
+"""Acts whose telling may report the player asking ("You ask Old Garrick for the Healing Herb." on "I buy a healing
+herb from garrick"), but never give them words of their own ("'Keep the change,' you tell Okabe.")."""
 _SUBJECT_BEFORE = re.compile(r"(?:^|[,;:(-]|\bQUOTE|\b(?:and|but|so|then|yet|now|\w+ly|last|instead|still|soon))\s*$")
 _GESTURE_ASSENT = re.compile(r"\b(?:nod(?:s|ded|ding)?|bow(?:s|ed|ing)?)\s+(?:your\s+)?(?:assent|agreement|consent)")
 _OFFER_FRAME = re.compile(
@@ -170,10 +174,12 @@ def _lemma(phrase: str) -> str:
 class _Asked:
     """What the player's action lets the narrator tell: whether they speak, and the decisions they made."""
 
-    def __init__(self, action: str | Reading) -> None:
+    def __init__(self, action: str | Reading, earlier: Callable[[], Iterable[str]] = tuple) -> None:
         reading = action if isinstance(action, Reading) else Reading.of(action)  # the turn's, when it has one
         lowered = reading.text.lower().translate(_QUOTES)
+        self._earlier, self._said_before = earlier, cast("list[_Asked] | None", None)
         self.speaks = any(c.speaks for c in reading.clauses) or reading.command.verb in ("say", "talk", "ask")
+        self.trades = reading.command.verb in _TRADES
         self.speaks = self.speaks or bool(_SPEAK_WORDS.search(lowered))
         self.groups: set[str] = set()
         self.verbs: set[str] = set()
@@ -211,6 +217,16 @@ class _Asked:
             groups.add("decide")
         return groups
 
+    def recalls(self, verb: str | None, rest: str) -> bool:
+        """Whether the player made the decision ``verb`` names (None: spoke at all) in an earlier action: what a
+        telling may recall ("You promised the old hunter you would bring Hal home."). The earlier actions are
+        read only when a telling recalls one."""
+        if self._said_before is None:
+            self._said_before = [_Asked(a) for a in self._earlier()]
+        if verb is None:
+            return any(a.speaks for a in self._said_before)
+        return any(a.grounds(verb, rest) for a in self._said_before)
+
     def grounds(self, verb: str, rest: str) -> bool:
         """Whether the action made the decision ``verb`` names (``rest``: the words after it in the sentence)."""
         lemma = _lemma(verb)
@@ -236,14 +252,19 @@ class _Asked:
 
 
 # ------------------------------------------------------------------ the checks
-def speaks_for_player(narration: str, action: str | Reading) -> str | None:
-    """The first sentence of ``narration`` that speaks or decides for the player beyond ``action``, or None."""
+def speaks_for_player(
+    narration: str, action: str | Reading, earlier: Callable[[], Iterable[str]] = tuple
+) -> str | None:
+    """The first sentence of ``narration`` that speaks or decides for the player beyond ``action``, or None.
+
+    ``earlier``: the player's earlier actions (read only when needed): a sentence that recalls what they said or
+    decided then, in the past ("you promised...", "you had asked..."), is theirs, not the narrator's."""
     asked: _Asked | None = None
     for sentence in sentences(narration):
         plain, said = _plain(sentence)
         if "you" not in plain:
             continue
-        asked = asked or _Asked(action)
+        asked = asked or _Asked(action, earlier)
         if _offends(plain, said, asked):
             return sentence
     return None
@@ -254,10 +275,11 @@ def _offends(plain: str, said: list[str], asked: _Asked) -> bool:
     if plain.endswith("?"):
         return False  # a question to the player: they answer it
     theirs = _player_quotes(plain, said)
-    if (theirs or _reported(plain)) and not asked.speaks:
+    if (theirs or (_reported(plain, asked) and not asked.trades)) and not asked.speaks:
         return True
     for match in _decisions(plain):
-        if not asked.grounds(match.group("verb"), plain[match.end() :]):
+        verb, rest = match.group("verb"), plain[match.end() :]
+        if not asked.grounds(verb, rest) and not (_recalled(match) and asked.recalls(verb, rest)):
             return True
     gesture = _GESTURE_ASSENT.search(plain)
     if gesture and _subject_before(plain, gesture.start()) and "assent" not in asked.groups:
@@ -281,9 +303,24 @@ def _player_quotes(plain: str, said: list[str]) -> list[str]:
     return theirs
 
 
-def _reported(plain: str) -> bool:
-    """Whether the sentence tells the player speaking without quoting them ("you ask Garrick about his son")."""
-    return any(m.group("aux") not in _BE and _asserted(plain, m.start()) for m in _SPOKE.finditer(plain))
+def _reported(plain: str, asked: _Asked | None = None) -> bool:
+    """Whether the sentence tells the player speaking without quoting them ("you ask Garrick about his son"), other
+    than recalling what they did say earlier (``asked``: "you asked Garrick about his son")."""
+    return any(
+        m.group("aux") not in _BE
+        and _asserted(plain, m.start())
+        and not (asked is not None and _recalled(m) and asked.recalls(None, ""))
+        for m in _SPOKE.finditer(plain)
+    )
+
+
+def _recalled(match: re.Match[str]) -> bool:
+    """Whether a telling of the player's act is told as past: "you promised", "you had agreed", "you did ask"."""
+    aux = (match.groupdict().get("aux") or "").strip()  # a chained verb ("..., and agreed") has none
+    if aux in ("had", "did", "have", "has"):
+        return True
+    head = match.group("verb").split()[0]
+    return not aux and head != lemma(head) and not head.endswith(("s", "ing"))
 
 
 def _decisions(plain: str) -> Iterable[re.Match[str]]:
@@ -365,14 +402,16 @@ class Voice:
         return " ".join(reasons)
 
 
-def judge(narration: str, action: str | Reading, previous: list[str]) -> Voice:
-    """Whether ``narration`` speaks for the player of ``action`` and how much it repeats ``previous`` (oldest
-    first; empty: repetition not judged)."""
-    return Voice(speaks_for_player(narration, action), repeats(narration, previous))
+def judge(
+    narration: str, action: str | Reading, previous: list[str], earlier: Callable[[], Iterable[str]] = tuple
+) -> Voice:
+    """Whether ``narration`` speaks for the player of ``action`` (``earlier``: their earlier actions) and how
+    much it repeats ``previous`` (oldest first; empty: repetition not judged)."""
+    return Voice(speaks_for_player(narration, action, earlier), repeats(narration, previous))
 
 
-def mended(narration: str, action: str | Reading) -> str:
+def mended(narration: str, action: str | Reading, earlier: Callable[[], Iterable[str]] = tuple) -> str:
     """``narration`` without the sentences that speak or decide for the player (empty when all of them do)."""
     told = sentences(narration)
-    kept = [s for s in told if speaks_for_player(s, action) is None]
+    kept = [s for s in told if speaks_for_player(s, action, earlier) is None]
     return narration if len(kept) == len(told) else " ".join(kept)
