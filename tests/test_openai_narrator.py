@@ -610,3 +610,26 @@ def test_a_base_url_shows_no_user_info_and_no_query_anywhere():
     for text in shown:
         assert "PASSWORD" not in text and "KEY-123-SECRET" not in text and "bob" not in text, text
     assert "127.0.0.1" in message and "127.0.0.1" in shown[-1]
+
+
+@pytest.mark.parametrize("mode", ["prompt", "json_schema"])
+def test_the_debug_panel_shows_the_response_format_the_model_received(mini_pack, server, mode):
+    """Was (issue 42): the debug panel's prompt omitted the schema sent beside the messages as response_format."""
+    from game.tui.debug_data import DebugData
+    from game.tui.debug_render import render_prompt, render_timings
+
+    engine = TurnPipeline(
+        mini_pack, new_game(mini_pack, seed=3), make(server, json_mode=mode), keyword_memory(mini_pack)
+    )
+    server.script(ok(json.dumps(TURN)))
+    result = engine.play("look")
+    assert result.ok, result.error
+    (request,) = server.chat_requests()
+    shown = render_prompt(DebugData.from_result(result)).plain
+    sent = request.body.get("response_format")
+    if sent is None:
+        assert "response_format" not in shown
+    else:
+        assert "Sent beside the messages: response_format" in shown
+        assert json.dumps(sent, ensure_ascii=False) in shown.replace("\n", "")  # the very bytes, in full
+        assert '"response_format' not in render_timings(DebugData.from_result(result)).plain  # not in the call row

@@ -28,6 +28,7 @@ imported (the core stays light; see ``tests/test_architecture.py``).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import random
 import threading
@@ -318,6 +319,7 @@ class ChatClient:
         endpoint = self.endpoint
         messages, stats.schema_in_prompt = self._messages(request, mode)
         response_format = self._response_format(request, mode)
+        stats.response_format = json.dumps(response_format, ensure_ascii=False) if response_format else ""
         until = time.monotonic() + timeout
         try:
             stats.model = self._model_name(timeout)

@@ -30,6 +30,8 @@ class CallStats:
     cached_tokens: int | None = None
     json_mode: str = "prompt"
     schema_in_prompt: bool = False
+    response_format: str = ""
+    """The ``response_format`` sent beside the messages, as JSON (empty: none): the debug panel shows it."""
     elapsed_ms: float = 0.0
     time_to_first_token_ms: float | None = None
     error: str | None = None

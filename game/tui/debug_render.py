@@ -226,6 +226,10 @@ def render_prompt(data: DebugData) -> Text:
             label = f"{role}, asked again"
         out.append_text(_heading(f"Message {index}: {safe(label)} ({estimate_tokens(content)} tok)", "bold"))
         out.append(safe(content) + "\n\n")
+    sent = next((c["response_format"] for c in data.usage if c.get("response_format")), "")
+    if sent:  # the bytes sent beside the messages: a model reads this too
+        out.append_text(_heading(f"Sent beside the messages: response_format ({estimate_tokens(sent)} tok)", "bold"))
+        out.append(safe(sent) + "\n\n")
     return out
 
 
@@ -299,7 +303,7 @@ def render_timings(data: DebugData) -> Text:
         out.append("No usage reported (the scripted narrator, or a model that gives none).\n", style="italic")
     for index, call in enumerate(data.usage, 1):
         out.append(f" call {index}: ", style="bold")
-        out.append(safe(compact(call)) + "\n")
+        out.append(safe(compact({k: v for k, v in call.items() if k != "response_format"})) + "\n")
     if data.usage:
         totals: dict[str, float] = {}
         for call in data.usage:
