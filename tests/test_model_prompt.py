@@ -197,3 +197,28 @@ def test_a_model_recalling_the_players_own_promise_is_shown_as_told(fantasy):
     assert result.ok, result.error
     assert not result.trace.spoke_for_player and not result.trace.narration_replaced
     assert result.narration.startswith("You promised the old hunter you would bring Hal home.")
+
+
+def test_what_someone_told_in_a_models_own_prose_reaches_the_prompt_and_is_never_cut(fantasy):
+    """Was (issue 42): a model told the talk in its own prose, so "what did garrick tell me about hal?" put the
+    answer in the prompt 0 of 4 times at the default budget. The talk is read from the rules' record, and the best
+    answer is never cut, even at a budget that leaves memory nothing else."""
+    state = new_game(fantasy, seed=3)
+    state.node = "hunter_cabin"
+    engine = TurnPipeline(fantasy, state, ScriptedAnswers([]), keyword_memory(fantasy), prompt_budget_tokens=600)
+    engine.narrator.answers.append(
+        answer(
+            "Garrick is quiet a long while. 'My boy went after a white stag three moons back,' he says, "
+            "'and the mist kept him.'",
+            talk_to="old_hunter",
+        )
+    )
+    assert engine.play("ask garrick about his son hal").ok
+    for n in range(12):
+        engine.narrator.answers.append(answer(f"The fire burns low, hour {n}."))
+        assert engine.play("wait a while").ok
+    engine.narrator.answers.append(answer("You remember the hunter's words."))
+    assert engine.play("what did garrick tell me about hal?").ok
+    bundle = engine.narrator.bundles[-1]
+    assert "white stag three moons back" in bundle.user
+    assert not [c for c in bundle.cut if c.block == "relevant_memories" and "white stag" in c.text]

@@ -182,3 +182,24 @@ def test_the_kept_record_reads_on_from_where_it_stopped_and_again_after_an_undo_
     )
     loaded = list(LOG)  # a load: another log
     assert [e.text() for e in record.sync(fantasy, loaded)] == [e.text() for e in record_of(fantasy, loaded)]
+
+
+def test_a_models_own_prose_of_a_talk_answers_what_the_speaker_said(fantasy, query):
+    """Was (issue 42): only a narration in the built-in narrator's ``Name: "..."`` form counted as speech, so when a
+    model told the talk in its own prose "what did garrick tell me about hal?" found none of it. What was said is
+    read from the structure: the rules applied the talk to that person, and the action asked about the topic."""
+    told = Episode(
+        turn=3,
+        action="ask garrick about his son hal",
+        narration="Garrick is quiet a long while, turning a fletching between his thick fingers. 'My boy went after "
+        "a white stag three moons back,' he says at last, 'and the mist kept him.'",
+        node="Old Hunter's Lodge",
+        events=["talk_to old_hunter"],
+    )
+    scenery = Episode(turn=4, action="look at hal's bow", narration="Hal's bow hangs by the door.", node="Lodge")
+    other = told.model_copy(update={"turn": 5, "events": ["talk_to alicia"], "action": "ask alicia about hal"})
+    asked = read_question("what did garrick tell me about hal?", query)
+    assert asked is not None
+    found = answers(asked, fantasy, [told, scenery, other], [])
+    assert [f.id for f in found] == ["turn-3", "turn-5"]  # Garrick's words first; only someone spoke: no scenery
+    assert found[0].score == ANSWER_SCORE

@@ -137,10 +137,13 @@ def topic_answers(
         if not episode.action or episode.recalled:
             continue
         narration = episode.narration.lstrip()
-        if not _SPEECH.match(narration):
+        talked = {e.removeprefix(_TALKED) for e in episode.events if e.startswith(_TALKED)}  # the rules' record
+        if not talked and not _SPEECH.match(narration):
             continue  # nobody spoke (someone was not there, or it was scenery): the search finds mentions
         narration = _OFFERED.sub("", narration)
-        said = bool(speaker) and narration.startswith((f"{speaker}:", f"{speaker} answers:"))
+        said = bool(speaker) and (
+            question.speaker in talked or narration.startswith((f"{speaker}:", f"{speaker} answers:"))
+        )  # a model's own prose of the talk counts as the built-in narrator's "Name: ..." does
         weight = _weight(topic, f"{episode.action} {narration}", said, bool(speaker))
         if weight:
             candidates.append((weight, episode.turn, episode.id, episode.text(), "turn"))
@@ -160,6 +163,8 @@ _NOT_NAMES = frozenset(keywords(" ".join(event_words()) + " i we me"))
 """Words of an anchor that are not names ("before I met Alicia": only "alicia" names the event)."""
 _OFFERED = re.compile(r"\(You could ask [^)]*\)")
 """The topics a greeting offers ("(You could ask about: elves, hal, ...)"): named, not told."""
+_TALKED = "talk_to "
+"""The event of a talk the rules applied (``talk_to <person id>``): someone spoke, whatever the telling's words."""
 _SPEECH = re.compile(r"^[^:\"\n]{1,60}?(?: answers)?: \"")
 """A narration that is someone's words ("Old Garrick: \"...")."""
 _ABOUT_PHRASE = re.compile(r"\babout ([^:|.]+)")

@@ -173,9 +173,11 @@ class MemoryRecall:
             relevant = self._answered(asked, turn, view.active, relevant)
         claims = view.claims  # said in play: recalled, they read as quoted claims
         texts = [claims[m.id].shown() if m.id in claims else m.text for m in relevant]
-        items = [
-            MemoryItem(snippet(text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts))
-            for text, m in zip(texts, relevant, strict=True)
+        items = [  # the best answer to a question about the past is never cut (issue 42): it is the turn's point
+            MemoryItem(
+                snippet(text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts), required=n == 0 and _answer(m)
+            )
+            for n, (text, m) in enumerate(zip(texts, relevant, strict=True))
         ]
         blocks.append(make_block("relevant_memories", items))
         blocks.append(make_block("history_recall", history))
@@ -402,3 +404,8 @@ def _unit_scale(scores: np.ndarray) -> np.ndarray:
     low, high = float(scores.min()), float(scores.max())
     span = high - low
     return (scores - low) / span if span > 1e-9 else np.ones(len(scores))
+
+
+def _answer(memory: ScoredMemory) -> bool:
+    """Whether ``memory`` answers the question asked (``answers.py`` found it), rather than the search."""
+    return "question" in memory.parts
