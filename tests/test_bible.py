@@ -187,3 +187,17 @@ def test_promise_threads_are_archived_when_fulfilled_or_stale(mini_pack):
     assert other.status == "active"
     assert bible.age_threads(4 + THREAD_MAX_AGE_TURNS) == [other] and other.status == "archived"
     assert not [e for e in bible.active() if e.entry_type == "open_thread"]
+
+
+def test_a_thread_is_fulfilled_by_the_quest_about_it_not_by_one_that_meets_the_same_person(fantasy):
+    """Was (issue 42): the thread "bring Hal home" (with Old Garrick and Hal) was archived as fulfilled when "Into
+    the Mist" was done, a quest that only has the player meet Garrick."""
+    bible = make_bible(fantasy)
+    ((thread, _),) = bible.from_notes(
+        ["The player said: I promise Old Garrick I will bring Hal home"], 3, ["old_hunter", "hal"]
+    )
+    assert thread.entry_type == "open_thread"
+    bible.from_effects([("quest_completed", "mists_call")], 9)
+    assert thread.status == "active"
+    bible.from_effects([("quest_completed", "find_hal")], 30)  # the quest to find Hal and bring him out
+    assert thread.status == "archived" and "The Hunter's Son" in thread.reason
