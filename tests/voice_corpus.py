@@ -257,6 +257,9 @@ PASSES: list[tuple[str, str]] = [
     ("You join Bruno by the forge.", "talk to bruno"),
     ("Silas asks you to kneel; the throne room waits.", "look"),
     ("Your refusal echoes in the hall.", "I refuse"),
+    # the relay game (issue 42): "you" the object of a preposition, the verb another's
+    ("Somewhere a strand waits, though the nests above you warn that harpies guard it fiercely.", "go east"),
+    ("The archers beside you call out to the princess.", "go north"),
 ]
 
 # ---- repetition: three scenes of a model's tellings, oldest first, then narrations after them

@@ -141,14 +141,28 @@ def unfounded(
     names: frozenset[str],
     people: frozenset[str],
 ) -> list[Unfounded]:
-    """The sentences of ``telling`` that claim an act of the player's the turn did not carry out."""
+    """The sentences of ``telling`` that claim an act of the player's the turn did not carry out.
+
+    A sentence that names a thing an act of the turn was carried out on tells that act in its own words,
+    however the reader takes them (the relay game, issue 42: "You open the bark-bound tome and read..." of the tome
+    used, "You lay the Moonvine Strand beside the branch..." of the strand given)."""
     out = []
+    done = _done_words(outcome, pack)
     for sentence in sentences(telling):
+        if done & set(keywords(sentence)):
+            continue
         for act in claimed(sentence, before, pack, names, people):
             if not carried_out(act, before, after, outcome):
                 out.append(Unfounded(sentence, act))
                 break
     return out
+
+
+def _done_words(outcome: Outcome, pack: ContentPack) -> set[str]:
+    """The words naming the things the turn's applied acts were carried out on (not the people: a talk carried
+    out founds no gift to the one talked to)."""
+    ids = {part for a in outcome.applied for part in re.split(r"[^\w]+", a.detail)}
+    return {w for w in keywords(" ".join(pack.items[i].name for i in ids if i in pack.items)) if len(w) > 3}
 
 
 def without(telling: str, found: Iterable[Unfounded]) -> str:

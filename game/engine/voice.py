@@ -351,9 +351,19 @@ def _subject_before(plain: str, at: int) -> bool:
 
 
 def _asserted(plain: str, at: int) -> bool:
-    """Whether the "you" at ``at`` is told as done, not offered, asked or supposed ("if you agree", "will you")."""
+    """Whether the "you" at ``at`` is told as done, not offered, asked or supposed ("if you agree", "will you"),
+    and is the one who does it, not a preposition's object ("the nests above you warn that harpies guard it")."""
+    if _OBJECT_OF.search(plain[:at]):
+        return False
     clause = re.split(r"[,;:(]|\bQUOTE\b|\band\b|\bbut\b", plain[:at].rstrip())[-1]
     return not _OFFER_FRAME.search(" " + clause)
+
+
+_OBJECT_OF = re.compile(
+    r"\b(?:above|below|behind|beneath|beside|around|near|toward|towards|over|under|at|to|for|with|from|of|upon|on"
+    r"|into|past|beyond|about|against|among|between|through|like|before|after|without|within|across)\s*$"
+)
+"""A preposition right before "you": the "you" is its object, and the verb after it another's."""
 
 
 def repeats(narration: str, previous: list[str]) -> float:
