@@ -222,3 +222,24 @@ def test_what_someone_told_in_a_models_own_prose_reaches_the_prompt_and_is_never
     bundle = engine.narrator.bundles[-1]
     assert "white stag three moons back" in bundle.user
     assert not [c for c in bundle.cut if c.block == "relevant_memories" and "white stag" in c.text]
+
+
+def test_the_round_told_ahead_is_the_round_the_rules_roll(fantasy):
+    """Was (relay game): the narrator was told no consequence of a blow, a draught or a rest, so a model told the
+    player striking first and the rules then said "The Cliff Harpy strikes before you are ready!". The dice are
+    the seed's and the turn's: what the prompt tells ahead is what the rules then roll, line for line."""
+    engine = at(fantasy, "misty_path")
+    engine.narrator.answers += [
+        answer("You lunge at the wolf.", start_combat="mist_wolf", combat_action="attack"),
+        answer("You press the wolf.", combat_action="attack"),
+        answer("You chew the herb.", use_item="healing_herb"),
+    ]
+    for action in ("attack the wolf", "attack", "eat the herb"):
+        result = engine.play(action)
+        assert result.ok, result.error
+        told = next(b.text for b in engine.narrator.bundles[-1].blocks if b.name == "player_action")
+        ahead = told.split("Rules' consequences (tell them): ", 1)[1]
+        rolled = result.narration.split("\n")[1:]  # the rules' own lines, after the telling
+        assert rolled and all(line in ahead for line in rolled), (action, ahead, rolled)
+    first = next(b.text for b in engine.narrator.bundles[0].blocks if b.name == "player_action")
+    assert "You strike the Mist Wolf for" in first and "The Mist Wolf hits you for" in first

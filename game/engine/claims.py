@@ -192,8 +192,18 @@ def true_to_rules(
 
 def consequences_ahead(rules: Rules, seen: GameState, asked: Asked) -> list[str]:
     """What the rules will add by themselves when the acts asked are carried out, worked out on a copy of ``seen``
-    before the narrator is called, so that it tells them."""
+    before the narrator is called, so that it tells them: a quest step, a level, an ending, and what an act's own
+    dice and content decide (a blow and the one it draws, what a draught does, the rest's healing). The dice are
+    the game's seed and turn, so the round told ahead is the round rolled (the relay game, issue 42: a model told
+    the player striking first, then the rules said "The Cliff Harpy strikes before you are ready!")."""
     granted = asked.granted(seen)
     if granted is None:
         return []
-    return consequences(rules.resolve_turn(seen.snapshot(), Effects(), asked.reading, granted=granted))
+    out = rules.resolve_turn(seen.snapshot(), Effects(), asked.reading, granted=granted)
+    restated = {message for effect, message in out.said if effect in _TOLD_BY_THE_ACT}
+    return [message for message in out.messages if message not in restated]  # the foe's blows are said unpaired
+
+
+_TOLD_BY_THE_ACT = frozenset({"items_gained", "items_lost", "move_to", "talk_to"})
+"""Effects whose message only restates the act asked ("You take the Healing Herb."): the line under the action
+says it already."""
