@@ -35,7 +35,6 @@ from game.world.conditions import items_at
 from game.world.content import ContentPack
 from game.world.effects import Effects
 from game.world.rules import Outcome, Rules
-from game.world.rules.core import consequences
 from game.world.state import GameState
 
 _SUBJECT = re.compile(

@@ -76,7 +76,7 @@ class Outcome:
     free: bool = False
     """The turn cost no time (:func:`costs_nothing`): the turn, the clock and the enemies did not move."""
     said: list[tuple[str, str]] = field(default_factory=list)
-    """Each message with the effect that said it (:func:`consequences` picks the rules' own from it)."""
+    """Each message with the effect that said it (``claims.consequences_ahead`` leaves out those restating the act)."""
 
     def ok(self, effect: str, detail: str, message: str | None = None) -> None:
         self.applied.append(AppliedEffect(effect, detail))
@@ -87,27 +87,6 @@ class Outcome:
     def reject(self, effect: str, value: Any, reason: str) -> None:
         log.info("rejected %s=%r: %s", effect, value, reason)
         self.rejected.append(RejectedEffect(effect, value, reason))
-
-
-CONSEQUENCES = frozenset(
-    {
-        "objective_done",
-        "quest_completed",
-        "quest_started",
-        "level_up",
-        "talent",
-        "achievement",
-        "affinity_threshold",
-        "choice_failed",
-        "ending",
-    }
-)
-"""What the rules add by themselves after an act: the narrator is told them before it answers (issue 42)."""
-
-
-def consequences(out: Outcome) -> list[str]:
-    """The messages of what followed from the acts by itself (a quest step, a level, an ending), in order."""
-    return [message for effect, message in out.said if effect in CONSEQUENCES]
 
 
 CLAIMS = frozenset({"ending", "gold_delta", "hp_delta", "exp_delta", "items_gained"})
