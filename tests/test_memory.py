@@ -449,3 +449,16 @@ def test_the_summary_and_the_extraction_read_what_the_rules_refused_and_what_cha
     )
     assert "player: look | Fog. [nothing changed]" in passage
     assert "You take the sword. [refused by the rules: There is no lantern here.]" in extractor.texts[0]
+
+
+def test_the_known_keys_an_extraction_is_shown_leave_out_the_rules_own_records(mini_pack):
+    """Was (relay game, issue 42): "Known keys" listed item:<id> keys, which the same prompt says the rules own
+    and a model must never write."""
+    extractor = ExtractingSummarizer([SAGE_FACT])
+    memory = GameMemory(mini_pack, extractor, config=MemoryConfig(retry_delay_s=0), background=False)
+    record(memory, 1, "take the sword", "You take the sword.", applied=[("items_gained", "sword")])
+    assert memory.bible.by_key("item:sword") is not None  # the rules' record of the take
+    for turn in range(2, 6):
+        record(memory, turn, f"action {turn}", f"Narration {turn}.")
+    (known,) = extractor.known
+    assert "item:sword" not in known and not [k for k in known if k.startswith("item:")]

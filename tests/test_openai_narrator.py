@@ -354,7 +354,9 @@ def test_summarize_is_stateless_trimmed_and_fails_as_narrator_error(server):
     long = "The player met the Old Sage at the Quiet Camp and took the Iron Sword from the rack before dusk."
     server.script(ok(json.dumps({"summary": long})))
     narrator = make(server, json_mode="json_schema")
-    assert narrator.summarize("Turn 1: player: take sword | You take it.", max_words=8) == " ".join(long.split()[:8])
+    assert (
+        narrator.summarize("Turn 1: player: take sword | You take it.", max_words=8) == " ".join(long.split()[:8]) + "…"
+    )
     body = server.chat_requests()[0].body
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     assert "at most 8 words" in body["messages"][0]["content"] and "third person" in body["messages"][0]["content"]
@@ -633,3 +635,14 @@ def test_the_debug_panel_shows_the_response_format_the_model_received(mini_pack,
         assert "Sent beside the messages: response_format" in shown
         assert json.dumps(sent, ensure_ascii=False) in shown.replace("\n", "")  # the very bytes, in full
         assert '"response_format' not in render_timings(DebugData.from_result(result)).plain  # not in the call row
+
+
+def test_a_summary_over_its_words_is_cut_at_a_sentence_end_and_a_little_over_is_kept_whole(server):
+    """Was (relay game, issue 42): a 61-word summary for 60 was cut mid-sentence ("...The player took"), and the
+    synopsis made from it lost what the player took."""
+    narrator = make(server, json_mode="json_schema")
+    two = "Garrick told the player of Hal. " + " ".join(["word"] * 20) + ". The player took the tonic and left."
+    server.script(ok(json.dumps({"summary": two})))
+    assert narrator.summarize("text", max_words=20) == "Garrick told the player of Hal."
+    server.script(ok(json.dumps({"summary": two})))
+    assert narrator.summarize("text", max_words=len(two.split()) - 2) == two  # two words over: kept whole

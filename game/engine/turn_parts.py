@@ -22,7 +22,8 @@ from game.world.state import GameState
 JSON_INSTRUCTION = """## Answer format
 Reply with ONE JSON object and nothing else:
 {"narration": "2-5 sentences of second-person narration", "choices": ["2 to 4 short next actions"],
- "effects": {only the keys the player's action needs}, "memory_notes": ["facts worth remembering"]}
+ "effects": {only the keys the player's action needs},
+ "memory_notes": ["what was said, learned or promised; the rules record every act and its result"]}
 Effects, with this turn's ids (the rules check each and add what follows):
 - "talk_to": a person; "move_to": an exit's place; "rest": true; "use_item": a carried item;
   "items_gained", "items_lost": [items here, carried]; "combat_action": "attack"/"flee"/"defend";

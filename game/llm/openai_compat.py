@@ -36,6 +36,7 @@ from game.llm.schemas import (
     clean_facts,
 )
 from game.llm.settings import OpenAISettings
+from game.text import within_words
 from game.world.content import ContentPack
 
 
@@ -112,7 +113,7 @@ class OpenAINarrator(ChatClient):
         summary = data.get("summary")
         if not isinstance(summary, str) or not summary.strip():
             raise NarratorError("the summary answer had no 'summary' text")
-        return " ".join(summary.split()[:max_words])
+        return within_words(summary, max_words)
 
     def extract_facts(self, text: str, known_keys: Iterable[str] = ()) -> list[dict[str, Any]]:
         """Stateless Story Bible extraction from ``text``.

@@ -47,14 +47,15 @@ from game.memory.guard import looks_like_instruction, quotes, system_words
 from game.memory.player_facts import PLAYER_TEMPLATES, clean, player_facts
 from game.memory.records import BibleEntry, EntryType, MemoryNote, MemoryState
 from game.memory.records import ReviewAction as ReviewAction
-from game.text import keywords, mentions, slug
+from game.memory.threads import MODEL_SOURCES as MODEL_SOURCES
+from game.memory.threads import THREAD_MAX_AGE_TURNS as THREAD_MAX_AGE_TURNS
+from game.memory.threads import fulfilled_by, stale
+from game.text import mentions, slug
 from game.world.content import ContentPack
 
 CORE_IMPORTANCE = 90
 NOTE_MAX_IMPORTANCE = 80
 """Highest importance a narrator's note may claim (below every core fact)."""
-THREAD_MAX_AGE_TURNS = 150
-"""A promise thread older than this is archived at the next consolidation."""
 Outcome = Literal["created", "skipped", "superseded", "rejected", "disputed"]
 REVIEW_ACTIONS: tuple[str, ...] = get_args(ReviewAction)
 ACCEPTABLE: tuple[str, ...] = ("candidate", "disputed", "rejected")
@@ -66,10 +67,6 @@ PLAYER_REJECTED = "rejected by the player"
 PLAYER_ARCHIVED = "archived by the player"
 Source = Literal["content", "effect", "consolidation", "memory_note", "extraction"]
 AUTHORITY: dict[str, int] = {"content": 3, "effect": 2, "consolidation": 1, "memory_note": 0, "extraction": 0, "": 0}
-MODEL_SOURCES = frozenset({"memory_note", "extraction"})
-_THREAD_WORDS = frozenset(keywords("the player said promised promise swore vowed will would to"))
-"""Words of any thread: they tell that it is a promise, not what it is about."""
-"""Sources a language model writes: capped below core importance, threads age out."""
 OWNED_PREFIXES: dict[str, str] = {
     "rule:": "content",
     "lore:": "content",
@@ -169,43 +166,21 @@ class StoryBible:
         return entry
 
     def _fulfil_promises(self, quest_id: str, turn: int) -> None:
-        """Archive the narrator-noted threads a completed quest fulfils: about someone it had the player meet, and
-        about what it was about (issue 42: "bring Hal home" was archived when "Into the Mist", which only has the
-        player meet Hal's father, was done)."""
+        """Archive the narrator-noted threads a completed quest fulfils (``threads.fulfilled_by``)."""
         quest = self.pack.quest(quest_id)
         if quest is None:
             return
-        people = {o.target for o in quest.objectives if o.kind == "talk"}
-        people |= {o.to_npc for o in quest.objectives if o.to_npc is not None}
-        told = set(keywords(" ".join([quest.title, quest.description, *(o.description for o in quest.objectives)])))
-        giver = self.pack.npcs.get(quest.giver) if quest.giver else None
-        if giver is not None:  # the one who asked is named in every promise made to them: no sign of which
-            told -= set(keywords(" ".join([giver.id, giver.name, *giver.names])))
-        for entry in self.active():
-            about = set(keywords(entry.content)) - _THREAD_WORDS  # what the thread is about must be the quest's too
-            if (
-                entry.entry_type == "open_thread"
-                and entry.source in MODEL_SOURCES
-                and set(entry.npcs) & people
-                and about & told
-            ):
-                entry.status, entry.ended_turn, entry.pinned = "archived", turn, False
-                entry.reason = f"fulfilled by the quest {quest.title}"
+        for entry in fulfilled_by(quest, self.pack, self.active()):
+            entry.status, entry.ended_turn, entry.pinned = "archived", turn, False
+            entry.reason = f"fulfilled by the quest {quest.title}"
 
     def age_threads(self, turn: int) -> list[BibleEntry]:
         """Archive narrator-noted threads older than ``THREAD_MAX_AGE_TURNS`` (not pinned ones); returns them."""
-        stale = [
-            e
-            for e in self.active()
-            if e.entry_type == "open_thread"
-            and e.source in MODEL_SOURCES
-            and e.source_turn < turn - THREAD_MAX_AGE_TURNS
-            and not e.pinned
-        ]
-        for entry in stale:
+        old = stale(self.active(), turn)
+        for entry in old:
             entry.status, entry.ended_turn = "archived", turn
             entry.reason = f"no longer current after {THREAD_MAX_AGE_TURNS} turns"
-        return stale
+        return old
 
     def review(self, entry_id: str, action: ReviewAction, turn: int) -> list[BibleEntry]:
         """The player's review of one entry (see the module docstring); returns the entries it changed.

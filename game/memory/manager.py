@@ -431,7 +431,11 @@ class GameMemory:
         made: Summary | None = None
         for _ in range(MAX_BATCHES):
             with self._lock:
-                known = [e.canonical_key for e in self.bible.active()] if self.bible is not None else []
+                known = (  # not the rules' own records: an extraction may never write them (issue 42)
+                    [e.canonical_key for e in self.bible.active() if e.source != "effect"]
+                    if self.bible is not None
+                    else []
+                )
                 batch = gather(self.state, known, self.config, persona, self.generation, upto_turn)
             asked = ask(self.summarizer, extractor, batch, self.config, persona) if batch is not None else None
             with self._lock:

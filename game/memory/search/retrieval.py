@@ -22,7 +22,7 @@ and never cut by the prompt budget; the other blocks leave them out.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -171,15 +171,7 @@ class MemoryRecall:
         )
         if asked is not None and asked.about_past:
             relevant = self._answered(asked, turn, view.active, relevant)
-        claims = view.claims  # said in play: recalled, they read as quoted claims
-        texts = [claims[m.id].shown() if m.id in claims else m.text for m in relevant]
-        items = [  # the best answer to a question about the past is never cut (issue 42): it is the turn's point
-            MemoryItem(
-                snippet(text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts), required=n == 0 and _answer(m)
-            )
-            for n, (text, m) in enumerate(zip(texts, relevant, strict=True))
-        ]
-        blocks.append(make_block("relevant_memories", items))
+        blocks.append(make_block("relevant_memories", _relevant_items(relevant, view.claims)))
         blocks.append(make_block("history_recall", history))
         blocks.append(make_block("recent_story", recent))
         meta: dict[str, Any] = {
@@ -404,6 +396,18 @@ def _unit_scale(scores: np.ndarray) -> np.ndarray:
     low, high = float(scores.min()), float(scores.max())
     span = high - low
     return (scores - low) / span if span > 1e-9 else np.ones(len(scores))
+
+
+def _relevant_items(relevant: list[ScoredMemory], claims: Mapping[str, BibleEntry]) -> list[MemoryItem]:
+    """The relevant memories as the prompt shows them: what was said in play as a quoted claim, and the best
+    answer to a question about the past required, never cut (issue 42): it is the turn's point."""
+    texts = [claims[m.id].shown() if m.id in claims else m.text for m in relevant]
+    return [
+        MemoryItem(
+            snippet(text, MEMORY_CHARS), round(m.score, 3), m.id, rounded(m.parts), required=n == 0 and _answer(m)
+        )
+        for n, (text, m) in enumerate(zip(texts, relevant, strict=True))
+    ]
 
 
 def _answer(memory: ScoredMemory) -> bool:
