@@ -462,3 +462,39 @@ def test_the_known_keys_an_extraction_is_shown_leave_out_the_rules_own_records(m
         record(memory, turn, f"action {turn}", f"Narration {turn}.")
     (known,) = extractor.known
     assert "item:sword" not in known and not [k for k in known if k.startswith("item:")]
+
+
+def test_a_narrators_note_that_restates_the_rules_record_is_stored_once(fantasy):
+    """Was (relay game, issue 42): 30 narrator notes beside 17 records of the rules, most restating them ("The
+    traveller took the Heartsap Tonic from the mantel" beside "The player took the Heartsap Tonic"): one fact stored
+    two or three times, and the copies crowded the rest out of memory. The rules' record is the fact's one entry;
+    a note that tells something said, or what the rules do not record, is kept."""
+    memory = GameMemory(fantasy, ScriptedNarrator(fantasy), background=False)
+    notes = [
+        "The traveller took the Heartsap Tonic from the mantel of Garrick's lodge",
+        "Garrick told the traveller that Hal followed a white stag into the Shadow Swamp",
+        "The traveller admired the antlers over the door",
+    ]
+    record(
+        memory,
+        1,
+        "take the tonic",
+        "You take it.",
+        node="Old Hunter's Lodge",
+        notes=notes,
+        applied=[("items_gained", "heartsap_tonic")],
+    )
+    record(
+        memory,
+        2,
+        "attack the troll",
+        "You strike.",
+        notes=["The traveller attacked the Granite Troll"],
+        applied=[("start_combat", "stone_troll"), ("combat_action", "attack")],
+    )
+    active = [e for e in memory.bible.active() if e.source in ("memory_note", "effect")]
+    tonic = [e for e in active if "Heartsap Tonic" in e.content]
+    assert [e.source for e in tonic] == ["effect"]  # the rules' record, once
+    assert any("white stag" in e.content for e in active)  # what was said is the note's own
+    assert any("antlers" in e.content for e in active)  # what the rules do not record is kept
+    assert not any("Granite Troll" in e.content and e.source == "memory_note" for e in active)

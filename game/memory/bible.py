@@ -101,6 +101,11 @@ class StoryBible:
     def by_key(self, key: str) -> BibleEntry | None:
         return next((e for e in reversed(self.state.bible) if e.canonical_key == key and e.status == "active"), None)
 
+    def updatable_keys(self) -> list[str]:
+        """The active keys an extraction is told it may update: not the rules' own records, which it may never
+        write (the relay game, issue 42: "Known keys" listed item:<id> keys its own instructions forbid)."""
+        return [e.canonical_key for e in self.active() if e.source != "effect"]
+
     def get(self, entry_id: str) -> BibleEntry | None:
         return next((e for e in self.state.bible if e.id == entry_id), None)
 

@@ -33,6 +33,7 @@ from game.language.reading import Reading
 from game.memory.base import MemoryContext, TurnRecord
 from game.memory.bible import ReviewAction, StoryBible
 from game.memory.consolidation import MAX_BATCHES, FactExtractor, Summarizer, ask, commit, gather, settled
+from game.memory.effect_facts import own_notes
 from game.memory.export import LaterExport, StateEncoder
 from game.memory.guard import system_words
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
@@ -290,7 +291,7 @@ class GameMemory:
                 self.state.log.append(episode)
                 changed: list[BibleEntry] = []
                 if self.bible is not None:
-                    said = [] if episode.recalled else record.notes  # a recollection is never evidence
+                    said = [] if episode.recalled else own_notes(record.notes, record.applied, self.pack)
                     notes = self.bible.from_notes(said, record.turn, episode.npcs)
                     refused = [
                         f"{e.canonical_key}: {o} ({e.reason})" for e, o in notes if o in ("rejected", "disputed")
@@ -431,11 +432,7 @@ class GameMemory:
         made: Summary | None = None
         for _ in range(MAX_BATCHES):
             with self._lock:
-                known = (  # not the rules' own records: an extraction may never write them (issue 42)
-                    [e.canonical_key for e in self.bible.active() if e.source != "effect"]
-                    if self.bible is not None
-                    else []
-                )
+                known = self.bible.updatable_keys() if self.bible is not None else []
                 batch = gather(self.state, known, self.config, persona, self.generation, upto_turn)
             asked = ask(self.summarizer, extractor, batch, self.config, persona) if batch is not None else None
             with self._lock:
