@@ -218,3 +218,23 @@ def test_measured_starts_cache_bytecode_as_a_players_python_does(monkeypatch):
         check=True,
     )
     assert child.stdout.strip() == "False"
+
+
+def test_the_prompt_split_of_the_kept_relay_game_gives_memory_the_room(tmp_path):
+    """``bench/prompt_split.py`` on the relay game kept in the repo (issue 42): no schema pasted into the messages,
+    and memory the largest part of a model's prompt, the five-turn summaries reaching most prompts."""
+    out = tmp_path / "split.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.prompt_split", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "fixed" in done.stdout and "memory" in done.stdout
+    (result,) = json.loads(out.read_text()).values()
+    median = result["median"]
+    assert result["turns"] >= 40 and median["schema"] == 0
+    assert median["memory"] > median["fixed"] + median["state"] and median["summaries_reached"] >= 0.5
