@@ -201,3 +201,34 @@ def test_a_thread_is_fulfilled_by_the_quest_about_it_not_by_one_that_meets_the_s
     assert thread.status == "active"
     bible.from_effects([("quest_completed", "find_hal")], 30)  # the quest to find Hal and bring him out
     assert thread.status == "archived" and "The Hunter's Son" in thread.reason
+
+
+def test_every_key_the_extraction_prompt_offers_is_one_the_bible_takes(fantasy):
+    """Was (issue 42): the Story Bible prompt told the model to write relationship:player-<npc> and item:<id> keys,
+    and 7 of 20 facts in exactly those forms were refused as owned by the rules. Each form the prompt offers now
+    goes in; the forms it names as the rules' own are still refused."""
+    import re
+
+    from game.llm.schemas import FACTS_SYSTEM
+
+    offered = re.findall(r"\b([a-z_]+:<[^>]+>(?::<[^>]+>|-<[^>]+>)?)", FACTS_SYSTEM.split("The rules record")[0])
+    examples = {
+        "character:<npc id>": "character:old_hunter",
+        "location:<place id>": "location:hunter_cabin",
+        "item:<item id>:<aspect>": "item:heartsap_tonic:taste",
+        "relationship:<npc id>-<npc id>": "relationship:old_hunter-alicia",
+        "open_thread:<short_snake_case>": "open_thread:bring_hal_home",
+        "event:<short_snake_case>": "event:owl_called",
+    }
+    assert sorted(offered) == sorted(examples)
+    bible = make_bible(fantasy)
+    bible.from_effects([("items_gained", "heartsap_tonic"), ("affinity", "old_hunter:+5")], 4)  # the rules' own
+    for n, key in enumerate(examples.values()):
+        entry, outcome = bible.from_extraction(
+            [{"entry_type": key.split(":")[0], "canonical_key": key, "content": f"A fact number {n}."}], 5, []
+        )[0]
+        assert outcome in ("created", "superseded", "disputed"), (key, entry.reason)
+    owned = bible.from_extraction(
+        [{"entry_type": "item", "canonical_key": "item:heartsap_tonic", "content": "The player holds it."}], 5, []
+    )
+    assert owned[0][1] in ("rejected", "disputed")  # the rules' record of who holds it stands
