@@ -48,6 +48,8 @@ for the fields a file may leave out (a model writes all of its, at most 18), so 
 saves again within this one."""
 SlotKind = Literal["manual", "autosave", "quick"]
 
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S)
+"""A JSON string, its escapes included (possessive: linear on any bytes, an unclosed quote included)."""
 _HEADER = re.compile(rb'^\s*\{\s*"schema_version"\s*:\s*(\d{1,6})\s*[,}]')
 
 
@@ -128,20 +130,22 @@ def encode(
 
 def check_size(data: bytes) -> None:
     """Refuse bytes larger than a save may be, before anything is parsed: the bytes, then the JSON objects and
-    values they can hold (``{`` and ``,`` counted: each object opens with a brace, each value after the first of
-    its array or object follows a comma; one inside a string counts too, so the counts are upper bounds). What
-    a load builds grows with these counts, not with the bytes (an empty object is 3 bytes and a model); bounded,
-    loading any file peaks under 500 MB and 5 s (``bench/save_memory.py``).
+    values they can hold (``{`` and ``,`` counted outside the strings: each object opens with a brace, each value
+    after the first of its array or object follows a comma). What a load builds grows with these counts, not with
+    the bytes (an empty object is 3 bytes and a model); bounded, loading any file peaks under 500 MB and 5 s
+    (``bench/save_memory.py``). Issue 43: the braces and commas a player types, inside the strings, counted too,
+    and a player who typed braces could no longer save from turn 36.
 
     Raises:
         SaveError: saying which bound and by how much.
     """
     if len(data) > MAX_SAVE_BYTES:
         raise SaveError(f"too large for a save ({len(data):,} bytes; at most {MAX_SAVE_BYTES:,})")
-    objects = data.count(b"{")
+    structure = _STRING.sub(b'""', data)  # what is left is the JSON's own marks
+    objects = structure.count(b"{")
     if objects > MAX_SAVE_OBJECTS:
         raise SaveError(f"too many parts for a save ({objects:,} JSON objects; at most {MAX_SAVE_OBJECTS:,})")
-    values = data.count(b",")
+    values = structure.count(b",")
     if values > MAX_SAVE_VALUES:
         raise SaveError(f"too many parts for a save ({values:,} JSON values; at most {MAX_SAVE_VALUES:,})")
 

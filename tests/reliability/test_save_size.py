@@ -133,3 +133,18 @@ def test_the_export_keeps_the_log_as_its_json_and_encodes_what_the_state_holds()
     assert orjson.loads(encoder.encode(state)) == state.model_dump(mode="json")
     shorter = state.model_copy(update={"log": [*log[:1000], Episode(turn=1001, action="x", narration="y", node="")]})
     assert orjson.loads(encoder.encode(shorter)) == shorter.model_dump(mode="json")  # an undo, then a new turn
+
+
+def test_braces_and_commas_the_player_types_never_make_a_game_unsaveable(fantasy, tmp_path):
+    """Was (issue 43): the size check counted every ``{`` and ``,`` in the file, inside text too, so a player who
+    typed braces could no longer save from turn 36 (and the notice advised ``save NAME``, which failed the same
+    way). The bounds count the JSON's structure; what is typed is text."""
+    game = session(fantasy, tmp_path)
+    typed = "{" * 470 + ",,"
+    for n in range(70):
+        assert game.play(f"look {typed} {n}").ok
+    game.save("braces")
+    data = (tmp_path / "braces.json").read_bytes()
+    assert data.count(b"{") > MAX_SAVE_OBJECTS  # what the old check counted
+    game.load("braces")
+    assert game.engine.state.turn >= 70
