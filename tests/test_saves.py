@@ -57,7 +57,7 @@ def save_bytes(pack, turns=0):
 # ----------------------------------------------------------------- slot names
 @pytest.mark.parametrize(
     "name",
-    ["../x", "/etc/passwd", "/tmp/evil", "", ".hidden", "a/b", "a\\b", "a\x00b", "abc\n", "..", "x" * 65, "end."],
+    ["../x", "/etc/passwd", "/tmp/evil", "", ".hidden", "a/b", "a\\b", "a\x00b", "abc\n", "..", "x" * 101, "end."],
 )
 def test_bad_slot_names_are_refused_everywhere(tmp_path, name):
     store = SlotStore(tmp_path / "saves")
@@ -510,3 +510,22 @@ def test_an_autosave_that_fails_is_told_and_the_turn_still_commits(tmp_path, min
         result = game.play("look")
     game.wait_for_autosave()
     assert result.notices == [] and SlotStore(tmp_path).read("autosave").save.turn == 10
+
+
+def test_a_story_of_the_longest_id_saves_and_sets_its_game_aside(tmp_path):
+    """Was (issue 43): story ids of 45 to 64 characters were legal, but ``autosave-<id>`` outgrew the 64-character
+    slot name, so their games never saved (and from 56 the Textual game crashed on New game, setting a game aside
+    as ``autosave-<id>-<n>``)."""
+    from game.checker.scaffold import new_story
+
+    story_id = "a" + "_long" * 12 + "_id"  # 64 characters, the longest the checker accepts
+    assert len(story_id) == 64
+    pack = load_pack(new_story(tmp_path / "stories", story_id))
+    slot = f"autosave-{story_id}"
+    game = GameSession(engine(pack), SlotStore(tmp_path / "saves"), slot=slot, autosave_every=1)
+    assert game.play("look").ok
+    game.wait_for_autosave()
+    assert (tmp_path / "saves" / f"{slot}.json").exists()  # autosaved
+    kept = game.slots.set_aside(slot, slot)
+    assert kept == f"{slot}-1" and (tmp_path / "saves" / f"{kept}.json").exists()
+

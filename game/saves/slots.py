@@ -15,7 +15,7 @@ read or is not a valid save. Listing the slots reads only each save's header
 so a folder of long games lists in milliseconds; loading reads everything.
 
 Slot names are letters, digits, spaces, ``_``, ``-`` and ``.`` (no leading
-dot, at most 64 characters); a name that would leave the folder (``../x``, an
+dot, at most :data:`MAX_NAME` characters); a name that would leave the folder (``../x``, an
 absolute path) or a slot file that is a symlink pointing out of it is refused.
 """
 
@@ -37,10 +37,14 @@ from game.saves.header import SaveHeader, read_bytes, read_header
 
 SLOT_SUFFIX = ".json"
 BACKUP_SUFFIX = ".bak"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
+MAX_NAME = 100
+"""Longest slot name: room for the game's own names of the longest story id (64): ``autosave-<id>`` and a game set
+aside beside it, ``autosave-<id>-<n>`` (issue 43: ids of 45 to 64 characters were legal, but their games never
+saved, and from 56 the Textual game crashed on New game)."""
+_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9 _.\-]{{0,{MAX_NAME - 1}}}$")
 STALE_TEMP_S = 600.0
 """A temporary file older than this is a leftover of a killed writer and is removed."""
-_TEMP = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}\.json(?:\.bak)?\.\d+\.[0-9a-f]{8}\.tmp")
+_TEMP = re.compile(rf"\.[A-Za-z0-9][A-Za-z0-9 _.\-]{{0,{MAX_NAME - 1}}}\.json(?:\.bak)?\.\d+\.[0-9a-f]{{8}}\.tmp")
 """The names of the game's own temporary files: ``.<slot>.json.<pid>.<8 hex>.tmp`` and the backup's, with ``.bak``."""
 SET_ASIDE_TRIES = 100
 """How many numbered slots :meth:`SlotStore.set_aside` tries when other processes take the ones it picks."""
@@ -104,7 +108,7 @@ def check_name(name: str) -> str:
     """The slot name, or :class:`SaveError` saying why it cannot be one."""
     if not isinstance(name, str) or not _NAME.fullmatch(name) or name.endswith(".") or ".." in name:
         raise SaveError(
-            f"{name!r} is not a slot name: use up to 64 letters, digits, spaces, '_', '-' or '.', "
+            f"{name!r} is not a slot name: use up to {MAX_NAME} letters, digits, spaces, '_', '-' or '.', "
             "starting with a letter or digit"
         )
     return name
