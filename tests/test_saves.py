@@ -528,4 +528,3 @@ def test_a_story_of_the_longest_id_saves_and_sets_its_game_aside(tmp_path):
     assert (tmp_path / "saves" / f"{slot}.json").exists()  # autosaved
     kept = game.slots.set_aside(slot, slot)
     assert kept == f"{slot}-1" and (tmp_path / "saves" / f"{kept}.json").exists()
-
