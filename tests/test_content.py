@@ -167,3 +167,24 @@ def test_cli_validate_exit_codes(tmp_path):
     )
     assert bad.returncode == 1
     assert "no story 'no_such_story'; the stories there are: " + ", ".join(SHIPPED) in bad.stdout
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("hp", 2_000_000_000), ("gold", 10**12), ("strength", 10**6), ("intelligence", 10**9)]
+)
+def test_a_player_start_the_state_cannot_hold_is_refused_by_the_content_check(tmp_path, field, value):
+    """Was (issue 43): player HP and gold above the state's bounds passed ``content validate``, then ``check`` and
+    ``run`` crashed. The story's player starts within the bounds the game's state holds, or the story is refused
+    with the file and field named."""
+    from game.checker.scaffold import new_story
+    from game.world.state import new_game
+
+    folder = new_story(tmp_path, "bounded")
+    story = json.loads((folder / "story.json").read_text())
+    story["player"][field] = value
+    (folder / "story.json").write_text(json.dumps(story))
+    with pytest.raises(ContentError, match=r"story\.json.*player.*" + field):
+        load_pack(folder)
+    story["player"][field] = 500  # within every bound: the story loads and a game starts
+    (folder / "story.json").write_text(json.dumps(story))
+    assert getattr(new_game(load_pack(folder)), field) == 500

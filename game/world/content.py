@@ -28,7 +28,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from game.world.content_base import FROZEN, ItemKind
+from game.world.content_base import FROZEN, MAX_AMOUNT, MAX_STAT, ItemKind
 from game.world.content_base import Condition as Condition  # the building blocks, re-exported
 from game.world.content_base import Data as Data
 from game.world.content_base import Identifier as Identifier
@@ -60,11 +60,11 @@ class Region(_Model):
 
 class PlayerDefaults(_Model):
     name: str = "Traveller"
-    hp: int = Field(100, gt=0)
-    strength: int = Field(10, ge=0)
-    agility: int = Field(10, ge=0)
-    intelligence: int = Field(10, ge=0)
-    gold: int = Field(20, ge=0)
+    hp: int = Field(100, gt=0, le=MAX_STAT)
+    strength: int = Field(10, ge=0, le=MAX_STAT)
+    agility: int = Field(10, ge=0, le=MAX_STAT)
+    intelligence: int = Field(10, ge=0, le=MAX_STAT)
+    gold: int = Field(20, ge=0, le=MAX_AMOUNT)
     inventory: list[Identifier] = []
 
 

@@ -12,6 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 Stat = Literal["strength", "agility", "intelligence"]
 ItemKind = Literal["weapon", "armor", "consumable", "key", "quest", "treasure"]
 ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
+MAX_AMOUNT = 1_000_000_000
+"""Most experience or money a game holds (a whole story gives a few thousand)."""
+MAX_STAT = 100_000
+"""Most HP, strength, agility or intelligence (a whole story gives a few hundred). The game's state holds these
+bounds (``state.py``), and a story's player starts within them (issue 43: HP and gold above them passed ``content
+validate``, then ``check`` and ``run`` crashed)."""
+
 Identifier = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 
 

@@ -8,15 +8,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from game.world.content import ContentPack
+from game.world.content_base import MAX_AMOUNT as MAX_AMOUNT
+from game.world.content_base import MAX_STAT as MAX_STAT
 
 QuestStatus = Literal["active", "completed"]
 
 MINUTES_PER_TURN = 10
 
-MAX_AMOUNT = 1_000_000_000
-"""Most experience or money a game holds (a whole story gives a few thousand)."""
-MAX_STAT = 100_000
-"""Most HP, strength, agility or intelligence (a whole story gives a few hundred)."""
 MAX_TURN = 10_000_000
 """Most turns a game counts."""
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
