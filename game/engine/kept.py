@@ -10,6 +10,7 @@ retry do.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 from game.saves.format import SaveError
@@ -75,3 +76,28 @@ def continue_in(session: Playing, autosave: str, loaded: str, how_to_load: str) 
     if slots.game_of(autosave) == session.game_id:  # the same game: going back in it
         return []
     return start_fresh(session, autosave, how_to_load, what=f"Loaded {loaded!r}.")  # another, or one unread
+
+
+def write_own(
+    slots: SlotStore, slot: str, data: bytes, game: str, turn: int, wrote: tuple[str, int] | None
+) -> tuple[str, Path, str | None]:
+    """Write the game in play (``game`` at ``turn``) to its own slot, never over another game nor over a later
+    moment of this one that this session did not write itself (``wrote``: the slot and turn it last wrote; undo
+    and retry go back over the session's own moments, as they always did). When the slot holds what must stay,
+    the game goes on in a new slot ``<slot>-<n>`` of its own (issue 43: a branch loaded and played on wrote over
+    the main line's turn 20; two windows of one story wrote over each other's game).
+
+    Returns:
+        The slot written, its path, and what the player should be told when it is a new one (None otherwise).
+
+    Raises:
+        SaveError: the write failed; nothing was replaced.
+    """
+    held = slots.moment_of(slot)
+    if held is None or (held[0] == game and (held[1] <= turn or wrote == (slot, held[1]))):
+        return slot, slots.write(slot, data), None
+    other, later = held
+    kept = f"turn {later} of this game" if other == game else "another game"
+    new = slots.claim(slot, data)
+    told = f"Slot {slot!r} holds {kept}, which stays as it is: this game goes on in slot {new!r}."
+    return new, slots.path(new), told

@@ -44,14 +44,13 @@ and it is not saved.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import orjson
 
-from game.engine.kept import continue_in
+from game.engine.background import Background
+from game.engine.kept import continue_in, write_own
 from game.engine.pipeline import TurnPipeline
 from game.engine.results import TurnResult, joined
 from game.engine.timeline import Moment, Timeline
@@ -105,11 +104,10 @@ class GameSession:
         """What the player should be told that no turn says (autosave failures, load notices)."""
         self.on_autosave: Callable[[int, str | None], None] | None = None
         """Called on the autosave thread once an autosave is written (turn, None) or failed (turn, notice)."""
-        self._saver: ThreadPoolExecutor | None = None
-        self._saving: Future[None] | None = None
-        self._late: list[str] = []
-        """Failures of background autosaves not told yet (the next result tells them)."""
-        self._late_lock = threading.Lock()
+        self._background = Background()
+        """The autosave thread, and what it has to tell (the next result tells it)."""
+        self._wrote: tuple[str, int] | None = None
+        """The slot and turn this session last wrote its game to (``kept.write_own``)."""
         self.history: list[TurnResult] = []
         """The result of every input the engine played, oldest first, at most ``HISTORY_LIMIT``: played turns,
         failed ones (refused input, narrator errors) and meta commands (``help``, ``inventory``: no prompt),
@@ -122,9 +120,7 @@ class GameSession:
     def play(self, text: str) -> TurnResult:
         """Play one line of player input (a save command or an action); never raises."""
         result = self._play(text)
-        with self._late_lock:
-            late, self._late = self._late, []
-        result.notices[:0] = late
+        result.notices[:0] = self._background.told()
         return result
 
     def _play(self, text: str) -> TurnResult:
@@ -353,9 +349,14 @@ class GameSession:
         store = self._store()
         store.path(name)  # a bad name fails before any work
         self.wait_for_autosave()
-        path = store.write(name, self.snapshot(kind=kind, complete=complete))
-        log.info("saved turn %d to %s", self.engine.state.turn, path)
-        return f"Saved to {name!r} (turn {self.engine.state.turn})."
+        data, turn = self.snapshot(kind=kind, complete=complete), self.engine.state.turn
+        if name != self.slot:
+            log.info("saved turn %d to %s", turn, store.write(name, data))
+            return f"Saved to {name!r} (turn {turn})."
+        self.slot, path, moved = write_own(store, name, data, self.game_id, turn, self._wrote)
+        self._wrote = (self.slot, turn)
+        log.info("saved turn %d to %s", turn, path)
+        return moved or f"Saved to {self.slot!r} (turn {turn})."
 
     def autosave(self) -> None:
         """Autosave to this session's slot on the autosave thread (see the module docstring); a failure is told
@@ -365,9 +366,7 @@ class GameSession:
         self.wait_for_autosave()  # one at a time, in order
         state, memory = self.engine.state, self.engine.memory
         job = (self.slot, self._kind(), state, memory.session_id, memory.export_later(), self._saved())
-        if self._saver is None:
-            self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
-        self._saving = self._saver.submit(self._write_autosave, *job)
+        self._background.submit(self._write_autosave, *job)
 
     def _write_autosave(
         self,
@@ -382,14 +381,16 @@ class GameSession:
         notice = None
         try:
             data = encode(self.engine.pack, state, export(), kind=kind, session_id=session_id, history=history)
-            path = self._store().write(slot, data)
+            self.slot, path, moved = write_own(self._store(), slot, data, session_id, state.turn, self._wrote)
+            self._wrote = (self.slot, state.turn)
             log.info("autosaved turn %d to %s", state.turn, path)
+            if moved:
+                self._background.tell(moved)
         except Exception as exc:  # noqa: BLE001 - told, never raised: the game goes on
             log.warning("autosave failed: %s", exc)
             why = str(exc) if isinstance(exc, SaveError) else f"{type(exc).__name__}: {exc}"
             notice = f"Autosave failed: {why}. Your game goes on; try 'save NAME' elsewhere."
-            with self._late_lock:
-                self._late.append(notice)
+            self._background.tell(notice)
         callback = self.on_autosave
         if callback is not None:
             try:
@@ -399,11 +400,7 @@ class GameSession:
 
     def wait_for_autosave(self) -> None:
         """Wait until the autosave under way (if any) is written or has failed."""
-        saving = self._saving
-        if saving is not None:
-            with FOREGROUND.waiting():
-                saving.result()
-            self._saving = None
+        self._background.wait()
 
     @property
     def game_id(self) -> str:
@@ -452,6 +449,7 @@ class GameSession:
         notices = [*loaded.notices, *check_against(save, self.engine.pack)]
         self.engine.memory.restore(save.memory)
         self.engine.state = save.game
+        self._wrote = None  # a moment loaded never writes over a later one it did not write (``kept.write_own``)
         moment = Moment(save.game.snapshot(), self.engine.memory.mark(), place=save.place)
         places = {node_id: node.name for node_id, node in self.engine.pack.nodes.items()}
         self.timeline.resume(moment, GameHistory.of(save.history, save.game), save.memory, places)
@@ -468,12 +466,8 @@ class GameSession:
         """End the session: a complete save to this session's slot (unless the game is unsaved), then stop memory.
         Background work gets a few seconds (``Memory.closing``): a summary stalled on the endpoint is abandoned."""
         self.engine.memory.closing()
-        self.wait_for_autosave()
-        if self._saver is not None:
-            self._saver.shutdown(wait=True)
-            self._saver = None
-        with self._late_lock:
-            late, self._late = self._late, []
+        self._background.stop()
+        late = self._background.told()
         notice = late[-1] if late else None  # a failed autosave not told yet, unless the save on quit replaces it
         if save and self.slots is not None and self.engine.state.turn > 0:
             try:

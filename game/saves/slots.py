@@ -225,17 +225,27 @@ class SlotStore:
         if data is None:
             self.delete(name)
             return None
+        kept = self.claim(prefix, data)
+        if not _valid(self.path(kept)):
+            raise SaveError(f"the copy in slot {kept!r} does not read back")
+        self.delete(name)
+        return kept
+
+    def claim(self, prefix: str, data: bytes) -> str:
+        """Write ``data`` to a new slot ``<prefix>-<n>`` (``n`` one past the highest already used) and return its
+        name: a slot no game has, claimed by a hard link, so two processes never both get it.
+
+        Raises:
+            SaveError: ``<prefix>-<n>`` is not a slot name, or no slot could be written.
+        """
         first = 1 + max((int(n) for n in self._numbers(prefix)), default=0)
         for number in range(first, first + SET_ASIDE_TRIES):
-            kept = f"{prefix}-{number}"
+            name = f"{prefix}-{number}"
             try:
-                self.write(kept, data, new=True)
+                self.write(name, data, new=True)
             except SlotTaken:  # another StoryEcho took it a moment ago: the next one
                 continue
-            if not _valid(self.path(kept)):
-                raise SaveError(f"the copy in slot {kept!r} does not read back")
-            self.delete(name)
-            return kept
+            return name
         raise SaveError(f"no free slot named {prefix!r}-<n> after {SET_ASIDE_TRIES} tries")
 
     def _worth_keeping(self, name: str) -> bytes | None:
@@ -367,11 +377,18 @@ class SlotStore:
     def game_of(self, name: str) -> str | None:
         """The session id of the game in slot ``name`` (its file's header, else its backup's, as a load falls back
         to it); None when neither reads. Headers only: a slot of a long game costs no parse."""
+        moment = self.moment_of(name)
+        return moment[0] if moment is not None else None
+
+    def moment_of(self, name: str) -> tuple[str, int] | None:
+        """The game (session id) and turn slot ``name`` holds, from its file's header, else its backup's; None when
+        neither reads. Headers only."""
         for path in (self.path(name), self.backup_path(name)):
             try:
-                return self._header(path).session_id
+                header = self._header(path)
             except SaveError:
                 continue
+            return header.session_id, header.turn
         return None
 
     def verify(self, name: str) -> SlotInfo:

@@ -14,6 +14,7 @@ from game.engine.kept import start_fresh
 from game.engine.pipeline import TurnPipeline
 from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
+from game.saves.format import decode
 from game.saves.slots import SlotStore, SlotTaken
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
@@ -157,21 +158,26 @@ def test_loading_another_game_keeps_the_game_the_autosave_held(tmp_path):
     assert store.read("mine").save.turn == 4  # the save loaded is left as it was
 
 
-def test_loading_a_save_of_the_game_in_play_goes_back_in_it(tmp_path):
-    """A quick save of the game in play, loaded to go back (a fight gone wrong), sets nothing aside: the game
-    saves over its own autosave, as undo does, and no slot fills up with each try."""
+def test_loading_an_older_moment_of_the_game_in_play_goes_on_beside_its_later_one(tmp_path):
+    """A quick save of the game in play, loaded to go back (a fight gone wrong), goes on in a slot of its own and
+    says so: the autosave keeps the later moment (issue 43: it was saved over "as undo does", and turn 7 was
+    gone; a branch loaded the same way destroyed the main line)."""
     game = session_in(tmp_path)
     for _ in range(3):
         assert game.play("look").ok
     game.save("quick", kind="quick")
     for _ in range(4):
-        assert game.play("look").ok  # the autosave at turn 5 holds this game
-    assert not [n for n in game.load("quick") if "kept in slot" in n]
-    assert game.slot == AUTOSAVE and game.engine.state.turn == 3
-    assert game.play("look").ok and game.close() is None
+        assert game.play("look").ok  # the autosave holds turn 7 once the load writes the game in play first
+    game.load("quick")
+    assert game.engine.state.turn == 3
+    assert game.play("look").ok and game.play("look").ok  # turn 5: the autosave, written in the background
+    game.wait_for_autosave()
+    told = game.play("look").notices  # what the autosave had to say comes with the next result
+    assert any("holds turn 7 of this game" in n and f"{AUTOSAVE}-1" in n for n in told), told
+    assert game.slot == f"{AUTOSAVE}-1" and game.close() is None
     store = SlotStore(tmp_path)
-    assert sorted(info.name for info in store.list()) == [AUTOSAVE, "quick"]
-    assert store.read(AUTOSAVE).save.turn == 4
+    assert sorted(info.name for info in store.list()) == [AUTOSAVE, f"{AUTOSAVE}-1", "quick"]
+    assert store.read(AUTOSAVE).save.turn == 7 and store.read(f"{AUTOSAVE}-1").save.turn == 6
 
 
 def test_a_damaged_autosave_is_left_where_it_is_when_another_game_is_loaded(tmp_path):
@@ -230,3 +236,52 @@ def test_a_typed_load_that_cannot_save_the_game_in_play_first_loads_nothing(tmp_
     assert game.engine.state.turn == 7 and game.slot == AUTOSAVE  # the game in play goes on
     monkeypatch.undo()
     assert game.play("load mine").ok and game.engine.state.turn == 2
+
+
+def test_a_branch_loaded_and_played_on_never_writes_over_the_main_line(tmp_path):
+    """Was (issue 43): branch at turn 4, play the main line to turn 20, load the branch and play on: the branch
+    carries the game's id, so it autosaved over ``autosave-<story>``, and two autosaves later turn 20 was gone,
+    its backup included. The branch goes on in a slot of its own; the main line's turn 20 stays, backup too."""
+    game = session_in(tmp_path)
+    for _ in range(4):
+        assert game.play("look").ok
+    game.branch(4, "fork")
+    for _ in range(16):
+        assert game.play("look").ok
+    game.wait_for_autosave()
+    store = SlotStore(tmp_path)
+    assert store.read(AUTOSAVE).save.turn == 20
+    game.load("fork")
+    for _ in range(12):  # two autosaves and more
+        assert game.play("look").ok
+    assert game.close() is None
+    assert store.read(AUTOSAVE).save.turn == 20
+    assert store.moment_of(AUTOSAVE) == (game.game_id, 20)
+    assert game.slot != AUTOSAVE and store.read(game.slot).save.turn == 16
+    backup = store.backup_path(AUTOSAVE)
+    assert not backup.exists() or decode(backup.read_bytes()).turn >= 15  # the main line's, not the branch's
+
+
+def test_two_windows_of_one_story_never_write_over_each_others_game(tmp_path):
+    """Was (issue 43): a second window's New game set the first game aside; from then on each window's autosave
+    wrote over the other's, and after both quit and one more new game, a game played to turn 10 survived only as
+    turn 5. Each window's game keeps its own slot: a write that finds another game there goes to a new one."""
+    first = session_in(tmp_path, seed=5)
+    for _ in range(6):
+        assert first.play("look").ok  # autosaved at turn 5 to autosave-<story>
+    first.wait_for_autosave()
+    second = session_in(tmp_path, seed=9)
+    start_fresh(second, AUTOSAVE, "F3")  # the second window's New game sets the first game aside
+    for _ in range(5):
+        assert second.play("look").ok  # its autosave at turn 5 takes autosave-<story>
+    second.wait_for_autosave()
+    for _ in range(4):
+        assert first.play("look").ok  # the first window's autosave at turn 10 finds the second's game there
+    first.wait_for_autosave()
+    assert first.slot != AUTOSAVE
+    assert first.close() is None and second.close() is None
+    store = SlotStore(tmp_path)
+    assert store.moment_of(AUTOSAVE) == (second.game_id, 5)
+    assert store.moment_of(first.slot) == (first.game_id, 10)
+    kept = [i.name for i in store.list() if store.game_of(i.name) == first.game_id]
+    assert max(store.read(name).save.turn for name in kept) == 10  # the first game's turn 10 is kept
