@@ -400,9 +400,10 @@ def test_typed_save_saves_and_load_commands(tmp_path, mini_pack):
 def test_save_and_load_without_a_name_use_the_quick_slot(tmp_path, mini_pack):
     game = played(mini_pack, tmp_path, WALK[:2], autosave_every=0)
     missing = game.play("load")
-    assert not missing.ok and "no save named 'quick'" in missing.error
+    quick = f"quick-{mini_pack.story.id}"  # each story its own quick slot (issue 43)
+    assert not missing.ok and f"no save named {quick!r}" in missing.error
     assert game.play("save").ok
-    assert SlotStore(tmp_path).read("quick").save.kind == "quick"
+    assert SlotStore(tmp_path).read(quick).save.kind == "quick"
     at_two = dumps(game)
     game.play("north")
     assert game.play("load").ok
@@ -528,3 +529,17 @@ def test_a_story_of_the_longest_id_saves_and_sets_its_game_aside(tmp_path):
     assert (tmp_path / "saves" / f"{slot}.json").exists()  # autosaved
     kept = game.slots.set_aside(slot, slot)
     assert kept == f"{slot}-1" and (tmp_path / "saves" / f"{kept}.json").exists()
+
+
+def test_the_quick_load_finds_the_storys_own_slot_by_its_whole_name_and_at_the_title_the_newest(tmp_path, mini_pack):
+    """Issue 43: F9 loaded another story's quick save without a word. In a game it loads this story's quick slot
+    (``quick-lamp`` is not ``quick-lamp_2``); at the title, the newest quick save, whose story it names."""
+    store = SlotStore(tmp_path)
+    data = save_bytes(mini_pack, turns=1)
+    store.write("quick-lamp_2", data)
+    assert store.newest("quick-lamp", whole=True) is None
+    store.write("quick-lamp", save_bytes(mini_pack, turns=2))
+    mine = store.newest("quick-lamp", whole=True)
+    assert mine is not None and mine.name == "quick-lamp" and mine.turn == 2
+    newest = store.newest("quick-")
+    assert newest is not None and newest.story_title == mini_pack.story.title

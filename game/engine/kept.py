@@ -101,3 +101,18 @@ def write_own(
     new = slots.claim(slot, data)
     told = f"Slot {slot!r} holds {kept}, which stays as it is: this game goes on in slot {new!r}."
     return new, slots.path(new), told
+
+
+def quick_kept(slots: SlotStore, quick: str, game: str) -> str:
+    """Before a quick save of ``game`` to ``quick``: when the slot holds another game's quick save, set it aside in
+    a slot of its own (``<quick>-previous-<n>``) and say where (issue 43: F5 replaced another game's quick save
+    without a word); "" when there is nothing to keep.
+
+    Raises:
+        SaveError: the other game's quick save could not be set aside; nothing was written.
+    """
+    held = slots.moment_of(quick) if slots.exists(quick) else None
+    if held is None or held[0] == game:
+        return ""
+    kept = slots.set_aside(quick, f"{quick}-previous")
+    return f" The quick save of your other game (turn {held[1]}) is kept in slot {kept!r}." if kept else ""

@@ -50,7 +50,7 @@ from typing import Any
 import orjson
 
 from game.engine.background import Background
-from game.engine.kept import continue_in, write_own
+from game.engine.kept import continue_in, quick_kept, write_own
 from game.engine.pipeline import TurnPipeline
 from game.engine.results import TurnResult, joined
 from game.engine.timeline import Moment, Timeline
@@ -68,6 +68,7 @@ log = logging.getLogger("storyecho.session")
 AUTOSAVE_SLOT = "autosave"
 """The autosave slot (``storyecho play`` keeps one per story: ``autosave-<story id>``)."""
 QUICK_SLOT = "quick"
+"""The quick slots' prefix: each story has its own, ``quick-<story id>`` (:attr:`GameSession.quick_slot`)."""
 HISTORY_LIMIT = 200
 """Engine turns :attr:`GameSession.history` keeps (the oldest go first)."""
 SLOT_VERBS = ("save", "load", "saves")
@@ -294,10 +295,10 @@ class GameSession:
         return out
 
     def _slot_command(self, command: Command) -> TurnResult:
-        name = command.target.strip() or QUICK_SLOT
+        name = command.target.strip() or self.quick_slot
         try:
             if command.verb == "save":
-                message = self.save(name, kind="quick" if name == QUICK_SLOT else "manual")
+                message = self.save(name, kind="quick" if name == self.quick_slot else "manual")
             elif command.verb == "load":
                 message = "\n".join([*self.load(name), f"Loaded {name!r}: turn {self.engine.state.turn}."])
             else:
@@ -351,8 +352,9 @@ class GameSession:
         self.wait_for_autosave()
         data, turn = self.snapshot(kind=kind, complete=complete), self.engine.state.turn
         if name != self.slot:
+            kept = quick_kept(store, name, self.game_id) if kind == "quick" else ""
             log.info("saved turn %d to %s", turn, store.write(name, data))
-            return f"Saved to {name!r} (turn {turn})."
+            return f"Saved to {name!r} (turn {turn}).{kept}"
         self.slot, path, moved = write_own(store, name, data, self.game_id, turn, self._wrote)
         self._wrote = (self.slot, turn)
         log.info("saved turn %d to %s", turn, path)
@@ -401,6 +403,11 @@ class GameSession:
     def wait_for_autosave(self) -> None:
         """Wait until the autosave under way (if any) is written or has failed."""
         self._background.wait()
+
+    @property
+    def quick_slot(self) -> str:
+        """This story's quick slot (``quick-<story id>``: issue 43, F5 in one story wrote over another's)."""
+        return f"{QUICK_SLOT}-{self.engine.pack.story.id}"
 
     @property
     def game_id(self) -> str:

@@ -324,6 +324,15 @@ class SlotStore:
             self._headers.pop(gone, None)
         return sorted(infos, key=lambda i: (-i.mtime, i.name))
 
+    def newest(self, start: str, *, whole: bool = False) -> SlotInfo | None:
+        """The newest readable slot whose name starts with ``start`` (any story's quick slot, at the title), or is
+        ``start`` with ``whole``; None when there is none."""
+        if whole:
+            found = [self.info(start)] if self.exists(start) else []
+        else:
+            found = [i for i in self.list() if i.name.startswith(start)]
+        return max((i for i in found if not i.error), key=lambda i: i.saved_at, default=None)
+
     def latest(self) -> SlotInfo | None:
         """The newest slot whose header reads, reading only as many as it takes (the title's Continue)."""
         names = sorted(self._names(), key=lambda n: (-self._mtime(n), n))

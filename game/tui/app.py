@@ -405,7 +405,7 @@ class StoryEchoApp(HoldsLogs, App[None]):
         if self.session is None:
             self.notify("There is no game to save yet.")
             return
-        self._save("quick", "quick")
+        self._save(self.session.quick_slot, "quick")
 
     @work(thread=True, group="game")
     def _save(self, name: str, kind: str) -> None:
@@ -429,10 +429,17 @@ class StoryEchoApp(HoldsLogs, App[None]):
         self.push_screen(SlotScreen(self.slots, "load"), self._load_from)
 
     def action_quick_load(self) -> None:
-        if not self.slots.exists("quick"):
-            self.notify("There is no quick save yet (F5 makes one).")
+        """Load this story's quick save; at the title, the newest quick save, and say whose it is (issue 43: F9
+        loaded another story's quick save without a word)."""
+        from game.engine.session import QUICK_SLOT
+
+        playing = self.session is not None  # this story's own, by its whole name ("quick-lamp" is not "quick-lamp_2")
+        newest = self.slots.newest(self.session.quick_slot if self.session else f"{QUICK_SLOT}-", whole=playing)
+        if newest is None:
+            self.notify("There is no quick save of this story yet (F5 makes one).")
             return
-        self._load_from("quick")
+        self.notify(f"Quick load: {newest.story_title}, turn {newest.turn}.", markup=False)
+        self._load_from(newest.name)
 
     def _load_from(self, name: str | None) -> None:
         """Load slot ``name``; with progress not saved yet, ask first, as quitting does."""

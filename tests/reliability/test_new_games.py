@@ -285,3 +285,30 @@ def test_two_windows_of_one_story_never_write_over_each_others_game(tmp_path):
     assert store.moment_of(first.slot) == (first.game_id, 10)
     kept = [i.name for i in store.list() if store.game_of(i.name) == first.game_id]
     assert max(store.read(name).save.turn for name in kept) == 10  # the first game's turn 10 is kept
+
+
+def test_a_quick_save_is_the_storys_own_and_never_replaces_another_games_without_keeping_it(tmp_path):
+    """Was (issue 43): F5 in Cyber wrote over the Misty Forest game in ``quick`` (turn 43) without a word. Each
+    story has its own quick slot, and a quick save that finds another game of the story there keeps that one in a
+    slot of its own and says where."""
+    cyber = load_pack(content_root() / "scifi_001")
+    forest = session_in(tmp_path)
+    for _ in range(3):
+        assert forest.play("look").ok
+    assert forest.play("save").ok
+    other = GameSession(
+        TurnPipeline(cyber, new_game(cyber, seed=2), ScriptedNarrator(cyber), keyword_memory(cyber)),
+        SlotStore(tmp_path),
+    )
+    assert other.play("look").ok and other.play("save").ok
+    store = SlotStore(tmp_path)
+    assert store.moment_of("quick-fantasy_001") == (forest.game_id, 3)
+    assert store.moment_of("quick-scifi_001") == (other.game_id, 1)
+    again = session_in(tmp_path, seed=8)  # another game of Misty Forest
+    assert again.play("look").ok
+    told = again.play("save")
+    assert told.ok and "quick save of your other game (turn 3) is kept in slot 'quick-fantasy_001-previous-1'" in (
+        told.narration
+    )
+    assert store.moment_of("quick-fantasy_001-previous-1") == (forest.game_id, 3)
+    assert store.moment_of("quick-fantasy_001") == (again.game_id, 1)

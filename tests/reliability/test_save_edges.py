@@ -158,7 +158,7 @@ async def test_quick_load_asks_first_when_the_game_has_unsaved_progress(tmp_path
         await start_new_game(pilot, 1)  # Cyber
         await play(pilot, "look")
         await pilot.press("f5")
-        await until(pilot, lambda: SlotStore(settings.data_dir).exists("quick"), what="quick save")
+        await until(pilot, lambda: SlotStore(settings.data_dir).exists("quick-scifi_001"), what="quick save")
         await until(pilot, lambda: app.saved_turn == 1, what="saved")
         await play(pilot, "look")  # progress since the save
         await pilot.press("f9")
