@@ -375,7 +375,9 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
         print(f"deleted {args.name!r}")
         return 0
     if args.slots_command == "branch":
-        branched = slots.branch(args.name, args.turn, args.new).save
+        story = _story_of(slots.info(args.name).story_id, settings.library())
+        places = {node_id: node.name for node_id, node in story.nodes.items()} if story is not None else None
+        branched = slots.branch(args.name, args.turn, args.new, places).save
         print(visible(f"branched {args.name!r} at turn {branched.turn} ({branched.place}) to {args.new!r}"))
         return 0
     loaded = slots.read(args.name)

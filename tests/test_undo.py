@@ -259,6 +259,11 @@ def test_slots_branch_starts_from_any_turn_of_a_saved_game(fantasy, embedder, ch
     game.close(save=False)
     assert cli_main(["slots", "branch", "main", "--turn", "99", "x", "--data-dir", str(tmp_path)]) != 0
     assert "not turn 99" in capsys.readouterr().err
+    # issue 43: a branch at turn 0 was said to be at the last turn's place; it is where the game began
+    assert cli_main(["slots", "branch", "main", "--turn", "0", "zero", "--data-dir", str(tmp_path)]) == 0
+    start = fantasy.nodes[fantasy.story.start_node].name
+    assert f"turn 0 ({start})" in capsys.readouterr().out
+    assert SlotStore(tmp_path).read("zero").save.place == start != saved.place
 
 
 def test_a_save_without_history_or_with_a_hostile_one_is_refused_with_a_reason(fantasy, tmp_path):

@@ -19,7 +19,7 @@ nothing in a save is ever executed (JSON only, no pickle, no eval).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -201,9 +201,11 @@ def _explain(exc: ValidationError) -> str:
     return f"damaged save: {where}: {first['msg']}{more}"
 
 
-def branch(save: SaveFile, turn: int) -> bytes:
+def branch(save: SaveFile, turn: int, places: Mapping[str, str] | None = None) -> bytes:
     """The bytes of a save of the game in ``save`` as it was after ``turn``: the game state from its history,
-    memory as of that turn (``MemoryState.as_of``: nothing recorded after it), the history up to it.
+    memory as of that turn (``MemoryState.as_of``: nothing recorded after it), the history up to it. Its place is
+    the one told at that turn, else the state's node by its name in ``places`` (node id -> name), else its id
+    (issue 43: a branch at turn 0 was said to be at the last turn's place).
 
     Raises:
         SaveError: the save's history does not reach ``turn`` (an older save has none), or is damaged.
@@ -215,7 +217,7 @@ def branch(save: SaveFile, turn: int) -> bytes:
         raise SaveError(str(exc)) from None
     memory = save.memory.as_of(turn)
     told = memory.told(turn)
-    place = told.node if told is not None else save.place
+    place = told.node if told is not None else (places or {}).get(game.node, game.node)
     fields = dict(save.__dict__, turn=turn, place=place, saved_at=now_iso(), kind="manual")
     fields.update(game=game, memory=memory, history=history.saved(upto=turn))
     try:

@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -274,7 +275,7 @@ class SlotStore:
         pattern = re.compile(rf"{re.escape(prefix)}-(\d{{1,9}})")
         return [m.group(1) for m in map(pattern.fullmatch, self._names()) if m]
 
-    def branch(self, name: str, turn: int, new: str) -> Loaded:
+    def branch(self, name: str, turn: int, new: str, places: Mapping[str, str] | None = None) -> Loaded:
         """Save the game in slot ``name`` as it was after ``turn`` to a new slot ``new`` (``format.branch``);
         returns the branch as it reads back. Slot ``name`` is left as it is.
 
@@ -286,7 +287,7 @@ class SlotStore:
         if self.exists(new):
             raise SaveError(f"there is already a save named {new!r}; pick another name")
         loaded = self.read(name)
-        self.write(new, branch(loaded.save, turn))
+        self.write(new, branch(loaded.save, turn, places))
         return self.read(new)
 
     # ----------------------------------------------------------------- read
