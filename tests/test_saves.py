@@ -543,3 +543,20 @@ def test_the_quick_load_finds_the_storys_own_slot_by_its_whole_name_and_at_the_t
     assert mine is not None and mine.name == "quick-lamp" and mine.turn == 2
     newest = store.newest("quick-")
     assert newest is not None and newest.story_title == mini_pack.story.title
+
+
+def test_continue_offers_the_newest_autosave_over_a_newer_scripted_run(tmp_path, mini_pack):
+    """Was (issue 43): ``storyecho run --slot X`` made X the title's Continue over a 163-turn autosave. Continue
+    asks for the newest autosave first (the Textual game's own), and only without one for the newest save."""
+    store = SlotStore(tmp_path)
+    game = engine(mini_pack)
+    for _ in range(3):
+        assert game.play("look").ok
+    store.write("autosave-mini", encode(mini_pack, game.state, game.memory.export_state(), kind="autosave"))
+    os.utime(tmp_path / "autosave-mini.json", (1000, 1000))
+    store.write("x", save_bytes(mini_pack, turns=1))  # a scripted run's slot, written after
+    latest = store.latest("autosave") or store.latest()
+    assert latest is not None and latest.name == "autosave-mini" and latest.turn == 3
+    assert store.latest().name == "x"  # the newest of any kind, when asked so
+    store.delete("autosave-mini")
+    assert store.latest("autosave") is None and store.latest().name == "x"

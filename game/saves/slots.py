@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 
 from game.files import sync_folder, write_synced
-from game.saves.format import SaveError, SaveFile, branch, decode
+from game.saves.format import SaveError, SaveFile, SlotKind, branch, decode
 from game.saves.header import SaveHeader, read_bytes, read_header
 
 SLOT_SUFFIX = ".json"
@@ -334,12 +334,14 @@ class SlotStore:
             found = [i for i in self.list() if i.name.startswith(start)]
         return max((i for i in found if not i.error), key=lambda i: i.saved_at, default=None)
 
-    def latest(self) -> SlotInfo | None:
-        """The newest slot whose header reads, reading only as many as it takes (the title's Continue)."""
+    def latest(self, kind: SlotKind | None = None) -> SlotInfo | None:
+        """The newest slot whose header reads (of ``kind`` when given), reading only as many as it takes: the
+        title's Continue asks for the newest autosave first, the game played last in the Textual game (issue 43:
+        a ``storyecho run --slot X`` made X the Continue over a 163-turn autosave)."""
         names = sorted(self._names(), key=lambda n: (-self._mtime(n), n))
         for name in names:
             info = self.info(name)
-            if not info.error:
+            if not info.error and kind in (None, info.kind):
                 return info
         return None
 

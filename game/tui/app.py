@@ -200,7 +200,7 @@ class StoryEchoApp(HoldsLogs, App[None]):
 
     def _latest_slot(self) -> SlotInfo | None:
         try:
-            return self.slots.latest()
+            return self.slots.latest("autosave") or self.slots.latest()
         except OSError:
             return None
 
