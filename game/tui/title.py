@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical, VerticalScroll
@@ -210,10 +211,9 @@ class EndingScreen(Screen[None]):
         Binding("ctrl+z", "rewind('undo')", "Undo"),
         Binding("ctrl+r", "rewind('retry')", "Retry"),
         Binding("f4", "timeline", "Timeline"),
-        Binding("n", "choose('new')", "New game"),
-        Binding("l", "choose('load')", "Load"),
-        Binding("q", "choose('quit')", "Quit"),
     ]
+    """No letter keys (issue 43: typing "inventory" + Enter on an ending started a new game, "look" opened Load,
+    "quests" quit); Load and Quit are the game's own F3 and ctrl+q, the rest the list's arrows and Enter."""
 
     def __init__(self, session: GameSession) -> None:
         super().__init__()
@@ -230,14 +230,23 @@ class EndingScreen(Screen[None]):
                 Option("Retry the last turn (ctrl+r)", id="retry", disabled=stuck),
                 Option("Timeline (F4)", id="timeline"),
                 Option("New game", id="new"),
-                Option("Load a save", id="load"),
-                Option("Quit", id="quit"),
+                Option("Load a save (F3)", id="load"),
+                Option("Quit (ctrl+q)", id="quit"),
             )
         yield Footer()
 
     def on_mount(self) -> None:
         # the choices take the keys, but the box opens at its top: scrolling them into view hid the ending's title
-        self.query_one(OptionList).focus(scroll_visible=False)
+        choices = self.query_one(OptionList)
+        choices.focus(scroll_visible=False)
+        choices.highlighted = None  # nothing chosen until an arrow picks: an Enter typed on from play does nothing
+        self._hinted = False
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed as if to the action line: say once how the ending's choices are made."""
+        if event.is_printable and not self._hinted:
+            self._hinted = True
+            self.notify("The story has ended: choose with the arrows and Enter (ctrl+z undoes the ending).")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         choice = event.option.id or ""

@@ -146,7 +146,7 @@ async def test_the_turn_before_an_ending_can_be_reached_after_the_ending_is_auto
     async with app.run_test(size=SIZE) as pilot:
         await end_the_game(pilot)
         await until(pilot, lambda: app.saved_turn == EVE + 1, WAIT, "the ending's autosave")
-        await pilot.press("q")  # quit from the ending screen: the ending is saved again on close
+        await pilot.press("ctrl+q")  # quit from the ending screen: the ending is saved again on close
         await until(pilot, lambda: not app.is_running, WAIT, "exit")
     assert slots.read(AUTOSAVE).save.game.ending == "eternal_night"
 
@@ -190,3 +190,21 @@ async def test_the_ending_screen_opens_at_its_title_when_the_summary_is_taller_t
         assert box.scroll_y == 0
         assert summary.region.y >= box.region.y  # the summary's first line, the ending's title, is on screen
         assert ending.focused is ending.query_one("OptionList")  # the choices still take the keys
+
+
+async def test_letters_typed_on_an_ending_choose_nothing(tmp_path):
+    """Was (issue 43): on an ending screen, typing ``inventory`` + Enter started a new game (``n``, then Enter)
+    with no question, ``look`` opened Load and ``quests`` quit: the screen's one-letter keys fired while the
+    player typed. Letters now only say how the choices are made; Enter chooses nothing until an arrow picks."""
+    settings = eve_of_the_ending(tmp_path)
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        ending = await end_the_game(pilot)
+        session = app.session
+        for word in ("inventory", "look", "quests"):
+            await pilot.press(*word, "enter")
+            await pilot.pause()
+            assert app.is_running and app.screen is ending and app.session is session
+        assert session.engine.state.ending == "eternal_night"
+        await pilot.press("down", "enter")  # an arrow picks the first choice: undo the ending
+        await until(pilot, lambda: not isinstance(app.screen, EndingScreen), WAIT, "the choice made")
