@@ -87,3 +87,34 @@ def test_a_game_at_the_last_turn_is_told_so_and_still_saves(fantasy, tmp_path):
     assert game.engine.state.turn == MAX_TURN
     game.save("at-the-end")
     session(fantasy, tmp_path).load("at-the-end")
+
+
+def test_the_inventory_is_bounded_in_a_save_and_in_play(fantasy, tmp_path):
+    """Was (issue 43): a save within every other bound held an 800,000-item inventory. A save holding more than
+    ``MAX_CARRIED`` things is refused with a reason; at the bound, a take and a purchase are refused (no turn is
+    lost to them), and a foe's loot stays on the ground. Play keeps to the bound a load checks."""
+    import pytest
+
+    from game.saves.format import SaveError
+    from game.world.state import MAX_CARRIED
+
+    first = session(fantasy, tmp_path)
+    assert first.play("look").ok
+    write(first, "hoard", inventory=["hunting_knife"] * (MAX_CARRIED + 1))
+    game = session(fantasy, tmp_path)
+    with pytest.raises(SaveError, match="inventory"):
+        game.load("hoard")
+    write(first, "full", node="misty_path", inventory=["hunting_knife"] * MAX_CARRIED)
+    game.load("full")
+    turn = game.engine.state.turn
+    took = game.play("take the healing herb")
+    assert "carry too much" in took.narration and game.engine.state.turn == turn  # refused, no turn spent
+    assert len(game.engine.state.inventory) == MAX_CARRIED and "healing_herb" not in game.engine.state.inventory
+    for _ in range(4):
+        if "defeated:mist_wolf" in game.engine.state.flags:
+            break
+        assert game.play("attack the mist wolf").ok
+    assert "defeated:mist_wolf" in game.engine.state.flags
+    assert len(game.engine.state.inventory) == MAX_CARRIED
+    game.save("after")  # what play made of it, a load takes
+    session(fantasy, tmp_path).load("after")

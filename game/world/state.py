@@ -17,6 +17,10 @@ MINUTES_PER_TURN = 10
 
 MAX_TURN = 10_000_000
 """Most turns a game counts."""
+MAX_CARRIED = 1_000
+"""Most things the player carries (a whole story gives a few dozen): a save holding more is refused, and in play
+what would be more stays on the ground (issue 43: a save within every other bound held an 800,000-item
+inventory)."""
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 StatValue = Annotated[int, Field(ge=0, le=MAX_STAT)]
 Health = Annotated[int, Field(ge=-MAX_STAT, le=MAX_STAT)]
@@ -65,7 +69,7 @@ class GameState(BaseModel):
     level: Annotated[int, Field(ge=1, le=MAX_AMOUNT)] = 1
     exp: Amount = 0
     gold: Amount = 0
-    inventory: list[str] = []
+    inventory: list[str] = Field(default=[], max_length=MAX_CARRIED)
     equipped_weapon: str | None = None
     equipped_armor: str | None = None
     quests: dict[str, QuestProgress] = {}

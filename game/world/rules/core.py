@@ -13,7 +13,7 @@ from game.text import best_match
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.intent import NOT_ASKED
-from game.world.state import GameState
+from game.world.state import MAX_CARRIED, GameState
 
 log = logging.getLogger("storyecho.rules")
 
@@ -183,7 +183,18 @@ def record_event(state: GameState, out: Outcome, flag: str) -> bool:
     return state.add_flag(flag)
 
 
+def full_hands(state: GameState) -> str | None:
+    """Why the player can take nothing more (they carry :data:`MAX_CARRIED` things), or None."""
+    if len(state.inventory) < MAX_CARRIED:
+        return None
+    return f"you carry too much to take anything more ({MAX_CARRIED} things): drop something first"
+
+
 def gain_item(state: GameState, item_id: str) -> None:
+    """The player gains ``item_id``; with full hands (a reward, a foe's loot) it is left on the ground here."""
+    if len(state.inventory) >= MAX_CARRIED:
+        state.dropped_items.setdefault(state.node, []).append(item_id)
+        return
     state.inventory.append(item_id)
     state.add_flag(f"obtained:{item_id}")
 

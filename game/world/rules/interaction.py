@@ -5,7 +5,7 @@ from __future__ import annotations
 from game.world.conditions import holds, items_at, npcs_at, weapon_in_hand
 from game.world.content import ContentPack, Objective
 from game.world.effects import Effects
-from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
+from game.world.rules.core import Outcome, bump_affinity, full_hands, gain_item, record_event
 from game.world.rules.quests import start_quest, step_check_failures, step_words, steps_needing
 from game.world.state import GameState
 
@@ -70,6 +70,9 @@ def take(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> Non
         return
     if item_id not in items_at(state, pack, state.node):
         out.reject("items_gained", item_id, f"there is no {pack.items[item_id].name} here")
+        return
+    if why := full_hands(state):
+        out.reject("items_gained", item_id, why)
         return
     dropped = state.dropped_items.get(state.node, [])
     if item_id in dropped:

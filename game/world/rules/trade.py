@@ -17,7 +17,7 @@ from typing import Any
 from game.world.conditions import npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Trade
-from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
+from game.world.rules.core import Outcome, bump_affinity, full_hands, gain_item, record_event
 from game.world.rules.interaction import door_needing
 from game.world.rules.quests import step_words, steps_needing
 from game.world.state import GameState
@@ -77,6 +77,8 @@ def refusal(pack: ContentPack, state: GameState, offer: Trade) -> str | None:
         price = asking_price(pack, offer.npc, offer.item)
         if price is None:
             return f"{npc.name} does not sell the {item.name}"
+        if why := full_hands(state):
+            return why
         if not item.consumable and offer.item in state.inventory:
             return f"you already have the {item.name}"
         if offer.price is not None and offer.price != price:
