@@ -251,3 +251,34 @@ def test_quitting_the_game_during_a_stalled_turn_ends_within_seconds_with_the_ga
     assert seconds < QUIT_WITHIN_S and game.returncode == 0, err
     saves = SlotStore(tmp_path / "saves")
     assert [(i.name, i.turn) for i in saves.list() if i.name.startswith("autosave")] == [("autosave-fantasy_001", 1)]
+
+
+def test_quitting_while_a_turn_is_told_again_keeps_the_last_telling(fantasy, tmp_path):
+    """Was (issue 43): a retry put the game back before the last turn while the narrator told it again; a quit
+    during a stalled retry saved that, and the autosave held turn 5 of 6. Until the new telling is in, the last
+    one is the game, and a quit saves it."""
+    import threading
+
+    from game.engine.pipeline import TurnPipeline
+    from game.engine.session import GameSession
+    from game.llm.openai_compat import OpenAINarrator
+    from game.llm.settings import OpenAISettings
+    from game.world.state import new_game
+    from tests.conftest import keyword_memory
+
+    with FakeOpenAIServer() as server:
+        server.responder = model = StallsFromTurn(stall_at=len(ACTIONS) + 1)  # the retry's call stalls
+        narrator = OpenAINarrator(
+            OpenAISettings(base_url=server.url, model="m", timeout_s=20, max_attempts=1), environ={}
+        )
+        engine = TurnPipeline(fantasy, new_game(fantasy, seed=3), narrator, keyword_memory(fantasy))
+        game = GameSession(engine, SlotStore(tmp_path), slot="kept")
+        for action in ACTIONS:
+            assert game.play(action).ok, action
+        told = game.engine.state.turn
+        retry = threading.Thread(target=game.retry, daemon=True)
+        retry.start()
+        _until(lambda: model.calls["turn"] > len(ACTIONS), 30, "the retry's call")
+        game.engine.abandon()
+        assert game.close() is None
+    assert SlotStore(tmp_path).read("kept").save.turn == told == len(ACTIONS)

@@ -109,6 +109,8 @@ class GameSession:
         """The autosave thread, and what it has to tell (the next result tells it)."""
         self._wrote: tuple[str, int] | None = None
         """The slot and turn this session last wrote its game to (``kept.write_own``)."""
+        self._retrying: Moment | None = None
+        """The telling a retry under way would replace: the game, should the player quit before it is told."""
         self.history: list[TurnResult] = []
         """The result of every input the engine played, oldest first, at most ``HISTORY_LIMIT``: played turns,
         failed ones (refused input, narrator errors) and meta commands (``help``, ``inventory``: no prompt),
@@ -227,7 +229,11 @@ class GameSession:
         before = self.timeline.back()
         self._return_to(before, autosave=False)
         attempt = told.attempt + 1
-        result = self.engine.play(told.action, attempt=attempt)
+        self._retrying = told  # until the new telling is in, the last one is the game (a quit keeps it)
+        try:
+            result = self.engine.play(told.action, attempt=attempt)
+        finally:
+            self._retrying = None
         if not (result.ok and self.engine.state.turn == before.turn + 1):
             self.history.append(result)
             self._return_to(self.timeline.forward(), autosave=False)
@@ -473,6 +479,8 @@ class GameSession:
         """End the session: a complete save to this session's slot (unless the game is unsaved), then stop memory.
         Background work gets a few seconds (``Memory.closing``): a summary stalled on the endpoint is abandoned."""
         self.engine.memory.closing()
+        if (told := self._retrying) is not None:  # quit while the turn is told again: the last telling stands
+            self._return_to(told, autosave=False)  # (issue 43: the autosave held turn 5 of 6)
         self._background.stop()
         late = self._background.told()
         notice = late[-1] if late else None  # a failed autosave not told yet, unless the save on quit replaces it
