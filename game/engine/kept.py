@@ -116,3 +116,21 @@ def quick_kept(slots: SlotStore, quick: str, game: str) -> str:
         return ""
     kept = slots.set_aside(quick, f"{quick}-previous")
     return f" The quick save of your other game (turn {held[1]}) is kept in slot {kept!r}." if kept else ""
+
+
+def replace_question(slots: SlotStore, name: str, game: str, turn: int) -> str | None:
+    """What to ask before ``save NAME`` replaces slot ``name`` (issue 43: a slot the player names is replaced only
+    after a question): when it holds another game, or a later moment of this one; None when nothing would be lost
+    (no such slot, or this game at this turn or before)."""
+    if not slots.exists(name):
+        return None
+    held = slots.moment_of(name)
+    if held is not None and held[0] == game and held[1] <= turn:
+        return None
+    if held is None:
+        what = "a save that does not read"
+    elif held[0] != game:
+        what = f"another game (turn {held[1]})"
+    else:
+        what = f"turn {held[1]} of this game"
+    return f"Slot {name!r} holds {what}. Type 'save {name}' again to replace it, or save under another name."

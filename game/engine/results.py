@@ -96,6 +96,20 @@ def joined(results: list[TurnResult]) -> TurnResult:
     )
 
 
+def answered(action: str, verb: str, message: str, ok: bool, state: GameState) -> TurnResult:
+    """The result of a command a session answers itself (``verb``: save, load, undo...): no turn is played."""
+    return TurnResult(
+        turn=state.turn,
+        action=action,
+        narration=message,
+        choices=[],
+        state=state.snapshot(),
+        ok=ok,
+        meta=verb,
+        error=None if ok else message,
+    )
+
+
 def unique(rejected: list[RejectedEffect]) -> list[RejectedEffect]:
     """Each refusal once (a refusal of the first answer the second answer repeated is one refusal)."""
     seen: set[tuple[str, str]] = set()

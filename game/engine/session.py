@@ -50,9 +50,9 @@ from typing import Any
 import orjson
 
 from game.engine.background import Background
-from game.engine.kept import continue_in, quick_kept, write_own
+from game.engine.kept import continue_in, quick_kept, replace_question, write_own
 from game.engine.pipeline import TurnPipeline
-from game.engine.results import TurnResult, joined
+from game.engine.results import TurnResult, answered, joined
 from game.engine.timeline import Moment, Timeline
 from game.language.parser import Command, parse
 from game.memory.records import model_fields
@@ -110,6 +110,8 @@ class GameSession:
         self._wrote: tuple[str, int] | None = None
         """The slot and turn this session last wrote its game to (``kept.write_own``)."""
         self._retrying: Moment | None = None
+        self._asked: str | None = None
+        """The slot the last ``save NAME`` asked about replacing: the same command next says yes."""
         """The telling a retry under way would replace: the game, should the player quit before it is told."""
         self.history: list[TurnResult] = []
         """The result of every input the engine played, oldest first, at most ``HISTORY_LIMIT``: played turns,
@@ -130,6 +132,7 @@ class GameSession:
         command = parse(text)
         if command.verb in SLOT_VERBS:
             return self._slot_command(command)
+        self._asked = None  # a question about replacing a slot is answered by the very next command only
         if command.verb in REWIND_VERBS:
             return self._rewind_command(command)
         self._begin()
@@ -302,7 +305,13 @@ class GameSession:
 
     def _slot_command(self, command: Command) -> TurnResult:
         name = command.target.strip() or self.quick_slot
+        asked, self._asked = self._asked, None
         try:
+            if command.verb == "save" and name not in (self.quick_slot, self.slot) and name != asked:
+                question = replace_question(self._store(), name, self.game_id, self.engine.state.turn)
+                if question:  # a slot the player names is replaced only once they said so twice
+                    self._asked = name
+                    return self._told(command, question, True)
             if command.verb == "save":
                 message = self.save(name, kind="quick" if name == self.quick_slot else "manual")
             elif command.verb == "load":
@@ -315,18 +324,7 @@ class GameSession:
         return self._told(command, message, ok)
 
     def _told(self, command: Command, message: str, ok: bool) -> TurnResult:
-        """The result of a command the session answers itself (no turn)."""
-        state = self.engine.state
-        return TurnResult(
-            turn=state.turn,
-            action=command.text,
-            narration=message,
-            choices=[],
-            state=state.snapshot(),
-            ok=ok,
-            meta=command.verb,
-            error=None if ok else message,
-        )
+        return answered(command.text, command.verb, message, ok, self.engine.state)
 
     # ---------------------------------------------------------------- slots
     def _store(self) -> SlotStore:

@@ -312,3 +312,25 @@ def test_a_quick_save_is_the_storys_own_and_never_replaces_another_games_without
     )
     assert store.moment_of("quick-fantasy_001-previous-1") == (forest.game_id, 3)
     assert store.moment_of("quick-fantasy_001") == (again.game_id, 1)
+
+
+def test_a_slot_the_player_names_is_replaced_only_after_a_question(tmp_path):
+    """Issue 43: ``save NAME`` over a slot holding another game, or a later moment of this one, wrote over it. It
+    asks first; the same command next replaces it, anything else in between asks again. A slot of this game at an
+    earlier turn is saved over at once (saving on is what a named save is for)."""
+    other = session_in(tmp_path, seed=2)
+    for _ in range(9):
+        assert other.play("look").ok
+    assert other.play("save mine").ok and other.close() is None
+    game = session_in(tmp_path, seed=4)
+    assert game.play("look").ok
+    asked = game.play("save mine")
+    assert asked.ok and "holds another game (turn 9)" in asked.narration
+    store = SlotStore(tmp_path)
+    assert store.moment_of("mine") == (other.game_id, 9)  # nothing written yet
+    assert game.play("look").ok
+    assert "holds another game" in game.play("save mine").narration  # a turn in between: asked again
+    done = game.play("save mine")
+    assert done.ok and "Saved to 'mine'" in done.narration
+    assert store.moment_of("mine") == (game.game_id, 2)
+    assert game.play("look").ok and "Saved to 'mine'" in game.play("save mine").narration  # this game, later: at once

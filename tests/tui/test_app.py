@@ -15,7 +15,7 @@ import time
 import weakref
 from pathlib import Path
 
-from textual.widgets import RichLog
+from textual.widgets import OptionList, RichLog
 
 import game.engine.session as session_module
 from game.config import load_settings
@@ -203,7 +203,9 @@ async def test_reaching_an_ending_shows_its_screen_and_offers_a_new_game(tmp_pat
         await until(pilot, lambda: isinstance(app.screen, EndingScreen), what="ending screen")
         summary = str(app.screen.query_one("#ending-summary").render())
         assert "Eternal Night" in summary and f"Turns played: {app.session.engine.state.turn}" in summary
-        await pilot.press("n")  # a new game, not an exit
+        choices = app.screen.query_one(OptionList)  # no letter keys on an ending (issue 43): the list's choice
+        choices.highlighted = choices.get_option_index("new")
+        await pilot.press("enter")  # a new game, not an exit
         await until(pilot, lambda: isinstance(app.screen, StoryScreen), what="story choice")
         assert app.is_running
 
