@@ -243,3 +243,19 @@ def test_the_round_told_ahead_is_the_round_the_rules_roll(fantasy):
         assert rolled and all(line in ahead for line in rolled), (action, ahead, rolled)
     first = next(b.text for b in engine.narrator.bundles[0].blocks if b.name == "player_action")
     assert "You strike the Mist Wolf for" in first and "The Mist Wolf hits you for" in first
+
+
+def test_a_first_arrival_is_told_with_the_place_and_a_return_is_not(fantasy):
+    """Was (relay game): a move's prompt gave the destination's name and what waits there, never the place
+    itself, so a model told a first arrival vaguely. A first visit carries the place's description as it stands;
+    a return carries none (the place was told before)."""
+    engine = at(fantasy, "forest_edge")
+    engine.narrator.answers += [answer("You walk north.", move_to="misty_path"), answer("Back.", move_to="forest_edge")]
+    engine.narrator.answers.append(answer("North again.", move_to="misty_path"))
+    for action in ("go north", "go south", "go north"):
+        assert engine.play(action).ok
+    first, back, again = (next(b.text for b in n.blocks if b.name == "player_action") for n in engine.narrator.bundles)
+    description = fantasy.nodes["misty_path"].description.split(".")[0]
+    assert "arrives at Fogbound Path for the first time" in first and description in first
+    assert "for the first time" not in again and description not in again
+    assert "for the first time" not in back  # the trailhead was where the game began

@@ -533,11 +533,10 @@ def test_three_turns_of_the_mini_story_through_the_pipeline(mini_pack, server):
     assert third.ok and engine.state.node == "woods" and third.trace.repaired
     assert third.narration.startswith(north["narration"])
     assert len(requests) == 1  # the prose-wrapped answer was repaired locally, not re-asked
-    assert (
-        requests[0]
-        .body["messages"][-1]["content"]
-        .endswith(f"## Player action\ngo north\nThe player asks to: go to the Dark Woods.\n\n{ANSWER_REMINDER}")
-    )
+    told = requests[0].body["messages"][-1]["content"]
+    assert told.endswith(f"\n\n{ANSWER_REMINDER}")
+    assert "## Player action\ngo north\nThe player asks to: go to the Dark Woods.\nRules' consequences" in told
+    assert "arrives at Dark Woods for the first time: " in told  # the place, told at a first arrival
     assert narrator.last_call.attempts == 1 and narrator.last_call.prompt_tokens == 120
 
 

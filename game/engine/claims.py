@@ -33,6 +33,7 @@ from game.text import STOPWORDS, keywords
 from game.world.asked import Act, Asked, understand
 from game.world.conditions import items_at
 from game.world.content import ContentPack
+from game.world.describe import node_description
 from game.world.effects import Effects
 from game.world.rules import Outcome, Rules
 from game.world.state import GameState
@@ -198,9 +199,14 @@ def consequences_ahead(rules: Rules, seen: GameState, asked: Asked) -> list[str]
     granted = asked.granted(seen)
     if granted is None:
         return []
-    out = rules.resolve_turn(seen.snapshot(), Effects(), asked.reading, granted=granted)
+    after = seen.snapshot()
+    out = rules.resolve_turn(after, Effects(), asked.reading, granted=granted)
     restated = {message for effect, message in out.said if effect in _TOLD_BY_THE_ACT}
-    return [message for message in out.messages if message not in restated]  # the foe's blows are said unpaired
+    told = [message for message in out.messages if message not in restated]  # the foe's blows are said unpaired
+    if after.node != seen.node and not seen.has_flag(f"visited:{after.node}"):  # the relay game: arrivals told blind
+        place = rules.pack.nodes[after.node]
+        told.insert(0, f"The player arrives at {place.name} for the first time: {node_description(after, rules.pack)}")
+    return told
 
 
 _TOLD_BY_THE_ACT = frozenset({"items_gained", "items_lost", "move_to", "talk_to"})
