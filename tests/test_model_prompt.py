@@ -259,3 +259,19 @@ def test_a_first_arrival_is_told_with_the_place_and_a_return_is_not(fantasy):
     assert "arrives at Fogbound Path for the first time" in first and description in first
     assert "for the first time" not in again and description not in again
     assert "for the first time" not in back  # the trailhead was where the game began
+
+
+def test_a_narrators_made_up_id_on_a_look_is_its_own_and_the_turn_still_passes(fantasy):
+    """Was (found with SmolLM2 in the doctor): a model that proposed ``move_to: "nowhere"`` on a look had it refused
+    as "no such place", told to the player as their own refusal ("There is no such place."), and the look cost no
+    turn, so a weak model's whole game stood still and never consolidated. An id nothing names is the narrator's
+    unless the player asked an act of that kind; then the rules say there is no such place, at no turn's cost."""
+    engine = at(fantasy, "forest_edge")
+    engine.narrator.answers += [answer("You look around.", move_to="nowhere"), answer("You look around.")]
+    looked = engine.play("look around")
+    assert looked.ok and not looked.free and engine.state.turn == 1
+    assert "no such place" not in looked.narration.lower()
+    assert [(r.effect, r.reason) for r in looked.rejected] == [("move_to", "not what you asked")]
+    engine.narrator.answers += [answer("You go.", move_to="nowhere"), answer("You go.")]
+    went = engine.play("go to nowhere")
+    assert went.free and engine.state.turn == 1  # asked, refused by the rules, no turn spent

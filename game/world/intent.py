@@ -130,8 +130,8 @@ def _pool(clause: Clause, state: GameState) -> list[str]:
 
 def _talks_to(reading: Reading, npc_id: str, state: GameState, pack: ContentPack, steps: set[str]) -> bool:
     npc = pack.npcs.get(npc_id)
-    if npc is None:
-        return True  # the rules refuse it as no such character
+    if npc is None:  # the rules refuse it as no such character when the player spoke; else it is not theirs
+        return any(c.speaks or "talk" in c.classes for c in reading.clauses)
     if npc_id in steps:
         return True
     acting = [c for c in reading.clauses if c.speaks or (c.binds and "sense" not in c.classes)]
@@ -156,8 +156,8 @@ def _names_person(clause: Clause, names: Iterable[str], pack: ContentPack) -> bo
 def _moves_to(reading: Reading, node_id: str, state: GameState, pack: ContentPack, steps: set[str]) -> bool:
     node = pack.nodes.get(node_id)
     here = pack.nodes.get(state.node)
-    if node is None or here is None:
-        return True  # the rules refuse it as no such place
+    if node is None or here is None:  # no such place: the player's only when they asked to go somewhere
+        return bool(reading.binding("move"))
     if node_id in steps:
         return True
     return any(_goes(c, node_id, state, pack) for c in reading.binding("move"))
@@ -198,7 +198,7 @@ def _item(clause: Clause, item_id: str, pack: ContentPack, steps: set[str], ever
 def _uses(reading: Reading, item_id: str, state: GameState, pack: ContentPack, steps: set[str]) -> bool:
     item = pack.items.get(item_id)
     if item is None:
-        return True
+        return bool(reading.binding("use", "fight"))
     for clause in reading.binding("use", "fight"):
         if _item(clause, item_id, pack, steps, state.inventory if "use" in clause.classes else []):
             return True
@@ -210,7 +210,7 @@ def _uses(reading: Reading, item_id: str, state: GameState, pack: ContentPack, s
 def _fights(reading: Reading, enemy_id: str, state: GameState, pack: ContentPack, steps: set[str]) -> bool:
     enemy = pack.enemies.get(enemy_id)
     if enemy is None:
-        return True
+        return bool(reading.binding("fight"))
     if enemy_id in steps:
         return True
     aliases = {name.lower() for name in enemy.names}
@@ -238,8 +238,8 @@ def _combat_move(reading: Reading, move: str) -> bool:
 
 def _chooses(reading: Reading, choice_id: str, pack: ContentPack) -> bool:
     choice = pack.choice(choice_id)
-    if choice is None:
-        return True  # the rules refuse it as no such choice
+    if choice is None:  # the rules refuse it as no such choice when the player chose; else it is not theirs
+        return bool(reading.binding())
     return any(whole_words(k.lower()).search(c.text) for c in reading.binding() for k in choice.keywords)
 
 
