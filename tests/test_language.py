@@ -113,6 +113,7 @@ def test_a_name_before_a_comma_is_whom_the_line_is_said_to():
     assert vocative("reverend, may i have a word") == ("reverend", "may i have a word")
     assert vocative("how much for the toddy, bess") == ("bess", "how much for the toddy")
     assert vocative("okay, take it")[0] == "" and vocative("take the herb, then go north")[0] == ""
+    assert vocative("hello,") == ("", "hello,") and vocative(", garrick")[0] == "garrick"  # an empty part
 
 
 def test_an_act_held_back_is_no_act():

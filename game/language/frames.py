@@ -194,6 +194,8 @@ def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, s
     middle = [i for i in range(1, len(parts) - 1) if set(parts[i].split()) & known]
     for index in (lead, len(parts) - 1, *middle):
         name = parts[index]
+        if not name:  # "hello," or ", garrick": an empty part names no one
+            continue
         if greeting := leading(name, GREETINGS) or (name.split()[0] == "good" and " ".join(name.split()[:2])):
             name = name[len(greeting) :].strip()  # "hey Garrick", "good morning, ..."
         words = name.split()
