@@ -40,6 +40,7 @@ from game.world.choices import choices_after
 from game.world.content import ContentPack
 from game.world.describe import help_text, inventory_text, quests_text, status_text
 from game.world.effects import Effects
+from game.world.guess import ask_instead
 from game.world.rules import Outcome, Reading, RejectedEffect, Rules
 from game.world.rules.core import player_refused
 from game.world.state import MAX_TURN, GameState
@@ -140,6 +141,7 @@ class TurnPipeline:
                 )
             answered = understand(Reading.of(action, self.names, self.people), self.state, self.pack)
             answered = by_meaning(answered, self.meaning, self.state, self.pack)
+            answered = ask_instead(answered, self.state, self.pack)
             early = self._early(action, answered)
             if early is not None:
                 return early

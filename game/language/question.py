@@ -22,7 +22,9 @@ from game.language.lexicon import (
     PAST_MARKERS,
     REMIND_FRAMES,
     STATUS_MONEY,
+    STATUS_PAST,
     STATUS_PHRASES,
+    STATUS_WORDS,
     WH_WORDS,
     event_kind,
     known_verbs,
@@ -144,14 +146,20 @@ def event_words() -> frozenset[str]:
 def status_question(text: str) -> str:
     """Which of the player's own figures a question asks for: "gold", "health", "inventory" or ""."""
     lowered = " ".join(re.findall(r"[a-z']+", text.lower().replace("’", "'")))
-    if not text.rstrip().endswith("?") and lowered.split()[:1] not in (["how"], ["what"], ["am"]):
-        return ""
     words = lowered.split()
-    if leading(lowered, ("how much", "how many")) and set(words[2:3]) & STATUS_MONEY:
-        return "gold"
-    for kind, phrases in STATUS_PHRASES.items():
-        if any(lowered == p or lowered.startswith(p + " ") for p in phrases):
-            return kind
+    if text.rstrip().endswith("?") or words[:1] in (["how"], ["what"], ["am"]):
+        if leading(lowered, ("how much", "how many")) and set(words[2:3]) & STATUS_MONEY:
+            return "gold"
+        for kind, phrases in STATUS_PHRASES.items():
+            if any(lowered == p or lowered.startswith(p + " ") for p in phrases):
+                return kind
+    for sentence in re.split(r"[?.!;]+", text.lower().replace("’", "'")):
+        said = set(re.findall(r"[a-z']+", sentence))
+        asks = said & {"how", "what", "what's", "whats", "hows", "how's", "am"}
+        if asks and said & {"i", "my", "me", "i'm", "im"} and not said & STATUS_PAST:
+            kinds = [kind for kind, known in STATUS_WORDS.items() if said & known]
+            if len(kinds) == 1:  # "how banged up am I", "hows my purse looking", "what have I got in my pockets"
+                return kinds[0]
     return ""
 
 

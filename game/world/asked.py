@@ -69,6 +69,8 @@ class Asked:
     """That act, when it names something of the story (the rules' reason for it goes in the trace)."""
     offer: tuple[Act, ...] = ()
     """What to ask back: one act (yes or no) or several to pick from."""
+    first: str = ""
+    """Said before the question: why the words as read could not be ("There is no man here.")."""
     stopped: str = ""
     """Why the line's acts stop short (a later act cannot be), told after the ones that can."""
     answer: str = ""
@@ -94,8 +96,8 @@ class Asked:
     def question(self, pack: ContentPack) -> str:
         """The words that ask back: "Do you mean: take the Healing Herb?" or "Which do you mean? ..."."""
         if len(self.offer) == 1:
-            return f"Do you mean: {self.offer[0].describe(pack)}?"
-        return "Which do you mean?"
+            return f"{self.first} Do you mean: {self.offer[0].describe(pack)}?".strip()
+        return f"{self.first} Which do you mean?".strip()
 
     def choices(self, pack: ContentPack) -> list[str]:
         """What the player may answer an offer with (keys 1-4)."""
@@ -294,11 +296,13 @@ def _addressed(clause: Clause, who: str | None, scene: Scene, line: str = "") ->
     circlet. Here, take it.")."""
     if who is None:
         return None
-    plain = " ".join(w for w in clause.text.split() if not (len(w) > 4 and w.endswith("ly")))
-    handed = _HANDED.search(clause.text)
+    plain = " ".join(w for w in clause.text.split() if not (len(w) > 4 and w.endswith("ly")) and w != "please")
+    handed = _HANDED.search(plain)  # "may I please take the shard": the player's own take, not a gift
     if leading(plain, OWN_FRAMES) and handed is None:
         return None  # "Reverend, I'll go down to the crypt": the player's own act
-    handed = handed or _HANDED.search(clause.core)  # "would you be so kind as to buy this pelt off me"
+    handed = (
+        handed or _HANDED.search(clause.text) or _HANDED.search(clause.core)
+    )  # "would you be so kind as to buy this pelt off me"
     first, _, rest = clause.core.partition(" ")
     gift = _gift(clause.text) or (handed["thing"] if handed else "") or ("it" if _YOURS.match(clause.text) else "")
     thing = gift or (rest if first in _TRANSFER else "")

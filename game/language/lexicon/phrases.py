@@ -173,7 +173,8 @@ POLITE_FRAMES = frames(
     | would it be possible to | would it be possible for me to | i'd be grateful for | i would be grateful for
     | would you be so good as to | would you be so kind as to | be so good as to
     | be so kind as to | would you be kind enough to | would you be good enough to | be a dear and
-    | do me a favour and | do me a favor and"""
+    | do me a favour and | do me a favor and | would you permit me to | would you let me | will you let me
+    | would you allow me to | could you let me | permit me to | allow me to"""
 )
 POLITE_FRAMES += tuple(
     f"{me} be {glad} if {s} {may}"
@@ -304,13 +305,24 @@ STATUS_PHRASES = {
     ),
 }
 """Questions about the player's own state, which the rules answer ("how much gold do I have?")."""
+STATUS_WORDS = {
+    "gold": STATUS_MONEY | words("purse wallet funds broke rich"),
+    "health": words("hurt wounded injured health hp bleeding banged beaten hurting wounds shape condition battered"),
+    "inventory": words("carrying holding pockets pocket bag pack backpack satchel inventory gear belongings"),
+}
+"""The words of a question about the player's own figures in any phrasing: "how banged up am I right now", "what
+have I got in my pockets" (the player's own words, "I", "my" or "me", beside one of these)."""
+STATUS_PAST = words("did was were had gave took bought sold told said used")
+"""Words that put a question about the player in the past: memory's, not the rules' ("what did I carry?")."""
 GIFT_OPENERS = phrases("here's | here is | here are | this | these | that")
 """What opens a thing handed to someone ("here's a bottle for your trouble", "this ramen's for you")."""
 OWN_FRAMES = frames(
     """i | i'll | i'm | i'd | i've | let me | let's | we | we'll | with your leave | can {s} | could {s} | may {s}
-    | might {s} | would you mind if {s} | do you mind if {s} | mind if {s}"""
+    | might {s} | would you mind if {s} | do you mind if {s} | mind if {s} | would you permit me to
+    | would you let me | will you let me | would you allow me to | permit me to | allow me to"""
 )
-"""The player's own act, though said to someone ("Reverend, I'll go down to the crypt", "Doc, mind if I take it?")."""
+"""The player's own act, though said to someone ("Reverend, I'll go down to the crypt", "Doc, mind if I take it?",
+"Reverend, would you permit me to go down?")."""
 
 # ------------------------------------------------------------ the small words of a line's grammar
 TAGS = phrases("shall i | should i | will i | won't i | right | eh | yeah | no | okay | ok")
