@@ -106,3 +106,81 @@ def test_lines_the_reader_placed_are_not_asked_back(packs, story, at, line, kind
 )
 def test_a_question_about_the_players_own_figures_in_any_words(line, kind):
     assert status_question(line) == kind
+
+
+def _read(packs, story: str, at: str, line: str, **setup) -> tuple[str, list[str], list[str]]:
+    """(kind, acts, offer) of ``line`` read as the game reads it, the story's names known."""
+    from game.language.reading import Reading
+    from game.world.asked import story_names, story_people
+
+    pack = packs[story]
+    state = state_for(Row(story, at, line, (), "plain", **setup), pack)
+    reading = Reading.of(line, story_names(pack), story_people(pack))
+    asked = ask_instead(by_meaning(understand(reading, state, pack), None, state, pack), state, pack)
+
+    def said(acts):
+        return [" ".join(x for x in (a.verb, a.target, a.to) if x) for a in acts]
+
+    return asked.kind, said(asked.acts), said(asked.offer)
+
+
+BARGAIN = {"flags": ("talked:corbyn",), "done": ("false_light",)}
+
+
+@pytest.mark.parametrize(
+    ("story", "at", "line", "setup", "acts", "offer"),
+    [
+        # a word that says no act, with the name it calls, is no word with that person: the request after it is
+        (
+            "victorian_001",
+            "harbour_office",
+            "okay, Nathaniel. I shall take the purse.",
+            BARGAIN,
+            [],
+            ["choice bargain"],
+        ),
+        (
+            "victorian_001",
+            "harbour_office",
+            "right, Mr Corbyn. let me take the purse, then.",
+            BARGAIN,
+            [],
+            ["choice bargain"],
+        ),
+        # a measure of a thing asked for: bought from the trader who sells it, else taken where it lies
+        ("victorian_001", "drowned_man", "a mug of that toddy, if you please", {}, ["buy hot_toddy bess"], []),
+        ("victorian_001", "harbour_office", "Corbyn, a glass of that brandy, if you would", {}, ["take brandy"], []),
+        # giving someone a beating is fighting them; a foe called by no name is the one enemy here, offered
+        ("victorian_001", "wreckers_cove", "give him a sound beating", {}, ["attack wrecker"], []),
+        ("victorian_001", "wreckers_cove", "knock that villain flat", {}, [], ["attack wrecker"]),
+        # a name misspelt and run together ("stimpakk": the Stim Pack)
+        ("scifi_001", "black_market", "buy a stimpakk", {}, [], ["buy stim_pack okabe"]),
+        # "so kind as to" is courtesy, not a hedge: the purchase is plain
+        (
+            "fantasy_001",
+            "hunter_cabin",
+            "could you be so kind as to sell me a healing herb",
+            {},
+            ["buy healing_herb old_hunter"],
+            [],
+        ),
+    ],
+)
+def test_requests_around_a_name_a_measure_or_a_blow(packs, story, at, line, setup, acts, offer):
+    kind, did, offered = _read(packs, story, at, line, **setup)
+    assert (did, offered) == (acts, offer), (line, kind)
+
+
+def test_it_is_the_thing_named_before_even_when_it_is_not_carried(packs):
+    """ "the baton's no use to me, leave it": "it" is the baton, which is not carried, never the one thing that is."""
+    kind, did, _ = _read(
+        packs, "scifi_001", "storage_area", "the baton's no use to me, leave it", carried=("stim_pack",)
+    )
+    assert did == [], kind
+
+
+def test_two_letters_swapped_are_read_before_one_changed():
+    from game.language.spelling import candidates
+
+    assert candidates("haed", ["head", "hand", "had"]) == ["head"]
+    assert candidates("wlak", ["walk", "wake"]) == ["walk"]

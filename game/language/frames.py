@@ -21,6 +21,8 @@ import re
 from functools import cache
 
 from game.language.lexicon import (
+    BLOW_SIZES,
+    BLOWS,
     COURTESY,
     DECLINES,
     GREETINGS,
@@ -68,6 +70,10 @@ def plainer(core: str) -> tuple[str, str]:
     "slip" only with "to" after it ("slip past the troll" stays a move).
     """
     words = core.split()
+    if len(words) >= 4 and lemma(words[0]) == "give" and words[-1] in BLOWS and words[-2] in ("a", "an", *BLOW_SIZES):
+        who = words[1 : words.index(next(w for w in words[2:] if w in ("a", "an")), 2)]  # "give him a good hiding"
+        if who:
+            return " ".join(["attack", *who]), f"give ... a {words[-1]}"
     for phrase, plain in _idioms():
         if _split_particle(words, phrase):  # "knock it back", "wolf them down"
             return " ".join([plain, *words[1:2], *words[3:]]), " ".join(phrase)

@@ -69,7 +69,10 @@ def candidates(word: str, vocabulary: Iterable[str], *, short: bool = False) -> 
             best, best_distance = [candidate], d
         elif d == best_distance:
             best.append(candidate)
-    return sorted(best) if best_distance <= max(limit, 1) else []
+    if best_distance > max(limit, 1):
+        return []
+    swaps = [c for c in best if len(c) == len(word) and sorted(c) == sorted(word)]
+    return sorted(swaps or best)  # "haed": head (two letters swapped, as a typist does), not hand or had
 
 
 def split_run(word: str, phrases: Iterable[str], verbs: Iterable[str] = ()) -> str | None:

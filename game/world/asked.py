@@ -28,7 +28,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from game.language.lexicon import GIFT_OPENERS, GREETINGS, HEDGES, OWN_FRAMES, PRONOUNS, is_verb_phrase, leading
+from game.language.lexicon import (
+    DISCOURSE,
+    GIFT_OPENERS,
+    GREETINGS,
+    HEDGE_PHRASES,
+    HEDGES,
+    OWN_FRAMES,
+    PRONOUNS,
+    is_verb_phrase,
+    leading,
+)
 from game.language.parser import Command, parse
 from game.language.question import parts, status_question
 from game.language.reading import Clause, Reading
@@ -40,6 +50,9 @@ from game.world.describe import inventory_text
 from game.world.effects import Effects
 from game.world.rules.trade import offered_price, traders_here
 from game.world.state import GameState
+
+INTENT_FRAMES = ("i'll", "i will", "i shall", "let me", "i'm going to", "i am going to", "i'm gonna")
+"""How a player says what they are about to do, to someone or not: their own act, never words with that person."""
 
 __all__ = ["Act", "Asked", "by_meaning", "story_names", "story_people", "understand"]
 
@@ -165,7 +178,10 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
     acts: list[Act] = []
     opened: list[Clause] = []
     notes: list[str] = []
-    for clause in [c for c in reading.clauses if c.binds]:
+    bound = [c for c in reading.clauses if c.binds]
+    for clause in bound:
+        if len(bound) > 1 and _only_discourse(clause, bool(reading.addressee)):
+            continue  # "very well, Corbyn. I'll take the purse.": the purse is what is asked
         found = _addressed(clause, addressee or _handed_to(clause, scene), scene, reading.text.lower())
         found = found or resolve.clause(clause, scene, reading)
         notes.append(f'"{clause.text}": {found.note}')
@@ -187,7 +203,8 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
         acts += _stepped(found.acts, acts)
         for act in found.acts:
             scene = scene.after(act)
-    if not acts and (addressee or not any(is_verb_phrase(c.core) for c in opened)):  # no act, or said to someone
+    own = any(is_verb_phrase(c.core) and leading(c.text, INTENT_FRAMES) for c in opened)  # "Corbyn, I'll take it"
+    if not acts and not own and (addressee or not any(is_verb_phrase(c.core) for c in opened)):  # said to someone
         told = choice_told(reading, scene)
         if told is not None and not opened:
             return Asked(reading, offer=(told,), notes=tuple([*notes, f"a story choice spoken of: {told.target}"]))
@@ -238,6 +255,15 @@ def _one_thing_named(clause: Clause, scene: Scene) -> Act | None:
         return None
     verb, target = named[0]
     return Act(verb, target, guessed=True)
+
+
+def _only_discourse(clause: Clause, addressed: bool) -> bool:
+    """Whether a clause is only a word that says no act and the name it calls ("very well, Corbyn"; "right", when
+    the line's name was read apart: "right, Mr Corbyn")."""
+    said, *called = [p.strip(" .!?") for p in clause.text.split(",")]
+    named = " ".join(called).split()
+    calls = 1 <= len(named) <= 3 or (addressed and not named)
+    return said in DISCOURSE and calls and not any(is_verb_phrase(p) for p in called)
 
 
 def _stepped(found: tuple[Act, ...], before: list[Act]) -> list[Act]:
@@ -314,7 +340,7 @@ def _addressed(clause: Clause, who: str | None, scene: Scene, line: str = "") ->
             buys = who in traders_here(scene.pack, scene.state) and offered_price(scene.pack, who, item)
             return Found(acts=(Act("sell" if buys else "give", item, who),), note=f"handed to {who}")
     if clause.command.verb in ("other", "take", "buy"):
-        sold = resolve.sold_here(clause.core, scene, only=who)
+        sold = resolve.sold_here(clause.core, scene, only=who) or resolve.asked_for(clause.core, scene, only=who)
         if sold is not None:
             return Found(acts=(sold,), note=f"asked of {who}: {sold.target}")
     if clause.command.verb in ("give", "go", "rest", "use", "take", "drop", "other", "examine", "say"):
@@ -360,7 +386,8 @@ def _plain(clause: Clause, act: Act) -> bool:
     named rather than described, a story choice said in its own words."""
     if clause.how.startswith("typo") or act.guessed:
         return False
-    return not set(clause.text.split()) & HEDGES
+    hedged = any(f" {phrase} " in f" {clause.text} " for phrase in HEDGE_PHRASES)
+    return not (set(clause.text.split()) & HEDGES or hedged)
 
 
 def effects_of(acts: tuple[Act, ...], state: GameState) -> dict[str, Any]:

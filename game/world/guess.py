@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from game.language.lexicon import DIRECTIONS, lemma, senses
+from game.language.lexicon import DIRECTIONS, FOE_NOUNS, PEOPLE_NOUNS, lemma, senses
 from game.text import best_match, keywords, mentions
 from game.world import names
 from game.world.acts import Act, Scene
@@ -51,7 +51,7 @@ def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
     else:
         return asked
     scene = Scene.of(state, pack)
-    offer = _fight(words, scene) if state.combat else _named(words, scene, why)
+    offer = _fight(words, scene) if state.combat else _named(words, scene, why) or _foe(words, scene)
     if not offer:
         return asked
     note = "asked back: " + ", ".join(a.describe(pack) for a in offer)
@@ -74,13 +74,27 @@ def _fight(words: str, scene: Scene) -> tuple[Act, ...]:
     return tuple(Act(verb, enemy if verb == "attack" else "", guessed=True) for verb in order)
 
 
+def _foe(words: str, scene: Scene) -> tuple[Act, ...]:
+    """The one enemy here, for a line that calls someone it would fight by no name ("the scoundrel", "the man")."""
+    said = set(re.findall(r"[a-z]+", words.lower()))
+    enemies = scene.enemies
+    if len(enemies) == 1 and said & (FOE_NOUNS | PEOPLE_NOUNS) and not scene.people:
+        return (Act("attack", enemies[0], guessed=True),)
+    return ()
+
+
 def _named(words: str, scene: Scene, why: str) -> tuple[Act, ...]:
     """The acts on the things of ``scene`` that ``words`` name best: by name first, else by the most words of
     their description (two words at least, or one word of their name: "mosey on down to the cove")."""
     pools = _pools(scene)
     by_name = [act for act, called, _ in pools if mentions(words, [(act.target, called)])[0]]
-    if not by_name:
-        by_name = [act for act, called, _ in pools if names.match(words, [(act.target, called)])[0]]
+    if not by_name:  # a misspelt name, in the line or in one of its words run together ("by stimpak from okbe")
+        single = [w for w in re.findall(r"[a-z0-9']+", words.lower()) if len(w) >= 5]
+        by_name = [
+            act
+            for act, called, _ in pools
+            if any(names.match(said, [(act.target, called)])[0] for said in [words, *single])
+        ]
     if by_name:
         return _verb_first(_with_whom(_unique(by_name)), words)
     said = set(keywords(words)) - _DIRECTION_WORDS

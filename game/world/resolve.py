@@ -47,11 +47,8 @@ def clause(said: Clause, scene: Scene, reading: Reading) -> Found:
         found = _all_of(handler, command, parts, said, scene, reading)
     else:
         found = handler(command, said, scene, reading) if handler else Found(open=True, note="no act the rules know")
-    if found.open and command.verb == "other" and said.core.split()[:1] and said.core.split()[0] in ASKED_FOR:
-        wanted = re.sub(r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl))\s+of\s+", "", said.core)
-        sold = sold_here(thing(re.sub(r"\s+if\s.*$", "", wanted)), scene)  # "i'd like some of that waybread"
-        if sold is not None:
-            return Found(acts=(sold,), note=f"asked for: {sold.target}")
+    if found.open and command.verb in ("other", "take") and (wanted := asked_for(said.core, scene)) is not None:
+        return Found(acts=(wanted,), note=f"asked for: {wanted.target}")
     if found.open:  # words the verbs did not resolve: perhaps a story choice told in its own description
         described = _described_choice(said, scene)
         if described is not None:
@@ -192,6 +189,23 @@ def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
     return Found(open=True, note=f"nothing named {target!r} lies here: left to the narrator")
 
 
+def asked_for(core: str, scene: Scene, only: str | None = None) -> Act | None:
+    """A thing asked for with no verb ("i'd like some of that waybread", "a glass of that brandy"): bought from the
+    trader here who sells it (``only`` that one), else taken when it lies here."""
+    core = re.sub(r"^(?:have|take|get|grab)\s+(?=(?:a|an|some|one)\s.*\bof\b)", "", core)  # "have a glass of"
+    if not core.split()[:1] or core.split()[0] not in ASKED_FOR:
+        return None
+    wanted = re.sub(r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl))\s+of\s+", "", core)
+    named_thing = thing(re.sub(r"\s+if\s.*$", "", wanted))
+    sold = sold_here(named_thing, scene, only=only)
+    if sold is not None:
+        return sold
+    if wanted == core:  # only a measure of a thing lying here is taken ("a glass of that brandy"): "one day I'd
+        return None  # love to drink a draught" asks for nothing
+    lying, guessed = match(named_thing, named(scene.pack, scene.lying, "item"))
+    return Act("take", lying, guessed=guessed) if lying is not None else None
+
+
 def _feature_named(target: str, scene: Scene) -> bool:
     features = scene.pack.nodes[scene.node].features
     return any(best_match(target, [(f.id, [f.name, *f.aliases])]) for f in features)
@@ -221,6 +235,8 @@ def _pointed(said: Clause, pool: list[str], scene: Scene) -> str | None:
     for item in pool:
         if said.names_before([*scene.pack.items[item].names, item]):
             return item
+    if any(said.names_before([*thing.names, i]) for i, thing in scene.pack.items.items() if i not in pool):
+        return None  # "don't need the baton, leave it": the baton, which is not there to drop, not the one carried
     return pool[0] if len(set(pool)) == 1 else None
 
 

@@ -44,6 +44,11 @@ PEOPLE_NOUNS = words(
     " mister miss friend buddy pal dude mate"
 )
 """Nouns that point at a person without naming them ("the old man", "that lady"): the one present who fits."""
+FOE_NOUNS = words(
+    """scoundrel villain brute beast creature monster thing enemy foe fiend rogue thug cur wretch varmint bastard
+    devil blighter swine git animal critter"""
+)
+"""Nouns that point at whoever one fights without naming them ("give the scoundrel a thrashing")."""
 TITLES = words(
     """reverend vicar father sister brother doctor doc captain sergeant officer madam sir miss mister mr mrs ms one
     highness majesty lordship ladyship excellency"""

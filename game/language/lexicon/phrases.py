@@ -18,7 +18,8 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
     for phrase, plain in (
         entry.split("=")
         for entry in phrases(
-            """hit the road = leave | make tracks = go | head off = leave | get going = leave | get moving = leave
+            """hit the road = leave | make tracks = go | take me back = go back | take me = go | head off = leave
+        | get going = leave | get moving = leave
         | take a look around = look | have a look around = look | take a look at = look at | take a look = look
         | have a look at = look at | have a look = look | take a peek at = look at | have a peek at = look at
         | shoot a glance at = glance at | cast a glance at = glance at | throw a glance at = glance at
@@ -128,12 +129,26 @@ DECLINES = phrases(
 """A thing handed back or waved away: declining what is offered, not giving or taking it."""
 LEAVE_BE = phrases("alone | be | where it is | where they are | where it lies | in peace | untouched | there")
 """"leave X alone", "let X be": no act on X."""
-HEDGES = words("maybe perhaps probably possibly guess suppose somehow sort kinda kind think reckon might")
-"""Words that make a request less than plain: a consequential act asked with them is asked back first."""
+HEDGES = words("maybe perhaps probably possibly guess suppose somehow kinda sorta think reckon might")
+"""Words that make a request less than plain: a consequential act asked with them is asked back first ("kind of"
+and "sort of" too, but not the kindness of "would you be so kind as to": :data:`HEDGE_PHRASES`)."""
+HEDGE_PHRASES = phrases("kind of | sort of")
 COURTESY = phrases("please | kindly | if you would | if you don't mind | if you please | thank you | thanks")
 """Courtesy: dropped from a request, which it leaves plain ("I would like to go north, please")."""
 
 
+DISCOURSE = phrases(
+    """very well | well | well then | alright | all right | ok | okay | ok then | okay then | right | right then
+    | righto | agreed | understood | hmm | hm | er | um | look | listen | now then"""
+)
+"""A clause that is only this and a name says no act ("Very well, Corbyn. I'll take the purse.": the purse is the
+request, not a word with Corbyn). Not "sure", "yeah" or "fine": they open sarcasm ("Sure, Goro, I'll sell you my
+pearl for a smile")."""
+BLOWS = words(
+    "thrashing beating hiding kicking pasting walloping drubbing battering pummelling pummeling whipping licking"
+)
+"""What one gives someone when one fights them ("give the scoundrel a good thrashing": attack him)."""
+BLOW_SIZES = words("good proper sound right real solid")
 FILLERS = words("and then now so ok okay well please just also first next finally quickly slowly carefully quietly oh")
 """Words before a clause's verb that change nothing it asks ("and then quickly take the herb")."""
 MANNER = words("then now also carefully quickly slowly quietly gently just")
@@ -171,22 +186,25 @@ POLITE_FRAMES = frames(
     | is it all right if {s} | is it alright if {s} | is it ok if {s} | is it okay if {s} | is it fine if {s}
     | would it be all right if {s} | would it be alright if {s} | would it be ok if {s} | would it be okay if {s}
     | would it be possible to | would it be possible for me to | i'd be grateful for | i would be grateful for
-    | would you be so good as to | would you be so kind as to | be so good as to
+    | would you be so good as to | would you be so kind as to | could you be so kind as to
+    | could you be so good as to | could you be kind enough to | be so good as to
     | be so kind as to | would you be kind enough to | would you be good enough to | be a dear and
     | do me a favour and | do me a favor and | would you permit me to | would you let me | will you let me
     | would you allow me to | could you let me | permit me to | allow me to"""
 )
+_GLAD = tuple(
+    f"{very}{glad}"
+    for very in ("", "much ", "most ", "very ", "really ", "so ", "ever so ")
+    for glad in ("grateful", "obliged", "thankful", "glad", "happy", "delighted", "honoured", "honored")
+)
 POLITE_FRAMES += tuple(
     f"{me} be {glad} if {s} {may}"
     for me in ("i'd", "i would", "i should")
-    for glad in ("grateful", "obliged", "thankful", "glad", "happy", "delighted", "honoured", "honored")
+    for glad in _GLAD
     for s in ("i", "we")
     for may in ("could", "might", "may", "can")
 ) + tuple(
-    f"{me} be {glad} if {you}"
-    for me in ("i'd", "i would", "i should")
-    for glad in ("grateful", "obliged", "thankful", "glad", "happy", "delighted", "honoured", "honored")
-    for you in ("you",)
+    f"{me} be {glad} {then}" for me in ("i'd", "i would", "i should") for glad in _GLAD for then in ("if you", "for")
 )
 """A request asked as a question ("may I pass through the gate?", "would you mind if I took the branch?", "I'd be
 much obliged if I might go down")."""
