@@ -10,7 +10,8 @@ verdict.
 
 ``tests/language/natural60b.py`` is a second sixty, written the same way by another writer after the reading was
 built: 42 read right at the first reading, 46 after the asking back of ``game.world.guess`` and the player's own
-figures asked in any words; this test holds the 46.
+figures asked in any words; this test holds the 46. ``tests/language/natural60c.py``, a third sixty written while
+B was tuned on and judged once after: 51 read right (49 with the code before), not tuned on.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tests.language.acts import shipped_packs
 from tests.language.natural import judge
 from tests.language.natural60 import NATURAL
 from tests.language.natural60b import NATURAL as NATURAL_B
+from tests.language.natural60c import NATURAL as NATURAL_C
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +41,9 @@ def test_at_least_fifty_three_of_the_sixty_are_read_right(packs):
     assert len(NATURAL) - len(wrong) >= 53, wrong
 
 
-def test_at_least_forty_six_of_the_second_sixty_are_read_right(packs):
-    assert len(NATURAL_B) == 60
-    verdicts = {s.action: judge(s, packs[s.story]) for s in NATURAL_B}
+@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 46), (NATURAL_C, 51)], ids=["B", "C"])
+def test_the_later_sixties_stay_where_the_work_left_them(packs, sixty, right):
+    assert len(sixty) == 60
+    verdicts = {s.action: judge(s, packs[s.story]) for s in sixty}
     wrong = {action: why for action, why in verdicts.items() if why}
-    assert len(NATURAL_B) - len(wrong) >= 46, wrong
+    assert len(sixty) - len(wrong) >= right, wrong

@@ -1,6 +1,6 @@
 """Issue 41's corpus: hundreds of phrasings over the three stories, both ways, measured with both narrators.
 
-Four parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
+Eight parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
 it):
 
 - ``corpus_dev.py`` (268 rows) was written from the bug report and tuned against from the start;
@@ -17,7 +17,11 @@ it):
 - ``corpus_heldout5.py`` (209 rows), the same way again. Measured once: 78.3% carried out, 19.2% silent false
   refusals, 2.2% misses. Then tuned against: a line no reader resolved is asked back (``game.world.guess``);
 - ``corpus_heldout6.py`` (173 rows), written beside part five and kept unread until that rule was built: 79.4%
-  carried out and 17.6% silent before it, 85.3% and 12.7% after, misses 1.2%. Then tuned against.
+  carried out and 17.6% silent before it, 85.3% and 12.7% after, misses 1.2%. Then tuned against;
+- ``corpus_heldout7.py`` (178 rows), written while five and six were tuned on and read once when that was done:
+  86.1% carried out, 11.1% silent, 12.0% confirmations, 4.9% misses (the code before: 78.7%, 18.5%, 2.8%, 4.9%).
+  Over the 178 rows kept (eleven repeated earlier parts): 85.3%, 11.8%, 11.8%, 5.3%. Not tuned on: it is the honest
+  figure of where the reading stands.
 
 Each fresh part showed that tuning on the last one reached only part of the next: the issue's goals (misses at
 most 2%, silent false refusals at most 2%, confirmations at most 15%) hold on the development part, and were not
@@ -40,6 +44,7 @@ from tests.language.corpus_heldout3 import ROWS as HELD_OUT_3
 from tests.language.corpus_heldout4 import ROWS as HELD_OUT_4
 from tests.language.corpus_heldout5 import ROWS as HELD_OUT_5
 from tests.language.corpus_heldout6 import ROWS as HELD_OUT_6
+from tests.language.corpus_heldout7 import ROWS as HELD_OUT_7
 from tests.language.measure import Report, measure
 from tests.language.rows import KINDS
 
@@ -51,6 +56,7 @@ PARTS = {
     "held-out 4": HELD_OUT_4,
     "held-out 5": HELD_OUT_5,
     "held-out 6": HELD_OUT_6,
+    "held-out 7": HELD_OUT_7,
 }
 FLOORS = {
     # part: (carried out at least, silent false refusals at most, misses at most), built-in narrator; where the
@@ -63,6 +69,7 @@ FLOORS = {
     "held-out 4": (0.92, 0.06, 0.02),
     "held-out 5": (0.91, 0.08, 0.035),
     "held-out 6": (0.89, 0.10, 0.03),
+    "held-out 7": (0.85, 0.12, 0.055),
 }
 
 
