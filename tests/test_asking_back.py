@@ -184,3 +184,31 @@ def test_two_letters_swapped_are_read_before_one_changed():
 
     assert candidates("haed", ["head", "hand", "had"]) == ["head"]
     assert candidates("wlak", ["walk", "wake"]) == ["walk"]
+
+
+@pytest.mark.parametrize(
+    ("story", "at", "line", "setup", "acts"),
+    [
+        # a way misspelt before the place it leads to; a place named where the particle names no way out
+        ("fantasy_001", "forest_edge", "go eats to the lodge", {}, ["go hunter_cabin"]),
+        ("victorian_001", "chapel", "step back out into the high street", {}, ["go high_street"]),
+        # words of height are ways up and down
+        ("scifi_001", "freight_lift", "take the lift topside", {}, ["go rain_alley"]),
+        # with no fight, "get out of here" leaves by the way the line names
+        ("scifi_001", "lab_pod_bay", "right, get out of here, east", {}, ["go security_hub"]),
+        # idioms of a blow, and of a thing swallowed on the spot
+        ("fantasy_001", "stone_stair", "take a swing at the troll", {}, ["attack stone_troll"]),
+        (
+            "victorian_001",
+            "drowned_man",
+            "send that toddy down my neck",
+            {"carried": ("hot_toddy",)},
+            ["use hot_toddy"],
+        ),
+        # a thing asked for of someone who sells nothing, lying here: taken
+        ("victorian_001", "keepers_cottage", "might I have one of those biscuits, Ada?", {}, ["take ship_biscuit"]),
+    ],
+)
+def test_movements_blows_and_things_asked_for_in_other_words(packs, story, at, line, setup, acts):
+    kind, did, offered = _read(packs, story, at, line, **setup)
+    assert did == acts, (line, kind, offered)

@@ -189,13 +189,17 @@ def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
     return Found(open=True, note=f"nothing named {target!r} lies here: left to the narrator")
 
 
+_MEASURE = re.compile(r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl))\s+of\s+")
+"""How much of a thing a line asks for ("one of", "a glass of"), before the thing."""
+
+
 def asked_for(core: str, scene: Scene, only: str | None = None) -> Act | None:
     """A thing asked for with no verb ("i'd like some of that waybread", "a glass of that brandy"): bought from the
     trader here who sells it (``only`` that one), else taken when it lies here."""
     core = re.sub(r"^(?:have|take|get|grab)\s+(?=(?:a|an|some|one)\s.*\bof\b)", "", core)  # "have a glass of"
     if not core.split()[:1] or core.split()[0] not in ASKED_FOR:
         return None
-    wanted = re.sub(r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl))\s+of\s+", "", core)
+    wanted = _MEASURE.sub("", core)
     named_thing = thing(re.sub(r"\s+if\s.*$", "", wanted))
     sold = sold_here(named_thing, scene, only=only)
     if sold is not None:
@@ -316,6 +320,9 @@ def _buy(command: Command, said: Clause, scene: Scene, reading: Reading) -> Foun
     sold = sold_here(target, replace(scene, state=scene.state), only=who)
     if sold is not None:
         return Found(acts=(sold,), note=f"buy {sold.target} from {sold.to}")
+    lying, guessed = match(_MEASURE.sub("", target), named(scene.pack, scene.lying, "item")) if target else (None, 0)
+    if lying is not None and not traders:  # "may I have one of the biscuits, miss?": they lie here, so take one
+        return Found(acts=(Act("take", lying, guessed=bool(guessed)),), note=f"asked for, lying here: {lying}")
     if who is not None and who not in traders:  # "can I have the bow?" of someone who sells nothing: asked of them
         return Found(acts=(Act("talk", who, topic=f"{target}?"),), note="asked of the person here")
     if not traders:
@@ -400,6 +407,8 @@ def _fight_move(verb: str) -> Any:
             texts = {"flee": "There is nothing here to flee from.", "defend": "Nothing here threatens you."}
             if scene.enemies:
                 return Found(open=True, note="no fight yet: left to the narrator")
+            if verb == "flee" and sum(c.binds for c in reading.clauses) > 1:  # "ok get out of here, east": the
+                return Found(note="away: the way the line names")  # way named is the act, no flight from nothing
             return Found(refusal=texts[verb], note="no fight")
         return Found(acts=(Act(verb),), note=verb)
 

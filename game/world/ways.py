@@ -32,9 +32,16 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     way = DIRECTIONS.get(target, target)
     if way in ways:
         return Found(acts=(Act("go", ways[way]),), note=f"way {way}")
-    if way in DIRECTIONS.values():
-        return Found(refusal=f"You can't go {way} from here.", note=f"no way {way}")
     nodes = [(n, [scene.pack.nodes[n].name, n.replace("_", " ")]) for n in set(exits.values())]
+    if way in DIRECTIONS.values():
+        place, guessed = match(said.core, nodes)
+        if place is not None and not guessed:  # "back out onto the high street": no way out, but the street is one
+            return Found(acts=(Act("go", place),), note=f"to {place}, named")
+        return Found(refusal=f"You can't go {way} from here.", note=f"no way {way}")
+    first, _, rest = target.partition(" ")
+    fixed_first = nearest(first, list(ways), short=True) if rest and first not in DIRECTIONS else None
+    if fixed_first is not None:  # "go nrth to the lantrens": the way, misspelt, then where it leads
+        return Found(acts=(Act("go", ways[fixed_first], guessed=True),), note=f"typo: {fixed_first}")
     node, guessed = match(target, nodes)
     said_way = _way_said(said.core, ways)
     named_fully = node is not None and full_name(target, [scene.pack.nodes[node].name])

@@ -3,7 +3,7 @@
 Written by a writer who read the content and the row format only, while parts five and six were tuned on; kept
 outside the repository, unread, until that work was done, then measured once over its 189 rows: 86.1% carried out,
 11.1% silent false refusals, 12.0% confirmations, 4.9% misses with the built-in narrator (the code before this
-session's work: 78.7%, 18.5%, 2.8%, 4.9%). Not tuned on. Eleven rows identical to earlier parts' were taken out
+session's work: 78.7%, 18.5%, 2.8%, 4.9%). Then tuned on. Eleven rows identical to earlier parts' were taken out
 when it moved in (178 rows).
 """
 

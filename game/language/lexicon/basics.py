@@ -11,7 +11,8 @@ DIRECTIONS = pairs(
     " out:out inside:in outside:out northeast:northeast northwest:northwest southeast:southeast"
     " southwest:southwest ne:northeast nw:northwest se:southeast sw:southwest upstairs:up downstairs:down"
     " northward:north northwards:north southward:south southwards:south eastward:east eastwards:east"
-    " westward:west westwards:west"
+    " westward:west westwards:west topside:up aloft:up upward:up upwards:up downward:down downwards:down"
+    " uphill:up downhill:down"
 )
 QUESTION_WORDS = (
     *sorted(words("where what who whom why how when which")),

@@ -28,6 +28,8 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | catch some z's = sleep | catch some zs = sleep | get some sleep = sleep | get some rest = rest
         | take a nap = nap | take a break = rest | take a breather = rest | take five = rest
         | catch my breath = rest | put my feet up = rest | take on = fight | have a go at = attack
+        | have a crack at = attack | take a crack at = attack | take a swing at = attack | have a pop at = attack
+        | take a pop at = attack | lay into = attack
         | go after = attack | scarf down = eat | wolf down = eat | chow down on = eat | polish off = eat
         | tuck into = eat | dig into = eat | knock back = drink | throw back = drink | down = drink
         | take a swig of = drink | take a swig from = drink from | take a sip of = drink | take a sip from = drink from
