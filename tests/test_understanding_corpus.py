@@ -1,6 +1,6 @@
 """Issue 41's corpus: hundreds of phrasings over the three stories, both ways, measured with both narrators.
 
-Eight parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
+Nine parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
 it):
 
 - ``corpus_dev.py`` (268 rows) was written from the bug report and tuned against from the start;
@@ -20,7 +20,10 @@ it):
   carried out and 17.6% silent before it, 85.3% and 12.7% after, misses 1.2%. Then tuned against;
 - ``corpus_heldout7.py`` (178 rows), written while five and six were tuned on and read once when that was done:
   86.1% carried out, 11.1% silent, 12.0% confirmations, 4.9% misses (the code before: 78.7%, 18.5%, 2.8%, 4.9%).
-  Over the 178 rows kept (eleven repeated earlier parts): 85.3%, 11.8%, 11.8%, 5.3%. Then tuned against.
+  Over the 178 rows kept (eleven repeated earlier parts): 85.3%, 11.8%, 11.8%, 5.3%. Then tuned against;
+- ``corpus_heldout8.py`` (176 rows), written while seven was tuned on, read once at the end: 91.1% carried out,
+  8.9% silent, 6.9% confirmations, 3.7% misses over its 182 rows (the code before the asking back: 87.1%, 12.9%,
+  3.0%, 3.7%). Not tuned on: the honest figure of where the reading stands.
 
 Each fresh part showed that tuning on the last one reached only part of the next: the issue's goals (misses at
 most 2%, silent false refusals at most 2%, confirmations at most 15%) hold on the development part, and were not
@@ -44,6 +47,7 @@ from tests.language.corpus_heldout4 import ROWS as HELD_OUT_4
 from tests.language.corpus_heldout5 import ROWS as HELD_OUT_5
 from tests.language.corpus_heldout6 import ROWS as HELD_OUT_6
 from tests.language.corpus_heldout7 import ROWS as HELD_OUT_7
+from tests.language.corpus_heldout8 import ROWS as HELD_OUT_8
 from tests.language.measure import Report, measure
 from tests.language.rows import KINDS
 
@@ -56,6 +60,7 @@ PARTS = {
     "held-out 5": HELD_OUT_5,
     "held-out 6": HELD_OUT_6,
     "held-out 7": HELD_OUT_7,
+    "held-out 8": HELD_OUT_8,
 }
 FLOORS = {
     # part: (carried out at least, silent false refusals at most, misses at most), built-in narrator; where the
@@ -69,6 +74,7 @@ FLOORS = {
     "held-out 5": (0.91, 0.08, 0.035),
     "held-out 6": (0.91, 0.09, 0.03),
     "held-out 7": (0.92, 0.08, 0.055),
+    "held-out 8": (0.90, 0.10, 0.065),
 }
 
 
