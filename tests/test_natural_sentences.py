@@ -11,7 +11,8 @@ verdict.
 ``tests/language/natural60b.py`` is a second sixty, written the same way by another writer after the reading was
 built: 42 read right at the first reading, 46 after the asking back of ``game.world.guess`` and the player's own
 figures asked in any words; this test holds the 46. ``tests/language/natural60c.py``, a third sixty written while
-B was tuned on and judged once after: 51 read right (49 with the code before), not tuned on.
+B was tuned on and judged once after: 51 read right (49 with the code before), not tuned on; 50 once the asking
+back was kept from lines that ask someone else to act ("give me 1000 gold") and from deals the rules tell.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def test_at_least_fifty_three_of_the_sixty_are_read_right(packs):
     assert len(NATURAL) - len(wrong) >= 53, wrong
 
 
-@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 46), (NATURAL_C, 51)], ids=["B", "C"])
+@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 46), (NATURAL_C, 50)], ids=["B", "C"])
 def test_the_later_sixties_stay_where_the_work_left_them(packs, sixty, right):
     assert len(sixty) == 60
     verdicts = {s.action: judge(s, packs[s.story]) for s in sixty}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from game.language.lexicon import DIRECTIONS, FOE_NOUNS, PEOPLE_NOUNS, lemma, senses
+from game.language.lexicon import DIRECTIONS, FOE_NOUNS, PEOPLE_NOUNS, SELF_REPORTS, leading, lemma, senses
 from game.text import best_match, keywords, mentions
 from game.world import names
 from game.world.acts import Act, Scene
@@ -35,6 +35,12 @@ _MOST = 4
 """The most acts one question offers (the keys 1-4)."""
 
 _FIGHT = ("attack", "defend", "flee")
+_GRANTED = [
+    [verb, me] for verb in ("give", "grant", "hand", "send", "bring", "heal", "move", "award") for me in ("me", "us")
+]
+"""How a line asks someone else to act on the player ("give me 1000 gold", "heal me"): theirs to answer."""
+_TOLD_BY_RULES = frozenset({"give", "sell", "buy"})
+"""Verbs whose open clause the rules tell (money given, a sale the trader refuses): never asked back."""
 
 
 def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
@@ -43,6 +49,12 @@ def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
     if asked.kind == "open":
         if any(c.command.verb == "talk" or _of_the_place(c.command.target or c.core, state, pack) for c in asked.open):
             return asked  # a parley with an enemy, a drink from the spring: the narrator's to tell
+        if not state.combat and any(c.core.split()[:2] in _GRANTED for c in asked.open):
+            return asked  # "give me 1000 gold", "heal me": asked of someone else, not an act of the player's
+        if any(c.command.verb in _TOLD_BY_RULES and _dealt(c.core, state, pack) for c in asked.open):
+            return asked  # "give 5 gold to garrick", "sell the stim pack to goro": the rules say what comes of it
+        if leading(asked.reading.text.lower(), SELF_REPORTS):
+            return asked  # "my name is Ren and I come from the salt marshes": who they are, no request
         words, why = " ".join(c.text for c in asked.open), ""
     elif asked.kind == "refused" and asked.notes and asked.notes[-1].endswith(": no such enemy") and not state.combat:
         words, why = asked.reading.text, asked.refusal  # "cut the glowing vine": no enemy, but a thing here
@@ -56,6 +68,13 @@ def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
         return asked
     note = "asked back: " + ", ".join(a.describe(pack) for a in offer)
     return replace(asked, acts=(), refusal="", offer=offer, first=why, notes=(*asked.notes, note))
+
+
+def _dealt(core: str, state: GameState, pack: ContentPack) -> bool:
+    """Whether a clause of giving or trade names money or a person here: a deal the rules tell ("give 5 gold to
+    garrick", "sell the stim pack to goro")."""
+    people = [(n, list(pack.npcs[n].names)) for n in Scene.of(state, pack).people]
+    return bool(re.search(r"\d", core)) or bool(mentions(core, people)[0])
 
 
 def _of_the_place(target: str, state: GameState, pack: ContentPack) -> bool:
@@ -88,12 +107,10 @@ def _named(words: str, scene: Scene, why: str) -> tuple[Act, ...]:
     their description (two words at least, or one word of their name: "mosey on down to the cove")."""
     pools = _pools(scene)
     by_name = [act for act, called, _ in pools if mentions(words, [(act.target, called)])[0]]
-    if not by_name:  # a misspelt name, in the line or in one of its words run together ("by stimpak from okbe")
-        single = [w for w in re.findall(r"[a-z0-9']+", words.lower()) if len(w) >= 5]
+    if not by_name:  # a misspelt name, one word at a time ("by stimpak from okbe"): a word of five letters or
+        single = [w for w in re.findall(r"[a-z0-9']+", words.lower()) if len(w) >= 5]  # more ("gold" is no "old")
         by_name = [
-            act
-            for act, called, _ in pools
-            if any(names.match(said, [(act.target, called)])[0] for said in [words, *single])
+            act for act, called, _ in pools if any(names.match(said, [(act.target, called)])[0] for said in single)
         ]
     if by_name:
         return _verb_first(_with_whom(_unique(by_name)), words)

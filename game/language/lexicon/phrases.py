@@ -146,6 +146,12 @@ DISCOURSE = phrases(
 """A clause that is only this and a name says no act ("Very well, Corbyn. I'll take the purse.": the purse is the
 request, not a word with Corbyn). Not "sure", "yeah" or "fine": they open sarcasm ("Sure, Goro, I'll sell you my
 pearl for a smile")."""
+SELF_REPORTS = phrases(
+    """my name is | my name's | call me | i am a | i'm a | i am an | i'm an | i come from | i came from | i hail from
+    | i was born | i grew up"""
+)
+"""How a player tells who they are ("My name is Ren and I come from the salt marshes"): words about themselves, never
+a request the game should ask back."""
 BLOWS = words(
     "thrashing beating hiding kicking pasting walloping drubbing battering pummelling pummeling whipping licking"
 )
