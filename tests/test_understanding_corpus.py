@@ -122,6 +122,19 @@ def test_each_part_stays_where_the_work_left_it(reports, part, voice):
     carried, silent, misses = FLOORS[part]
     assert rates["misses"] <= misses, failures
     assert rates["silent_false_refusals"] <= silent, failures
+    assert rates["wrong_acts"] <= misses, failures  # another act applied to a request: a miss by another name
     assert rates["confirmations"] <= 0.15
     if voice == "scripted":
         assert rates["carried_out"] >= carried, failures
+
+
+def test_a_request_that_applies_another_act_is_counted_a_wrong_act(packs):
+    """Part eight's "pick up the silver circlet" walked to another place: a silent refusal to the corpus's first
+    measure, and worse than one. The measure names it."""
+    from tests.language.measure import play_row
+
+    row = next(r for r in HELD_OUT_8 if r.action.startswith("I reach into the pooled shadows"))
+    outcome = play_row(row, packs[row.story], "scripted")
+    assert outcome.verdict == "silent" and outcome.wrong and any(a.startswith("go ") for a in outcome.applied)
+    fine = play_row(next(r for r in DEVELOPMENT if r.asks), packs["fantasy_001"], "scripted")
+    assert not fine.wrong

@@ -6,7 +6,8 @@ would give ("yes" when the offer is the act wanted, else "no"). Then:
 
 - a row that asks for acts is **carried out** when its acts were applied in order; **asked back** when the game
   offered them first; a **false refusal** otherwise, **silent** when no sentence said why (no refusal told, no
-  rules' message);
+  rules' message). A false refusal that applied some other act instead (not a word with someone) is counted again
+  as a **wrong act**: worse than silence ("pick up the circlet" walking away), and not to be read as one;
 - a row that asks nothing **misses** when any act but talking was applied (or talking, when it is the act it
   tempts), and is **asked back** when the game offered an act for it.
 
@@ -78,6 +79,8 @@ class Outcome:
     told: str
     verdict: str
     """carried, confirmed, refused, silent (asking rows); fine, miss (rows asking nothing)."""
+    wrong: bool = False
+    """A row that asks for acts, not carried out, where another act than the ones asked (or a talk) was applied."""
 
 
 @dataclass
@@ -109,6 +112,7 @@ class Report:
             "misses": self.count("miss") / nothing,
             "false_refusals": (self.count("refused") + self.count("silent")) / asking,
             "silent_false_refusals": self.count("silent") / asking,
+            "wrong_acts": sum(1 for o in self.outcomes if o.row.asks and o.wrong) / asking,
             "confirmations": self.asked_back / asking,
         }
 
@@ -132,7 +136,12 @@ def play_row(row: Row, pack: ContentPack, narrator: str) -> Outcome:
         results += engine.play_all(_answer(row, engine.pending.offer if engine.pending else ()))
     applied = acts_applied([a for r in results for a in r.applied])
     told = "\n".join(r.narration for r in results)
-    return Outcome(row, applied, asked_back, told, _verdict(row, applied, results))
+    verdict = _verdict(row, applied, results)
+    wrong = verdict in ("refused", "silent") and any(
+        a.split()[0] in _ACTS and not a.startswith("talk ") and not any(same_act(w, a) for w in row.want)
+        for a in applied
+    )
+    return Outcome(row, applied, asked_back, told, verdict, wrong)
 
 
 def _answer(row: Row, offer: tuple[Any, ...]) -> str:
@@ -175,8 +184,9 @@ def measure(rows: Iterable[Row], packs: dict[str, ContentPack], narrator: str) -
 def table(reports: dict[str, Report]) -> str:
     """The figures of each report as a Markdown table."""
     lines = [
-        "| part | narrator | rows (ask / nothing) | carried out | false refusals (silent) | confirmations | misses |",
-        "|---|---|---|---|---|---|---|",
+        "| part | narrator | rows (ask / nothing) | carried out | false refusals (silent) | of them a wrong act "
+        "| confirmations | misses |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, report in reports.items():
         part, _, voice = name.partition(":")
@@ -184,7 +194,7 @@ def table(reports: dict[str, Report]) -> str:
         lines.append(
             f"| {part} | {voice} | {len(report.outcomes)} ({report.asking} / {report.nothing}) "
             f"| {r['carried_out']:.1%} | {r['false_refusals']:.1%} ({r['silent_false_refusals']:.1%}) "
-            f"| {r['confirmations']:.1%} | {r['misses']:.1%} |"
+            f"| {r['wrong_acts']:.1%} | {r['confirmations']:.1%} | {r['misses']:.1%} |"
         )
     return "\n".join(lines)
 
@@ -215,8 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, report in reports.items():
             for o in report.failures():
                 print(
-                    f"{name} {o.verdict}: [{o.row.kind}] {o.row.at}: {o.row.action!r} want={o.row.want or o.row.tempt}"
-                    f" applied={o.applied} | {o.told[:140]!r}"
+                    f"{name} {o.verdict}{' (wrong act)' * o.wrong}: [{o.row.kind}] {o.row.at}: {o.row.action!r}"
+                    f" want={o.row.want or o.row.tempt} applied={o.applied} | {o.told[:140]!r}"
                 )
     if args.json:
         data = {
@@ -226,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                 "failures": [
                     {
                         "verdict": o.verdict,
+                        "wrong": o.wrong,
                         "kind": o.row.kind,
                         "at": o.row.at,
                         "action": o.row.action,
