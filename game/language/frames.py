@@ -35,6 +35,7 @@ from game.language.lexicon import (
     PEOPLE_NOUNS,
     REFUSALS,
     STOPS,
+    SWALLOWED,
     THOUGHT_BETTER,
     leading,
     lemma,
@@ -74,7 +75,7 @@ def plainer(core: str) -> tuple[str, str]:
         who = words[1 : words.index(next(w for w in words[2:] if w in ("a", "an")), 2)]  # "give him a good hiding"
         if who:
             return " ".join(["attack", *who]), f"give ... a {words[-1]}"
-    swallowed = next((t for t in _SWALLOWED if len(words) > len(t) + 1 and tuple(words[-len(t) :]) == t), None)
+    swallowed = next((t for t in SWALLOWED if len(words) > len(t) + 1 and tuple(words[-len(t) :]) == t), None)
     if swallowed and lemma(words[0]) in ("get", "put", "knock", "send"):  # "get that toddy down me": drink it
         return " ".join(["consume", *words[1 : -len(swallowed)]]), f"{words[0]} ... {' '.join(swallowed)}"
     for phrase, plain in _idioms():
@@ -90,10 +91,6 @@ def plainer(core: str) -> tuple[str, str]:
                 continue
         return " ".join([plain, *rest]), " ".join(phrase)
     return core, ""
-
-
-_SWALLOWED = (("down", "me"), ("down", "my", "neck"), ("down", "my", "throat"), ("inside", "me"))
-"""How a thing eaten or drunk on the spot ends ("get that toddy down me", "send the stim down my throat")."""
 
 
 def _split_particle(words: list[str], phrase: tuple[str, ...]) -> bool:

@@ -164,3 +164,5 @@ class Found:
     offer: tuple[Act, ...] = ()
     open: bool = False
     note: str = ""
+    unknown: bool = False
+    """The refusal is of words that name nothing of the story ("There is no man here."): perhaps a thing described."""

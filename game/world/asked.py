@@ -34,6 +34,7 @@ from game.language.lexicon import (
     GREETINGS,
     HEDGE_PHRASES,
     HEDGES,
+    INTENT_FRAMES,
     OWN_FRAMES,
     PRONOUNS,
     is_verb_phrase,
@@ -50,9 +51,6 @@ from game.world.describe import inventory_text
 from game.world.effects import Effects
 from game.world.rules.trade import offered_price, traders_here
 from game.world.state import GameState
-
-INTENT_FRAMES = ("i'll", "i will", "i shall", "let me", "i'm going to", "i am going to", "i'm gonna")
-"""How a player says what they are about to do, to someone or not: their own act, never words with that person."""
 
 __all__ = ["Act", "Asked", "by_meaning", "story_names", "story_people", "understand"]
 
@@ -80,6 +78,8 @@ class Asked:
     """Why the act asked cannot be, in one sentence for the player."""
     refused: Act | None = None
     """That act, when it names something of the story (the rules' reason for it goes in the trace)."""
+    unknown: bool = False
+    """The refusal is of words that name nothing of the story (:attr:`Found.unknown`)."""
     offer: tuple[Act, ...] = ()
     """What to ask back: one act (yes or no) or several to pick from."""
     first: str = ""
@@ -191,7 +191,9 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
         if found.refusal:
             if acts:  # "take the herb, then go west" where there is no west: the take stands, then why not
                 return Asked(reading, acts=tuple(acts), notes=tuple(notes), stopped=found.refusal)
-            return Asked(reading, refusal=found.refusal, refused=found.refused, notes=tuple(notes))
+            return Asked(
+                reading, refusal=found.refusal, refused=found.refused, unknown=found.unknown, notes=tuple(notes)
+            )
         if found.offer:
             return Asked(reading, offer=found.offer, notes=tuple(notes))
         if not found.acts:

@@ -22,12 +22,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from game.language.lexicon import DIRECTIONS, FOE_NOUNS, PEOPLE_NOUNS, SELF_REPORTS, leading, lemma, senses
-from game.text import best_match, keywords, mentions
+from game.language.lexicon import DIRECTIONS, FOE_NOUNS, GRANTS, PEOPLE_NOUNS, SELF_REPORTS, leading, lemma, senses
+from game.text import keywords, mentions
 from game.world import names
 from game.world.acts import Act, Scene
 from game.world.asked import Asked
 from game.world.content import ContentPack
+from game.world.resolve import feature_named
 from game.world.rules.trade import traders_here
 from game.world.state import GameState
 
@@ -35,10 +36,6 @@ _MOST = 4
 """The most acts one question offers (the keys 1-4)."""
 
 _FIGHT = ("attack", "defend", "flee")
-_GRANTED = [
-    [verb, me] for verb in ("give", "grant", "hand", "send", "bring", "heal", "move", "award") for me in ("me", "us")
-]
-"""How a line asks someone else to act on the player ("give me 1000 gold", "heal me"): theirs to answer."""
 _TOLD_BY_RULES = frozenset({"give", "sell", "buy"})
 """Verbs whose open clause the rules tell (money given, a sale the trader refuses): never asked back."""
 
@@ -46,23 +43,23 @@ _TOLD_BY_RULES = frozenset({"give", "sell", "buy"})
 def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
     """``asked`` with an offer in place of a line left with no act (see the module's docstring); ``asked``
     itself when the reader said what the line is, or the scene offers nothing the line names."""
+    scene = Scene.of(state, pack)
     if asked.kind == "open":
-        if any(c.command.verb == "talk" or _of_the_place(c.command.target or c.core, state, pack) for c in asked.open):
+        if any(c.command.verb == "talk" or feature_named(c.command.target or c.core, scene) for c in asked.open):
             return asked  # a parley with an enemy, a drink from the spring: the narrator's to tell
-        if not state.combat and any(c.core.split()[:2] in _GRANTED for c in asked.open):
+        if not state.combat and any(_grants(c.core) for c in asked.open):
             return asked  # "give me 1000 gold", "heal me": asked of someone else, not an act of the player's
-        if any(c.command.verb in _TOLD_BY_RULES and _dealt(c.core, state, pack) for c in asked.open):
+        if any(c.command.verb in _TOLD_BY_RULES and _dealt(c.core, scene) for c in asked.open):
             return asked  # "give 5 gold to garrick", "sell the stim pack to goro": the rules say what comes of it
         if leading(asked.reading.text.lower(), SELF_REPORTS):
             return asked  # "my name is Ren and I come from the salt marshes": who they are, no request
         words, why = " ".join(c.text for c in asked.open), ""
-    elif asked.kind == "refused" and asked.notes and asked.notes[-1].endswith(": no such enemy") and not state.combat:
+    elif asked.kind == "refused" and asked.unknown and not state.combat:
         words, why = asked.reading.text, asked.refusal  # "cut the glowing vine": no enemy, but a thing here
     elif asked.kind == "acts" and state.combat and asked.acts[0].verb == "go":
         words, why = asked.reading.text, ""  # "run north" with a wolf at the throat: away from the fight
     else:
         return asked
-    scene = Scene.of(state, pack)
     offer = _fight(words, scene) if state.combat else _named(words, scene, why) or _foe(words, scene)
     if not offer:
         return asked
@@ -70,23 +67,28 @@ def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
     return replace(asked, acts=(), refusal="", offer=offer, first=why, notes=(*asked.notes, note))
 
 
-def _dealt(core: str, state: GameState, pack: ContentPack) -> bool:
+def _grants(core: str) -> bool:
+    """Whether a clause asks someone else to act on the player ("give me 1000 gold", "heal me")."""
+    said = core.split()
+    return len(said) > 1 and said[0] in GRANTS and said[1] in ("me", "us")
+
+
+def _dealt(core: str, scene: Scene) -> bool:
     """Whether a clause of giving or trade names money or a person here: a deal the rules tell ("give 5 gold to
     garrick", "sell the stim pack to goro")."""
-    people = [(n, list(pack.npcs[n].names)) for n in Scene.of(state, pack).people]
+    people = [(n, list(scene.pack.npcs[n].names)) for n in scene.people]
     return bool(re.search(r"\d", core)) or bool(mentions(core, people)[0])
 
 
-def _of_the_place(target: str, state: GameState, pack: ContentPack) -> bool:
-    """Whether ``target`` is a feature of the place (the spring, the altar): its use is the place's own."""
-    features = pack.nodes[state.node].features
-    return any(best_match(target, [(f.id, [f.name, *f.aliases])]) for f in features)
+def _senses(words: str) -> list[str]:
+    """The verbs of the closed set the line's words can mean, in the order said."""
+    return [s for w in re.findall(r"[a-z]+", words.lower()) for s in senses(lemma(w))]
 
 
 def _fight(words: str, scene: Scene) -> tuple[Act, ...]:
     """The fight's acts, the one the words lean to first ("leg it": flee; "brace myself": defend)."""
     enemy = scene.state.combat.enemy_id if scene.state.combat else ""
-    leaning = [s for w in re.findall(r"[a-z]+", words.lower()) for s in senses(lemma(w))]
+    leaning = _senses(words)
     wants = {"go": "flee", "flee": "flee", "defend": "defend", "attack": "attack"}
     first = next((wants[s] for s in leaning if s in wants), "attack")
     order = sorted(_FIGHT, key=lambda verb: verb != first)
@@ -116,8 +118,8 @@ def _named(words: str, scene: Scene, why: str) -> tuple[Act, ...]:
         return _verb_first(_with_whom(_unique(by_name)), words)
     said = set(keywords(words)) - _DIRECTION_WORDS
     scored: dict[Act, int] = {}
-    for act, called, text in pools:
-        shared = said & set(keywords(text))
+    for act, called, told in pools:
+        shared = said & set(keywords(" ".join([*called, told])))
         if len(shared) >= 2 or shared & set(keywords(" ".join(called))):
             scored[act] = len(shared)
     way = _way_said(words, scene)
@@ -133,61 +135,31 @@ def _named(words: str, scene: Scene, why: str) -> tuple[Act, ...]:
 def _pools(scene: Scene) -> list[tuple[Act, list[str], str]]:
     """Each act the scene allows on a thing: (the act, the thing's names, the words that describe it)."""
     pack = scene.pack
-    out: list[tuple[Act, list[str], str]] = []
     here = pack.nodes[scene.node]
+    out: list[tuple[Act, list[str], str]] = []
     for item in dict.fromkeys(scene.lying):  # described by the place's own line too: "a small bottle of amber"
         told = " ".join(v.text for v in here.variants if item in v.items_here)
-        out.append(
-            (
-                Act("take", item, guessed=True),
-                list(pack.items[item].names),
-                f"{_text(pack.items[item].names, pack.items[item].description)} {told}",
-            )
-        )
+        out.append((Act("take", item, guessed=True), pack.items[item].names, f"{pack.items[item].description} {told}"))
     for item in dict.fromkeys(scene.carried):
-        out.append(
-            (
-                Act("use", item, guessed=True),
-                list(pack.items[item].names),
-                _text(pack.items[item].names, pack.items[item].description),
-            )
-        )
+        out.append((Act("use", item, guessed=True), pack.items[item].names, pack.items[item].description))
     for enemy in scene.enemies:  # by name only: an encounter's prose tells the fight, and named far too much (part
         # five's questions back went from 14.5% to 15.4% of its requests with it)
-        out.append(
-            (
-                Act("attack", enemy, guessed=True),
-                list(pack.enemies[enemy].names),
-                _text(pack.enemies[enemy].names, ""),
-            )
-        )
+        out.append((Act("attack", enemy, guessed=True), pack.enemies[enemy].names, ""))
     for npc in scene.people:
-        person = pack.npcs[npc]
-        out.append((Act("talk", npc, guessed=True), list(person.names), _text(person.names, person.role)))
+        out.append((Act("talk", npc, guessed=True), pack.npcs[npc].names, pack.npcs[npc].role))
     for npc in traders_here(pack, scene.state):
         trade = pack.npcs[npc].trade
         for item in trade.sells if trade else []:
             if item in pack.items and item not in scene.lying:
-                out.append(
-                    (
-                        Act("buy", item, npc, guessed=True),
-                        list(pack.items[item].names),
-                        _text(pack.items[item].names, pack.items[item].description),
-                    )
-                )
+                out.append((Act("buy", item, npc, guessed=True), pack.items[item].names, pack.items[item].description))
     for choice in pack.story.choices:
         if choice.condition.at_node == scene.node:  # a story choice is offered only where it is made
-            out.append((Act("choice", choice.id, guessed=True), [choice.name], f"{choice.name} {choice.description}"))
+            out.append((Act("choice", choice.id, guessed=True), [choice.name], choice.description))
     for way in dict.fromkeys(scene.exits.values()):
         place = pack.nodes[way]
         features = " ".join(" ".join([f.name, *f.aliases]) for f in place.features)
-        out.append((Act("go", way, guessed=True), [place.name], f"{place.name} {place.description} {features}"))
+        out.append((Act("go", way, guessed=True), [place.name], f"{place.description} {features}"))
     return out
-
-
-def _text(names: list[str], description: str) -> str:
-    """A thing's names and its description: the words a player who has seen it may call it by."""
-    return " ".join([*names, description])
 
 
 _DIRECTION_WORDS = frozenset(DIRECTIONS)
@@ -213,7 +185,7 @@ def _with_whom(acts: list[Act]) -> list[Act]:
 def _verb_first(acts: list[Act], words: str) -> tuple[Act, ...]:
     """``acts`` with the ones whose verb the line says first ("fight the man": the attack before the talk); a
     thing named with a person is handed to them ("the branch to elvin": give it)."""
-    said = {s for w in re.findall(r"[a-z]+", words.lower()) for s in senses(lemma(w))}
+    said = set(_senses(words))
     items = [a for a in acts if a.verb == "use"]
     people = [a for a in acts if a.verb == "talk"]
     if len(items) == 1 and len(people) == 1 and said & {"give", "sell"}:

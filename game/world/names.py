@@ -59,7 +59,7 @@ def match(text: str, candidates: list[tuple[str, list[str]]]) -> tuple[str | Non
     run = "".join(w for w in typed if w not in _LITTLE)  # "stimpack": the Stim Pack
     runs = {re.sub(r"[^a-z0-9]", "", n.lower()): cid for cid, names in candidates for n in names}
     near = run if run in runs else nearest(run, runs) if len(run) >= 5 else None  # "stimpak" too
-    return (runs[near], True) if near is not None and near in runs else (None, False)
+    return (runs[near], True) if near is not None else (None, False)
 
 
 _LITTLE = frozenset(_split("the a an my your his her this that these those some of to from with on in at"))

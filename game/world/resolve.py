@@ -173,12 +173,12 @@ def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
     if sold is not None:
         return Found(acts=(sold,), note=f"sold here: {sold.target}")
     carried, _ = match(target, named(scene.pack, scene.carried, "item"))
-    if carried is not None and not _feature_named(target, scene):
+    if carried is not None and not feature_named(target, scene):
         return Found(refusal=f"You already have {the(scene.pack.items[carried].name)}.", note="carried already")
     story_item = best_match(target, named(scene.pack, scene.pack.items, "item")) if target else None
     if (
         story_item is not None
-        and not _feature_named(target, scene)
+        and not feature_named(target, scene)
         and full_name(target, scene.pack.items[story_item].names)
     ):
         return Found(
@@ -210,7 +210,8 @@ def asked_for(core: str, scene: Scene, only: str | None = None) -> Act | None:
     return Act("take", lying, guessed=guessed) if lying is not None else None
 
 
-def _feature_named(target: str, scene: Scene) -> bool:
+def feature_named(target: str, scene: Scene) -> bool:
+    """Whether ``target`` names a feature of the place (the spring, the altar): its use is the place's own."""
     features = scene.pack.nodes[scene.node].features
     return any(best_match(target, [(f.id, [f.name, *f.aliases])]) for f in features)
 
@@ -258,17 +259,12 @@ def _carried(verb: str) -> Any:
                 if pool
                 else Found(refusal="You carry nothing.", note="nothing carried")
             )
-        if (
-            verb == "use"
-            and target
-            and _feature_named(target, scene)
-            and not full_name(target, item_names(scene, pool))
-        ):
+        if verb == "use" and target and feature_named(target, scene) and not full_name(target, item_names(scene, pool)):
             return Found(open=True, note="a thing of the place: left to the narrator")  # "drink from the spring"
         item, guessed = match(target, named(scene.pack, pool, "item"))
         if item is not None:
             return Found(acts=(Act(verb, item, guessed=guessed),), note=f"{verb} {item}")
-        if verb == "use" and (_feature_named(target, scene) or not target):
+        if verb == "use" and (feature_named(target, scene) or not target):
             return Found(open=True, note="something here: left to the narrator")
         lying, _ = match(target, named(scene.pack, scene.lying, "item"))
         if lying is not None and full_name(target, scene.pack.items[lying].names):
@@ -320,9 +316,11 @@ def _buy(command: Command, said: Clause, scene: Scene, reading: Reading) -> Foun
     sold = sold_here(target, replace(scene, state=scene.state), only=who)
     if sold is not None:
         return Found(acts=(sold,), note=f"buy {sold.target} from {sold.to}")
-    lying, guessed = match(_MEASURE.sub("", target), named(scene.pack, scene.lying, "item")) if target else (None, 0)
+    lying, guessed = (
+        match(_MEASURE.sub("", target), named(scene.pack, scene.lying, "item")) if target else (None, False)
+    )
     if lying is not None and not traders:  # "may I have one of the biscuits, miss?": they lie here, so take one
-        return Found(acts=(Act("take", lying, guessed=bool(guessed)),), note=f"asked for, lying here: {lying}")
+        return Found(acts=(Act("take", lying, guessed=guessed),), note=f"asked for, lying here: {lying}")
     if who is not None and who not in traders:  # "can I have the bow?" of someone who sells nothing: asked of them
         return Found(acts=(Act("talk", who, topic=f"{target}?"),), note="asked of the person here")
     if not traders:
@@ -397,7 +395,7 @@ def _attack(command: Command, said: Clause, scene: Scene, reading: Reading) -> F
         if who is not None:
             return Found(refusal=f"{scene.pack.npcs[who].name} is no enemy of yours.", note="a friend")
         bare = re.sub(r"^(?:the|a|an)\s+", "", target)
-        return Found(refusal=f"There is no {bare} here.", note="no such enemy")
+        return Found(refusal=f"There is no {bare} here.", note="no such enemy", unknown=True)
     return Found(acts=(Act("attack", enemy, guessed=guessed),), note=f"attack {enemy}")
 
 

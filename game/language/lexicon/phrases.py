@@ -152,6 +152,13 @@ SELF_REPORTS = phrases(
 )
 """How a player tells who they are ("My name is Ren and I come from the salt marshes"): words about themselves, never
 a request the game should ask back."""
+INTENT_FRAMES = phrases("i'll | i will | i shall | let me | i'm going to | i am going to | i'm gonna")
+"""How a player says what they are about to do, to someone or not: their own act, never words with that person
+("Corbyn, I'll take the purse")."""
+GRANTS = words("give grant hand send bring heal move award")
+"""Verbs that ask someone else to act on the player ("give me 1000 gold", "heal me"): theirs to answer."""
+SWALLOWED = (("down", "me"), ("down", "my", "neck"), ("down", "my", "throat"), ("inside", "me"))
+"""How a thing eaten or drunk on the spot ends ("get that toddy down me", "send the stim down my throat")."""
 BLOWS = words(
     "thrashing beating hiding kicking pasting walloping drubbing battering pummelling pummeling whipping licking"
 )
