@@ -77,7 +77,14 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | have a closer look at = look at | get a closer look at = look at | take a good look at = look at
         | have a good look at = look at | get a good look at = look at | carry on = go | keep going = go
         | skedaddle back to = go back to | scarper back to = go back to | bolt back to = go back to
-        | leg it back to = go back to | brought you = take | i brought you = take"""
+        | leg it back to = go back to | brought you = take | i brought you = take
+        | pass on to = go on to | get back to = go back to | get back inside = go back inside
+        | get back in = go back in | get back out = go back out | get back up = go back up
+        | get back down = go back down
+        | get inside = go inside | reach into = look into | reach in = look in
+        | cut loose = take | cut free = take | beat a hasty retreat = retreat | trouble you for a word = talk
+        | trouble you for a moment = talk
+        | get my head down = sleep | put my head down = sleep | lay my head down = sleep | rest my head = sleep"""
         )
     )
 )
@@ -135,7 +142,15 @@ HEDGES = words("maybe perhaps probably possibly guess suppose somehow kinda sort
 """Words that make a request less than plain: a consequential act asked with them is asked back first ("kind of"
 and "sort of" too, but not the kindness of "would you be so kind as to": :data:`HEDGE_PHRASES`)."""
 HEDGE_PHRASES = phrases("kind of | sort of")
-COURTESY = phrases("please | kindly | if you would | if you don't mind | if you please | thank you | thanks")
+COURTESY = phrases(
+    """please | kindly | if you would | if you don't mind | if you please | thank you | thanks | thank you kindly
+    | if it is no trouble | if it's no trouble | if it is not too much trouble | if it's not too much trouble
+    | if it isn't too much trouble | if it's no bother | if it is no bother | if it's all the same to you
+    | if it is all the same to you | if that's all right | if that is all right | if that's alright | if that's ok
+    | if that's okay | with your leave | by your leave | with your permission
+    | with respect | with all due respect | begging your pardon | beg pardon | i beg your pardon | forgive me
+    | pardon me | excuse me"""
+)
 """Courtesy: dropped from a request, which it leaves plain ("I would like to go north, please")."""
 
 
@@ -219,7 +234,10 @@ POLITE_FRAMES += tuple(
     for s in ("i", "we")
     for may in ("could", "might", "may", "can")
 ) + tuple(
-    f"{me} be {glad} {then}" for me in ("i'd", "i would", "i should") for glad in _GLAD for then in ("if you", "for")
+    f"{me} be {glad} {then}"
+    for me in ("i'd", "i would", "i should")
+    for glad in _GLAD
+    for then in ("if you", "if you could", "if you would", "if you'd", "if you might", "for", "to")
 )
 """A request asked as a question ("may I pass through the gate?", "would you mind if I took the branch?", "I'd be
 much obliged if I might go down")."""
@@ -347,6 +365,14 @@ STATUS_WORDS = {
 have I got in my pockets" (the player's own words, "I", "my" or "me", beside one of these)."""
 STATUS_PAST = words("did was were had gave took bought sold told said used")
 """Words that put a question about the player in the past: memory's, not the rules' ("what did I carry?")."""
+HANDING_OVER = phrases(
+    """here you go | here you are | here's | here is | it's yours | it is yours | that's yours | they're yours
+    | yours again | belongs to you | belong to you | take it back | take them back | have it back | have it
+    | take it | for you | brought you | got you | fetched you | you wanted | you asked for | you were after
+    | as promised | as you asked"""
+)
+"""Words that hand over a thing the line names to the person it is said to ("yo runner, brought you some noodles",
+"here you go, old sage: the moonvine you wanted")."""
 GIFT_OPENERS = phrases("here's | here is | here are | this | these | that")
 """What opens a thing handed to someone ("here's a bottle for your trouble", "this ramen's for you")."""
 OWN_FRAMES = frames(
