@@ -52,7 +52,7 @@ import orjson
 from game.engine.background import Background
 from game.engine.kept import continue_in, quick_kept, replace_question, write_own
 from game.engine.pipeline import TurnPipeline
-from game.engine.results import TurnResult, answered, joined
+from game.engine.results import TurnResult, answered, by_block, joined
 from game.engine.timeline import Moment, Timeline
 from game.language.parser import Command, parse
 from game.memory.records import model_fields
@@ -287,21 +287,8 @@ class GameSession:
         return f"Branched turn {turn} to {name!r}: load it to play on from there. This game goes on."
 
     def prompt_tokens_by_block(self) -> list[tuple[int, dict[str, int]]]:
-        """Prompt tokens per block for each turn of :attr:`history` that composed a prompt, oldest first.
-
-        Each is ``(turn, {block name: tokens})`` with the blocks in prompt order
-        (``PromptBlock.tokens``, estimated; memory blocks hold what the prompt
-        budget left of them). ``turn`` is the turn the prompt was composed for:
-        the result's turn for a played turn; for a failed one, the turn it tried
-        to play (which a retry then shares). Meta commands and input refused
-        before a prompt was composed have no entry.
-        """
-        out = []
-        for result in self.history:
-            prompt = result.trace.prompt
-            if prompt is not None:
-                out.append((prompt.state.turn + 1, {block.name: block.tokens for block in prompt.blocks}))
-        return out
+        """Prompt tokens per block for each turn of :attr:`history` that composed a prompt (``results.by_block``)."""
+        return by_block(self.history)
 
     def _slot_command(self, command: Command) -> TurnResult:
         name = command.target.strip() or self.quick_slot
