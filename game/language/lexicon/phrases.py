@@ -9,6 +9,7 @@ never": a negation) and :func:`leading` finds the one a clause starts with.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 from game.language.lexicon.tables import frames, phrases, words
 
@@ -308,11 +309,25 @@ PAST = words(
 
 def leading(text: str, phrases: Iterable[str]) -> str:
     """The longest of ``phrases`` that ``text`` starts with, as whole words; "" when none."""
+    try:
+        candidates: Iterable[str] = _by_first_word(phrases).get(text.split(" ", 1)[0], ())  # type: ignore[arg-type]
+    except TypeError:  # a list: not indexed
+        candidates = phrases
     best = ""
-    for phrase in phrases:
+    for phrase in candidates:
         if len(phrase) > len(best) and (text == phrase or text.startswith(phrase + " ")):
             best = phrase
     return best
+
+
+@cache
+def _by_first_word(phrases: tuple[str, ...] | frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """``phrases`` by their first word: the frames are thousands (every "i'd be most grateful if i could"), and
+    each clause is read against them several times."""
+    index: dict[str, list[str]] = {}
+    for phrase in phrases:
+        index.setdefault(phrase.split(" ", 1)[0], []).append(phrase)
+    return {first: tuple(group) for first, group in index.items()}
 
 
 def skip(text: str, words: frozenset[str]) -> str:
