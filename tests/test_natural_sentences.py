@@ -43,7 +43,7 @@ def test_at_least_fifty_four_of_the_sixty_are_read_right(packs):
     assert len(NATURAL) - len(wrong) >= 54, wrong
 
 
-@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 51), (NATURAL_C, 51), (NATURAL_D, 58)], ids=["B", "C", "D"])
+@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 52), (NATURAL_C, 51), (NATURAL_D, 58)], ids=["B", "C", "D"])
 def test_the_later_sixties_stay_where_the_work_left_them(packs, sixty, right):
     assert len(sixty) == 60
     verdicts = {s.action: judge(s, packs[s.story]) for s in sixty}

@@ -160,3 +160,22 @@ def test_a_story_choice_taken_by_its_thing_is_asked_back(packs):  # noqa: F811
 )
 def test_places_things_and_people_named_in_other_words(packs, story, at, line, setup, acts):  # noqa: F811
     assert _read(packs, story, at, line, **setup)[1] == acts
+
+
+@pytest.mark.parametrize(
+    ("story", "at", "line", "setup", "acts"),
+    [
+        # a thing set down somewhere is dropped; a round stood oneself is bought; a look with the eyes is no act
+        (
+            C,
+            "storage_area",
+            "lay the pipe down next to the shelves",
+            {"carried": ("coolant_pipe",)},
+            ["drop coolant_pipe"],
+        ),
+        (V, "drowned_man", "go on, I'll stand myself a hot toddy", {}, ["buy hot_toddy bess"]),
+        (F, "hunter_cabin", "my gaze falls on the little amber bottle", {}, []),
+    ],
+)
+def test_phrasal_verbs_around_their_thing(packs, story, at, line, setup, acts):  # noqa: F811
+    assert _read(packs, story, at, line, **setup)[1] == acts

@@ -84,7 +84,9 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | get back down = go back down
         | get inside = go inside | reach into = look into | reach in = look in
         | cut loose = take | cut free = take | beat a hasty retreat = retreat | trouble you for a word = talk
-        | trouble you for a moment = talk
+        | trouble you for a moment = talk | stand myself = buy | stand me = buy | my eyes wander to = look at
+        | my eyes wander over = look at | my eyes fall on = look at | my gaze falls on = look at
+        | my gaze drifts to = look at | my eyes drift to = look at
         | get my head down = sleep | put my head down = sleep | lay my head down = sleep | rest my head = sleep"""
         )
     )
