@@ -179,3 +179,17 @@ def test_places_things_and_people_named_in_other_words(packs, story, at, line, s
 )
 def test_phrasal_verbs_around_their_thing(packs, story, at, line, setup, acts):  # noqa: F811
     assert _read(packs, story, at, line, **setup)[1] == acts
+
+
+@pytest.mark.parametrize(
+    ("story", "at", "line"),
+    [
+        # what someone said to do, and the step joined to it, is told, not asked
+        (F, "misty_path", "the hunter said to head north and pick the herb here"),
+        # praise with no praise in it
+        (V, "harbour", "Right. Stroll out onto the causeway at high tide. Capital idea."),
+        (C, "neon_crossing", "sure, just stroll into the tower lobby unarmed, what could go wrong"),
+    ],
+)
+def test_reports_and_irony_ask_nothing(packs, story, at, line):  # noqa: F811
+    assert _read(packs, story, at, line)[1:] == ([], [])

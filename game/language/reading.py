@@ -339,8 +339,8 @@ def _shares_frame(joiner: str, piece: str) -> bool:
 def _under(clause: Clause, before: Clause, alternative: bool) -> Clause:
     """``clause`` under the frame of ``before``: wished, supposed or asked with it; refused with it after "or"
     (``alternative``: "i will never kneel or beg"; after "and" a command stands: "don't take it, and go north")."""
-    if before.mood in ("wish", "hypothetical", "question") and clause.mood == "command":
-        clause = replace(clause, mood=before.mood)
+    if before.mood in ("wish", "hypothetical", "question", "report") and clause.mood == "command":
+        clause = replace(clause, mood=before.mood)  # "the hunter said to head north and find the princess"
     if alternative and before.negated and not before.refusal and not clause.negated:
         clause = replace(clause, negated=True)  # "i will never kneel or beg"
     return clause

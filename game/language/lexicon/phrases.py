@@ -103,7 +103,8 @@ REFUSALS = phrases(
     | in your dreams | dream on | nice try | no deal | no way | no chance | no thanks | no thank you | not likely
     | forget it | i'd sooner die | i would sooner die | i'd rather die | i would rather die | you must be joking
     | you must be mad | you're joking | you are joking | you can't be serious | you cannot be serious | think again
-    | not happening | not today | fat chance | what could possibly go wrong | great plan | brilliant plan
+    | not happening | not today | fat chance | what could possibly go wrong | what could go wrong | great plan
+    | brilliant plan | capital idea | capital plan | top idea | cracking idea | bright idea
     | brilliant idea | great idea | genius idea | genius plan | smart move | what a plan | oh sure | oh yeah, sure
     | splendid idea | lovely idea | wonderful idea | fantastic idea | marvellous idea | superb idea | splendid plan
     | lovely plan | wonderful plan | fantastic plan | marvellous plan | i'm made of money | made of money | oh aye
