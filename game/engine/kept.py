@@ -134,19 +134,23 @@ def write_own(
     return new, slots.path(new), told
 
 
-def quick_kept(slots: SlotStore, quick: str, game: str) -> str:
-    """Before a quick save of ``game`` to ``quick``: when the slot holds another game's quick save, set it aside in
-    a slot of its own (``<quick>-previous-<n>``) and say where (issue 43: F5 replaced another game's quick save
-    without a word); "" when there is nothing to keep.
+def quick_kept(slots: SlotStore, quick: str, game: str, turn: int) -> str:
+    """Before a quick save of ``game`` at ``turn`` to ``quick``: when the slot holds another game's quick save, or a
+    later turn of this game (another window played on from it), set it aside in a slot of its own
+    (``<quick>-previous-<n>``) and say where (issue 43: F5 replaced another game's quick save without a word, and
+    turn 0 of a game over its turn 1); "" when there is nothing to keep.
 
     Raises:
-        SaveError: the other game's quick save could not be set aside; nothing was written.
+        SaveError: what the quick slot holds could not be set aside; nothing was written.
     """
     held = slots.moment_of(quick) if slots.exists(quick) else None
-    if held is None or held[0] == game:
+    if held is None or (held[0] == game and held[1] <= turn):
         return ""
     kept = slots.set_aside(quick, f"{quick}-previous")
-    return f" The quick save of your other game (turn {held[1]}) is kept in slot {kept!r}." if kept else ""
+    if not kept:
+        return ""
+    what = f"turn {held[1]} of this game" if held[0] == game else f"your other game (turn {held[1]})"
+    return f" The quick save of {what} is kept in slot {kept!r}."
 
 
 def replace_question(slots: SlotStore, name: str, game: str, turn: int) -> str | None:

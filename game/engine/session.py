@@ -353,7 +353,7 @@ class GameSession:
         if name != self.slot:
             if held_elsewhere(store.root, name) is not None:  # another window plays there (issue 43, item 2)
                 raise SaveError(f"slot {name!r} is open in another window; save under another name")
-            kept = quick_kept(store, name, self.game_id) if kind == "quick" else ""
+            kept = quick_kept(store, name, self.game_id, turn) if kind == "quick" else ""
             log.info("saved turn %d to %s", turn, store.write(name, data))
             return f"Saved to {name!r} (turn {turn}).{kept}"
         self.slot, path, moved = write_own(store, name, data, self.game_id, turn, self._wrote)
