@@ -39,6 +39,7 @@ from itertools import pairwise
 from game.language import frames, spelling
 from game.language.lexicon import (
     AFTER_COMMA,
+    ASKING_TAGS,
     CLAUSE_STARTS,
     DIRECTIONS,
     JOINERS,
@@ -224,7 +225,7 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
                 continue
             said = _clauses(sentence, asked, names)
             tagged = len(said) > 1 and said[-1].core in TAGS
-            if tagged and (asked or said[-1].core in _ASKING_TAGS):  # "i'll just fight it, shall i?": all asked
+            if tagged and (asked or said[-1].core in ASKING_TAGS):  # "i'll just fight it, shall i?": all asked
                 said = [replace(c, mood="question") if c.mood == "command" else c for c in said]
             if frames.bare_refusal(sentence):  # "..., no deal.": nothing before it in the line is asked
                 clauses = [replace(c, negated=True, refusal="taken back") for c in clauses]
@@ -245,8 +246,6 @@ def _named_before(earlier: list[Clause]) -> str:
     return earlier[-1].core
 
 
-_ASKING_TAGS = frozenset({"shall i", "should i", "will i", "won't i"})
-"""Tags that ask though the line ends with no question mark ("i'll just fight it bare-handed, shall i")."""
 _WOULD = re.compile(r"^(?:i would|i'd|id)\s+(?!like\b|love\b|rather\b|be\b|have\b|never\b|not\b)(?=[a-z])")
 """A wish told in a courteous sentence's words ("By your leave, I would speak with the Reverend.")."""
 _ABBREVIATED = re.compile(r"\b(mr|mrs|ms|dr|st|jr|sr|mt|capt|rev)\.(?=\s)")

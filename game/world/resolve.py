@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from game.language.lexicon import ASKED_FOR, DIRECTIONS, PRONOUNS, ROUTE_STARTS, leading, senses
+from game.language.lexicon import ASKED_FOR, DIRECTIONS, PRONOUNS, ROUTE_STARTS, WORN, leading, senses
 from game.language.parser import Command, parse, place, thing
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
@@ -220,8 +220,6 @@ def _pointed(said: Clause, pool: list[str], scene: Scene) -> str | None:
 
 _YOU_ASKED = re.compile(r"^(?:would|could|will|can|might)\s+you\b")
 """A clause whose act is the person's it is said to ("would you ever part with that bow?")."""
-_WORN = ("put on", "pull on", "slip on", "strap on", "wear", "don", "equip")
-"""What is worn: a thing lying here put on is taken first ("pull on those insulated gloves")."""
 
 
 def _carried(verb: str) -> Any:
@@ -249,7 +247,7 @@ def _carried(verb: str) -> Any:
         if verb == "use" and (feature_named(target, scene) or not target):
             return Found(open=True, note="something here: left to the narrator")
         lying, guessed = match(target, named(scene.pack, scene.lying, "item"))
-        if lying is not None and verb == "use" and leading(said.core, _WORN):  # "pull on those gloves": take them
+        if lying is not None and verb == "use" and leading(said.core, WORN):  # "pull on those gloves": take them
             return Found(acts=(Act("take", lying, guessed=guessed),), note=f"worn, so taken first: {lying}")
         if lying is not None and full_name(target, scene.pack.items[lying].names):
             return Found(refusal=f"You don't have {the(scene.pack.items[lying].name)}; it is here.", note="lying here")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from game.language.lexicon import DIRECTIONS, place_kin, role_kin
+from game.language.lexicon import DIRECTIONS, OWNED_PLACES, place_kin, role_kin
 from game.language.parser import Command
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
@@ -84,16 +84,10 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
 _AWHILE = re.compile(r"\s+for\s+(?:a|an|the)\s+(?:bit|while|moment|spell|minute|drink|pint|night)\b.*$")
 
 
-_WHOSE = frozenset(
-    {"place", "shop", "house", "home", "den", "stall", "office", "room", "rooms", "digs", "joint", "pad"}
-)
-"""Words that say a place is someone's ("the ripperdoc's place")."""
-
-
 def _kept_by(target: str, scene: Scene) -> str | None:
     """The one person next door a place is named by, by what they are ("the ripperdoc's place": the ripperdoc)."""
     owner = re.match(r"^(?P<who>.+?)'s?\s+(?P<what>[a-z]+)\b", target)
-    if owner is None or owner.group("what") not in _WHOSE:
+    if owner is None or owner.group("what") not in OWNED_PLACES:
         return None
     wanted = [{stem(k) for k in role_kin(w)} for w in keywords(owner.group("who"))]  # "innkeeper": a landlady too
     near = set(scene.exits.values())

@@ -403,6 +403,12 @@ OWN_FRAMES = frames(
 
 # ------------------------------------------------------------ the small words of a line's grammar
 TAGS = phrases("shall i | should i | will i | won't i | right | eh | yeah | no | okay | ok")
+ASKING_TAGS = phrases("shall i | should i | will i | won't i")
+"""Tags that ask though the line ends with no question mark ("i'll just fight it bare-handed, shall i")."""
+WORN = phrases("put on | pull on | slip on | strap on | wear | don | equip")
+"""What is worn: a thing lying here put on is taken first ("pull on those insulated gloves")."""
+OWNED_PLACES = words("place shop house home den stall office room rooms digs joint pad")
+"""Words that say a place is someone's ("the ripperdoc's place")."""
 """Tags that make a sentence a question, though it opens as a statement ("I'll just fight it, shall I?")."""
 SUBORDINATORS = phrases("while | when | whilst | before | after | because | since | until | unless | as long as")
 """Words that open a clause inside another: a negation after one is not the main clause's ("nick the pistol while
