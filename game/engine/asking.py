@@ -3,17 +3,21 @@
 The game asks back when it is unsure what a line asks, or when a consequential act is asked in words that are not
 plain (``game.world.asked``); the next line answers. :func:`answer` reads that line: yes (or key 1), no (or key
 2), the number or the words of one of several acts offered; anything else is a line of its own, and the question
-is dropped. :func:`refused_outright` is the rules' refusal of an act, said before any narrator is called.
+is dropped. :func:`refused_outright` is the rules' refusal of an act, said before any narrator is called;
+:func:`offered_instead` asks back what a narrator read in a line the reader left open (``game.world.proposed``).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from game.language.reading import normal
-from game.world.asked import Asked, effects_of
+from game.world.acts import Act, Scene, effects_of
+from game.world.asked import NOTHING, Asked
 from game.world.content import ContentPack
 from game.world.effects import Effects
+from game.world.proposed import plausible, proposed
 from game.world.rules import RejectedEffect, Rules
 from game.world.rules.core import said_anyway
 from game.world.state import GameState
@@ -32,9 +36,10 @@ def answer(pending: Asked, said: str, pack: ContentPack) -> Asked | Literal[Fals
     answer."""
     words = normal(said).lower().strip(" .!?")
     offer = pending.offer
-    if words in NO or (words == "2" and len(offer) == 1):
+    one = len(offer) == 1 or pending.together
+    if words in NO or (words == "2" and one):
         return False
-    if len(offer) == 1:
+    if one:
         return Asked(pending.reading, acts=offer) if words in YES else None
     picked = [a for i, a in enumerate(offer, 1) if words in (str(i), a.describe(pack).lower())]
     return Asked(pending.reading, acts=(picked[0],)) if picked else None
@@ -61,3 +66,26 @@ def refused_outright(
     if not told or any(a.effect in _PLAYER_ACTS for a in tried.applied):
         return None
     return " ".join(told), tried.rejected
+
+
+def offered_instead(asked: Asked, rejected: list[RejectedEffect], state: GameState, rules: Rules) -> Asked | None:
+    """``asked`` with the acts a narrator proposed for it offered back, when the reader left the line open and
+    refused them as not asked, and they are plausible and the rules would allow them (``game.world.proposed``);
+    None: the refusal stands."""
+    if asked.kind not in ("open", "nothing") or asked.nothing in NOTHING.values():
+        return None
+    scene = Scene.of(state, rules.pack)
+    offer = []
+    for act in proposed((r.effect, r.value) for r in rejected if r.unasked):
+        if plausible(act, asked.reading.text, scene) and _allowed(act, state, rules):
+            offer.append(act)
+    if not offer:
+        return None
+    note = "the narrator read: " + ", ".join(a.describe(rules.pack) for a in offer)
+    return replace(asked, offer=tuple(offer[:4]), notes=(*asked.notes, note))
+
+
+def _allowed(act: Act, state: GameState, rules: Rules) -> bool:
+    """Whether the rules would carry ``act`` out as things stand (tried on a copy)."""
+    tried = rules.apply(state.snapshot(), Effects.model_validate(effects_of((act,), state)))
+    return not any(r.told or r.unasked for r in tried.rejected)

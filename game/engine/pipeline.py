@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from game.engine.asking import answer, refused_outright
+from game.engine.asking import answer, offered_instead, refused_outright
 from game.engine.autopilot import Autopilot
 from game.engine.claims import consequences_ahead, true_to_rules
 from game.engine.prompt import compose
-from game.engine.results import DebugTrace, TurnResult, rules_account, unique
+from game.engine.results import DebugTrace, Timer, TurnResult, rules_account, unique
 from game.engine.schema import TurnOutput, TurnParseError, parse_turn
 from game.engine.voice import RECENT, Voice, judge, mended
 from game.language.parser import Command, parse
@@ -48,21 +47,10 @@ from game.world.state import MAX_TURN, GameState
 log = logging.getLogger("storyecho.engine")
 
 MAX_ACTION_CHARS = 500
+"""Longest action a player may type; a longer one is refused before it costs a turn."""
 RECALLED_ACTIONS = 500
 """How far back a telling's recollection of the player's own words is checked ("you promised..."): read only when
 a telling recalls one, and bounded so that a 10,000-turn game does not read its whole log for it."""
-"""Longest action a player may type; a longer one is refused before it costs a turn."""
-
-
-class _Timer:
-    def __init__(self, timings: dict[str, float]) -> None:
-        self.timings = timings
-        self.mark = time.perf_counter()
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.timings[stage] = round((now - self.mark) * 1000, 3)
-        self.mark = now
 
 
 class TurnPipeline:
@@ -202,15 +190,19 @@ class TurnPipeline:
         if asked.kind == "answered":
             return self._told(action, asked.answer, "answered", trace)
         if asked.kind == "unsure":
-            self.pending = asked
-            result = self._told(action, asked.question(self.pack), "asked", trace)
-            result.choices, result.asking = asked.choices(self.pack), True
-            return result
+            return self._ask_back(action, asked, trace)
         if (refused := refused_outright(asked, self.state, self.rules, action)) is not None:
             result = self._told(action, refused[0], "refused", trace)  # said now, at no cost
             result.rejected = refused[1]
             return result
         return None
+
+    def _ask_back(self, action: str, asked: Asked, trace: DebugTrace) -> TurnResult:
+        """The game asks back what ``asked`` offers, at no cost; the next line answers."""
+        self.pending = asked
+        result = self._told(action, asked.question(self.pack), "asked", trace)
+        result.choices, result.asking = asked.choices(self.pack), True
+        return result
 
     def _told(self, action: str, text: str, kind: str, trace: DebugTrace) -> TurnResult:
         """An answer given without a narrator and at no cost (``meta``: ``refused``, ``answered`` or ``asked``)."""
@@ -234,18 +226,13 @@ class TurnPipeline:
         command = asked.played(self.pack, action)
         trace.reading = [c.describe() for c in reading.clauses]
         trace.asked, trace.resolved = asked.line(self.pack), list(asked.notes)
-        timer = _Timer(trace.timings_ms)
+        timer = Timer(trace.timings_ms)
         seen = self.state.snapshot()  # what the narrator is shown; the trace keeps it as it was
         timer.lap("snapshot")
         recalled = self.memory.recall(action, seen, reading)
         timer.lap("recall")
-        # a narrator that adds text on the wire (the schema, when the endpoint does not decode against it)
-        # leaves that much less room for memory, so the prompt the model reads stays within the budget
         overhead = self.narrator.prompt_overhead_tokens
-        budget = self.prompt_budget_tokens
-        if self.autopilot is not None and budget is not None:
-            budget = min(budget, self.autopilot.budget)
-        budget = None if budget is None else max(0, budget - overhead)
+        budget = self._budget(overhead)
         ahead = consequences_ahead(self.rules, seen, asked)
         bundle = compose(action, command, seen, self.pack, recalled, budget, asked=trace.asked, ahead=ahead)
         bundle.overhead_tokens, bundle.attempt = overhead, attempt
@@ -266,6 +253,9 @@ class TurnPipeline:
         granted = asked.granted(seen)  # the acts read from the action: the rules carry them out
         outcome = self.rules.resolve_turn(working, output.effects, reading, granted=granted)  # unasked: refused
         timer.lap("adjudicate")
+        if (offered := offered_instead(asked, outcome.rejected, seen, self.rules)) is not None:
+            trace.resolved.append(offered.notes[-1])  # the narrator read an act the reader did not: asked back
+            return self._ask_back(action, offered, trace)
         prose, voice = output.narration, self._judge(output.narration, reading, trace)
         if (_told(outcome) or voice.faults) and not working.ending:
             output, working, outcome, prose = self._ask_again(bundle, trace, seen, output, outcome, asked, voice)
@@ -308,6 +298,15 @@ class TurnPipeline:
             timer.lap("record")
             self.state = working  # the commit: nothing after this can fail
         return result
+
+    def _budget(self, overhead: int) -> int | None:
+        """The prompt's token budget this turn: the autopilot's when it is smaller, less what the narrator adds on
+        the wire (the schema, when the endpoint does not decode against it), so the prompt the model reads stays
+        within it; None: no budget."""
+        budget = self.prompt_budget_tokens
+        if self.autopilot is not None and budget is not None:
+            budget = min(budget, self.autopilot.budget)
+        return None if budget is None else max(0, budget - overhead)
 
     def _ask_again(
         self,

@@ -7,6 +7,7 @@ turns of one line of several acts as one result.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -52,6 +53,19 @@ class DebugTrace:
     timings_ms: dict[str, float] = field(default_factory=dict)
     autopilot: str = ""
     """What the memory autopilot made of this turn's narrator time (``autopilot.py``), when it is on."""
+
+
+class Timer:
+    """Milliseconds each stage of a turn took, written into the trace's ``timings_ms`` as the stages end."""
+
+    def __init__(self, timings: dict[str, float]) -> None:
+        self.timings = timings
+        self.mark = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = round((now - self.mark) * 1000, 3)
+        self.mark = now
 
 
 @dataclass

@@ -99,6 +99,18 @@ class Act:
         return Command(self.verb, target=names.get(self.target, self.target), text=text)
 
 
+def effects_of(acts: tuple[Act, ...], state: GameState) -> dict[str, Any]:
+    """The effects that carry out ``acts`` (the player's own), merged into one turn's proposal."""
+    out: dict[str, Any] = {}
+    for act in acts:
+        for key, value in act.effects(state).items():
+            if key == "items_gained" or key == "items_lost":
+                out[key] = [*out.get(key, []), *value]
+            else:
+                out[key] = value
+    return out
+
+
 @dataclass(frozen=True)
 class Scene:
     """The world a line's clauses are resolved in: the state, changed by the line's earlier acts."""

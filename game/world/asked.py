@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from game.language.frames import courteous
 from game.language.lexicon import (
@@ -48,7 +47,7 @@ from game.language.question import parts, status_question
 from game.language.reading import Clause, Reading
 from game.text import mentions, whole_words
 from game.world import choosing, names, resolve
-from game.world.acts import Act, Found, Scene
+from game.world.acts import Act, Found, Scene, effects_of
 from game.world.content import ContentPack
 from game.world.describe import inventory_text
 from game.world.effects import Effects
@@ -85,6 +84,8 @@ class Asked:
     """The refusal is of words that name nothing of the story (:attr:`Found.unknown`)."""
     offer: tuple[Act, ...] = ()
     """What to ask back: one act (yes or no) or several to pick from."""
+    together: bool = False
+    """The offer is one line of acts, all played on yes (a step of it guessed: "fuse + gloves, then east")."""
     first: str = ""
     """Said before the question: why the words as read could not be ("There is no man here.")."""
     stopped: str = ""
@@ -93,6 +94,8 @@ class Asked:
     """A question the rules answer at once ("how much gold do I have?"), at no turn's cost."""
     open: tuple[Clause, ...] = ()
     """Clauses that ask for something the reader left to the narrator."""
+    gaps: tuple[tuple[int, Clause], ...] = ()
+    """Of them, the ones among the line's acts, each after how many acts (:mod:`game.world.guess` may fill them)."""
     notes: tuple[str, ...] = field(default_factory=tuple)
     """How each clause was resolved, for the debug panel."""
 
@@ -111,13 +114,13 @@ class Asked:
 
     def question(self, pack: ContentPack) -> str:
         """The words that ask back: "Do you mean: take the Healing Herb?" or "Which do you mean? ..."."""
-        if len(self.offer) == 1:
-            return f"{self.first} Do you mean: {self.offer[0].describe(pack)}?".strip()
+        if len(self.offer) == 1 or self.together:
+            return f"{self.first} Do you mean: {', then '.join(a.describe(pack) for a in self.offer)}?".strip()
         return f"{self.first} Which do you mean?".strip()
 
     def choices(self, pack: ContentPack) -> list[str]:
         """What the player may answer an offer with (keys 1-4)."""
-        if len(self.offer) == 1:
+        if len(self.offer) == 1 or self.together:
             return ["yes", "no"]
         return [act.describe(pack) for act in self.offer[:4]]
 
@@ -180,6 +183,7 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
     addressee = names.person(reading.addressee, scene)[0] if reading.addressee else None
     acts: list[Act] = []
     opened: list[Clause] = []
+    gaps: list[tuple[int, Clause]] = []
     notes: list[str] = []
     bound = [c for c in reading.clauses if c.binds]
     for clause in bound:
@@ -201,6 +205,7 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
             return Asked(reading, offer=found.offer, notes=tuple(notes))
         if not found.acts:
             opened += [clause] if found.open else []
+            gaps += [(len(acts), clause)] if found.open else []
             continue
         for act in found.acts:
             if _consequential(act, clause, scene) and not _plain(clause, act):
@@ -218,7 +223,7 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
         talk = spoken_to(reading, scene, addressee)
         if talk is not None:
             return Asked(reading, acts=(talk,), notes=tuple([*notes, f"said to {talk.target}"]))
-    return Asked(reading, acts=tuple(acts), nothing=_why_nothing(reading), open=tuple(opened), notes=tuple(notes))
+    return Asked(reading, tuple(acts), _why_nothing(reading), open=tuple(opened), gaps=tuple(gaps), notes=tuple(notes))
 
 
 def by_meaning(asked: Asked, guess: Callable[[str], str | None] | None, state: GameState, pack: ContentPack) -> Asked:
@@ -228,10 +233,11 @@ def by_meaning(asked: Asked, guess: Callable[[str], str | None] | None, state: G
     if asked.kind != "open":
         return asked
     scene = Scene.of(state, pack)
+    things = {w for i in {*scene.lying, *scene.carried} for n in pack.items[i].names for w in n.lower().split()}
     for clause in asked.open:
         first, _, rest = clause.core.partition(" ")
-        if not first.isalpha() or is_verb_phrase(first) or len(first) < 3:
-            continue
+        if not first.isalpha() or is_verb_phrase(first) or len(first) < 3 or first in things:
+            continue  # "chip & salve": no verb but things named, a list (``game.world.guess``)
         verb = guess(first) if guess is not None else None
         if verb is None:
             thing = _one_thing_named(clause, scene)
@@ -421,18 +427,6 @@ def _plain(clause: Clause, act: Act) -> bool:
         return False
     hedged = any(f" {phrase} " in f" {clause.text} " for phrase in HEDGE_PHRASES)
     return not (set(clause.text.split()) & HEDGES or hedged)
-
-
-def effects_of(acts: tuple[Act, ...], state: GameState) -> dict[str, Any]:
-    """The effects that carry out ``acts`` (the player's own), merged into one turn's proposal."""
-    out: dict[str, Any] = {}
-    for act in acts:
-        for key, value in act.effects(state).items():
-            if key == "items_gained" or key == "items_lost":
-                out[key] = [*out.get(key, []), *value]
-            else:
-                out[key] = value
-    return out
 
 
 def spoken_to(reading: Reading, scene: Scene, addressee: str | None) -> Act | None:

@@ -20,6 +20,7 @@ question, a wish, a negation, a report, words said) is never asked back here: th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from game.language.lexicon import DIRECTIONS, FOE_NOUNS, GRANTS, PEOPLE_NOUNS, SELF_REPORTS, leading, lemma, senses
@@ -58,13 +59,86 @@ def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
         words, why = asked.reading.text, asked.refusal  # "cut the glowing vine": no enemy, but a thing here
     elif asked.kind == "acts" and state.combat and asked.acts[0].verb == "go":
         words, why = asked.reading.text, ""  # "run north" with a wolf at the throat: away from the fight
+    elif asked.kind == "acts" and asked.gaps:
+        return _filled(asked, scene)  # "fuse + gloves, then east through the hatch"
     else:
         return asked
+    listed = _bare(words, scene) if asked.kind == "open" and len(asked.open) == 1 else ()
+    if len(listed) > 1:  # "fuse and gloves": both, not one of them
+        return _together(asked, listed, scene)
     offer = _fight(words, scene) if state.combat else _named(words, scene, why) or _foe(words, scene)
     if not offer:
         return asked
     note = "asked back: " + ", ".join(a.describe(pack) for a in offer)
     return replace(asked, acts=(), refusal="", offer=offer, first=why, notes=(*asked.notes, note))
+
+
+def _filled(asked: Asked, scene: Scene) -> Asked:
+    """``asked`` with each step the reader left open among its acts filled by the things it names, bare ("fuse +
+    gloves, then east": take both, then go; "fuse in breaker, take cell": use the fuse it carries), the whole line
+    asked back; ``asked`` itself when a gap names no thing, or says a verb (a flourish: "draw my sword and
+    attack")."""
+    line: list[Act] = []
+    done = 0
+    for position, clause in asked.gaps:
+        for act in asked.acts[done:position]:
+            line.append(act)
+            scene = scene.after(act)
+        done = max(done, position)
+        bare = _bare(clause.text, scene)
+        if not bare:
+            return asked
+        for act in bare:
+            line.append(act)
+            scene = scene.after(act)
+    return _together(asked, [*line, *asked.acts[done:]], scene)
+
+
+def _together(asked: Asked, line: Sequence[Act], scene: Scene) -> Asked:
+    """``asked`` offering ``line``, all of it on one yes, each act its own step (takes side by side one step)."""
+    stepped: list[Act] = []
+    for act in line:
+        joined = stepped and act.verb == "take" == stepped[-1].verb
+        step = stepped[-1].step + (0 if joined else 1) if stepped else 0
+        stepped.append(replace(act, step=step))
+    note = "asked back, the whole line: " + ", ".join(a.describe(scene.pack) for a in stepped)
+    return replace(asked, acts=(), offer=tuple(stepped), together=True, notes=(*asked.notes, note))
+
+
+_LISTING = frozenset({"n", "plus", "then", "both", "also", "too"})
+"""Words of a bare list that are no names ("the watch n the burner")."""
+
+
+def _bare(words: str, scene: Scene) -> tuple[Act, ...]:
+    """The things a clause with no verb names ("fuse + gloves", "the watch n the burner", "chip & salve"): each
+    lying here taken, or the one thing carried used ("fuse in breaker"); () when it says a verb or names nothing
+    else."""
+    pool = [(act, called) for act, called, _ in _pools(scene) if act.verb in ("take", "use")]
+    ids, rest = mentions(words, [(act.target, called) for act, called in pool])
+    for word in re.findall(r"[a-z0-9']{4,}", rest.lower()):  # one word of one thing's name: "chip"
+        owners = [act.target for act, called in pool if word in " ".join(called).lower().split()]
+        if len(set(owners)) == 1:
+            ids.append(owners[0])
+            rest = rest.lower().replace(word, " ")
+    here = scene.pack.nodes[scene.node].features
+    spots = {w for f in here for name in (f.name, *f.aliases) for w in keywords(name)}  # "in breaker"
+    if not ids or any(w not in spots for w in keywords(rest) if w not in _LISTING):
+        return ()  # a word that is no name: a verb the lexicon lacks ("draw my baton"), a flourish
+    said = words.lower()
+    where = {
+        act.target: min(said.find(w) % (len(said) + 1) for n in called for w in n.lower().split())
+        for act, called in pool
+    }
+    named = sorted(_unique([act for act, _ in pool if act.target in ids]), key=lambda a: where[a.target])
+    if all(a.verb == "take" for a in named):
+        return tuple(named)
+    return tuple(named) if len(named) == 1 else ()
+
+
+def _first_said(said: str, called: list[str]) -> int:
+    """Where in ``said`` a word of a thing's names first comes (a list's things in the order said)."""
+    found = [m.start() for name in called for w in keywords(name) for m in [re.search(rf"\b{re.escape(w)}", said)] if m]
+    return min(found, default=len(said))
 
 
 def _grants(core: str) -> bool:

@@ -30,6 +30,7 @@ from game.llm.base import NarratorBase, PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
 from game.memory.settings import MemoryConfig
+from game.world.asked import Asked
 from game.world.content import ContentPack
 from tests.language.acts import (
     acts_applied,
@@ -133,7 +134,7 @@ def play_row(row: Row, pack: ContentPack, narrator: str) -> Outcome:
     results = engine.play_all(row.action)
     asked_back = any(r.asking for r in results)
     if results[-1].asking:
-        results += engine.play_all(_answer(row, engine.pending.offer if engine.pending else ()))
+        results += engine.play_all(_answer(row, engine.pending))
     applied = acts_applied([a for r in results for a in r.applied])
     told = "\n".join(r.narration for r in results)
     verdict = _verdict(row, applied, results)
@@ -144,9 +145,13 @@ def play_row(row: Row, pack: ContentPack, narrator: str) -> Outcome:
     return Outcome(row, applied, asked_back, told, verdict, wrong)
 
 
-def _answer(row: Row, offer: tuple[Any, ...]) -> str:
-    """What a player who meant the row's acts answers the question back: yes, the number of the act meant, or no."""
+def _answer(row: Row, pending: Asked | None) -> str:
+    """What a player who meant the row's acts answers the question back: yes, the number of the act meant, or no
+    (a whole line offered together: yes when every act of it was meant)."""
+    offer = pending.offer if pending is not None else ()
     meant = [a for a in offer if any(same_act(w, _act(a)) for w in row.want)]
+    if pending is not None and pending.together:
+        return "yes" if len(meant) == len(offer) else "no"
     if not meant:
         return "no"
     return "yes" if len(offer) == 1 else str(offer.index(meant[0]) + 1)
