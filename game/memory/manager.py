@@ -38,7 +38,16 @@ from game.memory.export import LaterExport, StateEncoder
 from game.memory.guard import system_words
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
 from game.memory.reviews import keep, reapply
-from game.memory.search.embedding import Progress, embed, embed_reporting, note_pending
+from game.memory.search.embedding import (
+    EMBED_CHUNK,
+    RESTORE_WAIT,
+    Backlog,
+    Progress,
+    embed,
+    embed_reporting,
+    note_models,
+    note_pending,
+)
 from game.memory.search.hybrid import HybridIndex
 from game.memory.search.indexing import CONTEXT_TURNS, entry_item, episode_items, latest_episode_items, summary_item
 from game.memory.search.knowledge import KnowledgeBase
@@ -91,6 +100,7 @@ class GameMemory:
         self._worker = Worker(background)
         self._consolidating: dict[int, Future[Any]] = {}
         self._restoring: Future[Any] | None = None
+        """The embedding of what a rebuild lacked, when little (:meth:`_reindex`): the first recall waits for it."""
         self._later: LaterExport | None = None  # the export export_later() promised, until taken
         self._encoder = StateEncoder()
         self._mark: MemoryState | None = None  # the last mark(): the next one shares its unchanged entries
@@ -116,6 +126,7 @@ class GameMemory:
             reapply(state, self.bible)  # the player's reviews hold on any moment returned to (``reviews.py``)
         self.memories = HybridIndex("memories", self.store, self.embedder, namespace=state.session_id)
         self.history = HybridIndex("history", self.store, self.embedder, namespace=state.session_id)
+        self._backlog = Backlog((self.memories, self.history))  # what they will lack, once rebuilt (_reindex)
 
     @property
     def session_id(self) -> str:
@@ -152,8 +163,8 @@ class GameMemory:
         A load never waits for the current state's background work: a consolidation still asking a slow model
         keeps running on its own, its result discarded (:attr:`generation`), and the loaded state's work goes
         to a new worker. The indexes are rebuilt from ``state``; vectors the store already holds for an
-        unchanged text are reused, so only what is missing is embedded. Nothing recorded after the save is
-        recalled: it is not in ``state``.
+        unchanged text are reused, so only what is missing is embedded, in the background (:meth:`_reindex`).
+        Nothing recorded after the save is recalled: it is not in ``state``.
         """
         self._export_first()
         self._flush_store()
@@ -172,8 +183,16 @@ class GameMemory:
             gc.freeze()
 
     def _reindex(self, progress: Progress | None = None) -> None:
-        """Index everything the state holds: text at once, vectors from the store or embedded (now with
-        ``progress``, reporting each batch; else in the worker)."""
+        """Index everything the state holds: text at once, vectors from the store, or embedded (now with
+        ``progress``, reporting each batch; else in the background, a chunk at a time: ``embedding.py``).
+
+        What the store lacks is embedded newest first; the first recall waits for it when it is at most
+        ``RESTORE_WAIT`` items (a new game's seeded Bible, an autosave's last turns, a lost index of a short game).
+        What the largest save lacks takes minutes, and waiting for it made its first turn take 36 to 40 s (issue
+        43): more than that is embedded a chunk per background job, and nothing waits for it. Until it is in, an
+        index most of whose items still lack their vector ranks by keywords and says so (``HybridIndex.restored``);
+        once it is, recall is the intact index's.
+        """
         with self._lock:
             session, log_ = self.session_id, self.state.log
             items = episode_items(log_, session)
@@ -185,16 +204,21 @@ class GameMemory:
         self.history.adopt_stored()
         if not (self.memories.pending_ids() or self.history.pending_ids()):
             return
-        # what the store lacks (a new game's seeded Bible, a save whose vectors were lost with a damaged
-        # index) is embedded in full before the first recall, which waits for it: recall after a rebuild
-        # is the recall the intact index gave
         if progress is not None and self.memories.dense_ok:
             self._embed(progress=progress)
-        else:
-            future = self._worker.submit(lambda: self._embed(force=True))
-            if future is not None:
-                with self._lock:
-                    self._restoring = future
+            return
+        with self._lock:
+            self._backlog = Backlog((self.memories, self.history))
+        whole = len(self._backlog) <= RESTORE_WAIT
+        if not whole:
+            self.memories.restored()
+            self.history.restored()
+            self._schedule_warm(max((e.turn for e in log_), default=0))  # the first recall's own work, meanwhile
+        generation = self.generation
+        future = self._worker.submit(lambda: self._embed(force=whole, generation=generation))
+        if future is not None and whole:
+            with self._lock:
+                self._restoring = future
 
     def _resume_consolidation(self) -> None:
         """Queue the consolidation a save was made before (an autosave does not wait for it)."""
@@ -235,6 +259,7 @@ class GameMemory:
         if complete:
             self.flush()
         with self._lock:  # one consistent view: the worker appends under the same lock
+            note_pending(self.state, self.memories, self.history)  # a restore's chunks leave the list to the save
             return self._encoder.encode(self.state)
 
     def export_later(self) -> Callable[[], bytes]:
@@ -276,7 +301,9 @@ class GameMemory:
             self.store.close()
 
     def _schedule_embedding(self) -> None:
-        self._worker.submit_once("embed", self._embed)  # queued jobs coalesce into one batch
+        """Queue an embedding job for the state memory holds now (a job queued before a load does nothing)."""
+        generation = self.generation
+        self._worker.submit_once("embed", lambda: self._embed(generation=generation))  # queued jobs coalesce
 
     def record_turn(self, record: TurnRecord, state: GameState) -> list[str]:
         """Append the turn to L2, take its Story Bible facts and consolidate every N turns; returns why memory
@@ -404,20 +431,53 @@ class GameMemory:
         self._schedule_embedding()
         return reviewed
 
-    def _embed(self, *, force: bool = False, progress: Progress | None = None) -> None:
+    def _embed(self, *, force: bool = False, progress: Progress | None = None, generation: int | None = None) -> None:
         """Embed what is pending: the turns whose context is complete, or with ``force`` (or ``progress``,
-        reported as ``RESTORE_LABEL``) everything."""
-        with self._lock:  # one view of the log and the pending ids: a turn appended meanwhile is not "ready"
-            # a played turn whose context is not complete yet is embedded once the turns after it exist
-            skip = set() if force or progress else {e.id for e in self.state.log[-CONTEXT_TURNS:] if e.action}
-            batches = [(index, sorted(index.pending_ids() - skip)) for index in (self.memories, self.history)]
-        if progress is None:
-            embed(batches)
-        else:
+        reported as ``RESTORE_LABEL``) everything.
+
+        In the background one chunk (``EMBED_CHUNK``) per job: what is left goes in a later job, behind what was
+        queued meanwhile (a consolidation, a warm-up), so a rebuild's backlog never holds the worker for minutes.
+        ``force`` embeds it all here, chunk after chunk, until the game is closing (``Worker.closing``): what is
+        left then is saved as pending, and the next load embeds it. A job queued for an older ``generation`` (before
+        a load or an undo) does nothing: the state it was for is gone, and the new one queued its own."""
+        if progress is not None:
+            with self._lock:
+                batches = [(index, sorted(index.pending_ids())) for index in (self.memories, self.history)]
             embed_reporting(batches, RESTORE_LABEL, progress)
+            self._note_embedded(self.generation, None)
+            return
+        while True:
+            with self._lock:  # one view of the log and the pending ids: a turn appended meanwhile is not "ready"
+                if generation is not None and generation != self.generation:
+                    return
+                generation = self.generation
+                # a played turn whose context is not complete yet is embedded once the turns after it exist
+                skip = set() if force else {e.id for e in self.state.log[-CONTEXT_TURNS:] if e.action}
+                chunk = self._backlog.take(skip, EMBED_CHUNK)
+                left = len(self._backlog)
+            embed(chunk)
+            taken = {doc_id for _, ids in chunk for doc_id in ids}
+            landed = taken - {doc_id for index, _ in chunk for doc_id in index.pending_ids()}
+            if not self._note_embedded(generation, taken if left else None) or not landed:
+                return  # another state was loaded meanwhile (its own jobs embed what it lacks), or the embedder
+                # or store failed (what it left pending is taken again by the next turn's job)
+            if not force and self._worker.background:
+                self._schedule_embedding()
+                return
+            if force and self._worker.past_deadline():
+                return
+
+    def _note_embedded(self, generation: int, embedded: set[str] | None) -> bool:
+        """Record what landed (``embedded``; None: every entry, once a rebuild's backlog is in) unless the state
+        changed since ``generation``; whether it was recorded."""
         model = (self.embedder.model_name, self.embedder.model_version) if self.embedder is not None else None
         with self._lock:
-            note_pending(self.state, self.memories, self.history, model)
+            if generation != self.generation:
+                return False
+            note_models(self.state, self.memories, model, embedded)
+            if embedded is None:
+                note_pending(self.state, self.memories, self.history)
+            return True
 
     def embed_pending(self) -> int:
         """Embed everything pending now (after bulk ``remember``); returns what is left."""
@@ -430,6 +490,7 @@ class GameMemory:
         persona = system_words(self.pack.story.persona) if self.pack else ""
         extractor = self.summarizer if isinstance(self.summarizer, FactExtractor) else None
         made: Summary | None = None
+        generation = self.generation
         for _ in range(MAX_BATCHES):
             with self._lock:
                 known = self.bible.updatable_keys() if self.bible is not None else []
@@ -446,14 +507,15 @@ class GameMemory:
                 self.consolidations += 1
             if batch.upto >= upto_turn:
                 break
-        self._embed()
+        self._embed(generation=generation)
         return made
 
     def _await_consolidation(self, playing_turn: int) -> float:
         """Wait for every consolidation the turn about to be played must see; returns the ms waited.
 
         Consolidation of turns N-4..N may run while turns N+1..N+4 are played; turn N+5 waits for it. The first
-        recall after :meth:`prepare` also waits for the vectors the store lacked to be embedded."""
+        recall after :meth:`prepare` also waits for the vectors the store lacked, unless they are many (those come
+        in the background: :meth:`_reindex`)."""
         limit = playing_turn - self.config.summary_interval_turns
         with self._lock:
             due = [f for turn, f in self._consolidating.items() if turn <= limit]
@@ -476,6 +538,8 @@ class GameMemory:
         waited = self._await_consolidation(state.turn + 1)
         context = self._recall.recall(action, state, reading)
         context.retrieval_meta["wait_ms"] = waited
+        with self._lock:
+            context.retrieval_meta["restoring"] = len(self._backlog)  # a load's vectors not embedded yet
         return context
 
     def search_memories(

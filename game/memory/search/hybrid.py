@@ -37,6 +37,10 @@ log = logging.getLogger("storyecho.memory")
 DENSE_POOL = 1000
 NARROW_BACKOFF = 20
 """Searches an index makes with its full filter after an equality-filter query could not be used."""
+RESTORED_SHARE = 0.9
+"""An index rebuilt from a save ranks by keywords alone until this share of its items have their vector
+(:meth:`HybridIndex.restored`): ranked against the few vectors held, the many still waiting would all take the
+dense pool's lowest score and sink; keywords rank every item alike."""
 
 
 def _digest(item: IndexItem) -> str:
@@ -100,6 +104,8 @@ class HybridIndex:
         self._journal: list[str] = []
         """Ids added, changed or removed, in order (see :meth:`changes`)."""
         self._journal_epoch = 0
+        self._restoring = False
+        """Rebuilt with most vectors missing: keywords rank until they are in (:meth:`restored`)."""
         self._lock = threading.RLock()
 
     @property
@@ -204,6 +210,22 @@ class HybridIndex:
                 if doc_id in self.items and self.vector_id(self.items[doc_id]) == vector_id:
                     self._set_vector(doc_id, vector_id)
         return len(found)
+
+    def restored(self) -> None:
+        """The index was rebuilt from a save (:meth:`adopt_stored` took what the store held) and its missing
+        vectors are being embedded in the background: until ``RESTORED_SHARE`` of its items have theirs,
+        :meth:`scores` ranks by keywords and says why (``fallback``); from then on, as an intact index."""
+        with self._lock:
+            self._restoring = self.dense_ok
+            self._still_restoring()
+
+    def _still_restoring(self) -> str | None:
+        """Why :meth:`scores` ranks by keywords alone now, or None (call under the lock)."""
+        if self._restoring and len(self.pending) <= (1 - RESTORED_SHARE) * len(self.items):
+            self._restoring = False
+        if not self._restoring:
+            return None
+        return f"restoring a save: {len(self.pending):,} of {len(self.items):,} texts still to embed"
 
     def _set_vector(self, doc_id: str, vector_id: str) -> None:
         """Record that ``doc_id``'s current version has ``vector_id``."""
@@ -384,12 +406,13 @@ class HybridIndex:
             # older versions (and a restored save's other branches) share the filter: ask for enough that every
             # current vector comes back, so a restored game ranks exactly as the game that never stopped
             pool = min(DENSE_POOL, max(len(allowed), self._stored, self._in_store))
+            restoring = self._still_restoring()
         if not len(allowed):
             empty = np.zeros(0)
             return Fused(ids, empty, empty, empty, None, self.strategy, dense_ok=False, rows=allowed)
-        fallback: str | None = None
-        vector = query_vector
-        if vector is None and self.dense_ok and query.strip():
+        fallback: str | None = restoring
+        vector = None if restoring else query_vector
+        if vector is None and self.dense_ok and query.strip() and not restoring:
             vector, fallback = embedded if embedded is not None else self.embedding(query)
         dense = None
         if vector is not None and self.store is not None:
