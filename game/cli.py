@@ -37,6 +37,7 @@ from game.engine.replay import told
 from game.engine.report import turn_json
 from game.engine.results import TurnResult
 from game.engine.session import AUTOSAVE_SLOT, GameSession
+from game.engine.window import BRANCH_OFFER, OPEN_ELSEWHERE, open_elsewhere, open_here
 from game.llm.local_model import find_bundled_model
 from game.memory.vectors.chroma import ChromaVectorStore
 from game.memory.vectors.embedders import space_of
@@ -72,7 +73,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     session, notices = make_session(args.story, settings, args.slot)
     if args.slot is None:  # a scripted run saves nothing unless asked: no "autosave" slot for Continue to pick
         session.autosave_every = 0
-    for notice in notices:
+    # a game open in another window goes on as a branch of its own, told here and with the first turn (issue 43)
+    opened = open_here(session) if args.slot is not None else []
+    for notice in [*notices, *opened]:
         print(f"storyecho: {notice}", file=sys.stderr)
     engine = session.engine
     source: TextIO = sys.stdin if args.actions in (None, "-") else open(args.actions, encoding="utf-8")  # noqa: SIM115
@@ -81,6 +84,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             for action in read_actions(source):
                 with _interruptible_turn():
                     result = session.play(action)
+                result.notices[:0], opened = opened, []
                 if args.json:
                     sys.stdout.write(orjson.dumps(turn_json(result)).decode() + "\n")
                 else:
@@ -89,7 +93,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                 if engine.state.ending:
                     break
     except KeyboardInterrupt:
-        return _interrupted(session, args.slot)
+        return _interrupted(session, session.slot if args.slot is not None else None)
     closing = session.close(save=args.slot is not None)
     if closing:
         print(f"storyecho: {closing}", file=sys.stderr)
@@ -157,15 +161,7 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     session.slot = autosave
     engine = session.engine
     pack = engine.pack
-    last = _autosave_info(session.slots, autosave)
-    if last is not None:
-        if _ask(f"Continue your last game of {pack.story.title} ({last})? [Y/n] "):
-            try:
-                notices = [*session.load(autosave), f"Continuing from turn {engine.state.turn}."]
-            except SaveError as exc:
-                notices = [f"Could not continue: {exc}. A new game starts."]
-        else:
-            notices += start_fresh(session, autosave, "type 'load {slot}' to go back to it")
+    notices += _opening(session, autosave)
     region = pack.region(pack.nodes[engine.state.node].region)
     if region:
         print(region.banner)
@@ -199,6 +195,32 @@ def cmd_play(args: argparse.Namespace, settings: Settings) -> int:
     if closing:
         print(closing)
     return 0
+
+
+HOW_TO_LOAD = "type 'load {slot}' to go back to it"
+
+
+def _opening(session: GameSession, autosave: str) -> list[str]:
+    """Continue the story's autosave or start a new game, as the player says. When that game is open in another
+    window, the player is told and offered a branch of its own instead (without a terminal, taken); a new game never
+    sets that window's game aside (issue 43, item 2)."""
+    slots = session.slots
+    last = _autosave_info(slots, autosave)
+    if slots is None or last is None:
+        if slots is not None and slots.exists(autosave):  # one that does not read is written over, its backup kept
+            return open_here(session)
+        return start_fresh(session, autosave, HOW_TO_LOAD)
+    title = session.engine.pack.story.title
+    branch = open_elsewhere(slots, autosave, autosave)
+    if branch:
+        print(f"{OPEN_ELSEWHERE} (Your last game of {title}: {last}.)")
+    question = BRANCH_OFFER if branch else f"Continue your last game of {title} ({last})?"
+    if not _ask(f"{question} [Y/n] "):
+        return start_fresh(session, autosave, HOW_TO_LOAD)
+    try:
+        return [*session.load(autosave, branch=branch), f"Continuing from turn {session.engine.state.turn}."]
+    except SaveError as exc:
+        return [f"Could not continue: {exc}. A new game starts.", *open_here(session)]
 
 
 def _autosave_info(slots: SlotStore | None, name: str) -> str | None:

@@ -24,6 +24,7 @@ from tests.language.natural import judge
 from tests.language.natural60 import NATURAL
 from tests.language.natural60b import NATURAL as NATURAL_B
 from tests.language.natural60c import NATURAL as NATURAL_C
+from tests.language.natural60d import NATURAL as NATURAL_D
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +37,13 @@ def test_the_sixty_are_sixty_over_the_three_stories():
     assert {s.story for s in NATURAL} == {"fantasy_001", "scifi_001", "victorian_001"}
 
 
-def test_at_least_fifty_three_of_the_sixty_are_read_right(packs):
+def test_at_least_fifty_four_of_the_sixty_are_read_right(packs):
     verdicts = {s.action: judge(s, packs[s.story]) for s in NATURAL}
     wrong = {action: why for action, why in verdicts.items() if why}
-    assert len(NATURAL) - len(wrong) >= 53, wrong
+    assert len(NATURAL) - len(wrong) >= 54, wrong
 
 
-@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 46), (NATURAL_C, 50)], ids=["B", "C"])
+@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 52), (NATURAL_C, 51), (NATURAL_D, 58)], ids=["B", "C", "D"])
 def test_the_later_sixties_stay_where_the_work_left_them(packs, sixty, right):
     assert len(sixty) == 60
     verdicts = {s.action: judge(s, packs[s.story]) for s in sixty}

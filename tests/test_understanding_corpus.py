@@ -48,6 +48,7 @@ from tests.language.corpus_heldout5 import ROWS as HELD_OUT_5
 from tests.language.corpus_heldout6 import ROWS as HELD_OUT_6
 from tests.language.corpus_heldout7 import ROWS as HELD_OUT_7
 from tests.language.corpus_heldout8 import ROWS as HELD_OUT_8
+from tests.language.corpus_heldout9 import ROWS as HELD_OUT_9
 from tests.language.measure import Report, measure
 from tests.language.rows import KINDS
 
@@ -61,20 +62,22 @@ PARTS = {
     "held-out 6": HELD_OUT_6,
     "held-out 7": HELD_OUT_7,
     "held-out 8": HELD_OUT_8,
+    "held-out 9": HELD_OUT_9,
 }
 FLOORS = {
     # part: (carried out at least, silent false refusals at most, misses at most), built-in narrator; where the
     # work left them. The issue's bound on misses is 2%; parts five and six are above it, with the model above all
     # (a sarcasm with no marker word, a wish the reader takes for a request), and this says so rather than hiding it
     "development": (0.85, 0.02, 0.02),
-    "held-out": (0.92, 0.06, 0.02),
-    "held-out 2": (0.92, 0.06, 0.02),
-    "held-out 3": (0.92, 0.06, 0.02),
-    "held-out 4": (0.92, 0.06, 0.02),
-    "held-out 5": (0.91, 0.08, 0.035),
-    "held-out 6": (0.91, 0.09, 0.03),
-    "held-out 7": (0.92, 0.08, 0.055),
-    "held-out 8": (0.90, 0.095, 0.065),
+    "held-out": (0.96, 0.03, 0.02),
+    "held-out 2": (0.97, 0.03, 0.02),
+    "held-out 3": (0.99, 0.01, 0.02),
+    "held-out 4": (0.98, 0.02, 0.02),
+    "held-out 5": (0.97, 0.03, 0.035),
+    "held-out 6": (0.98, 0.02, 0.03),
+    "held-out 7": (0.98, 0.02, 0.045),
+    "held-out 8": (0.95, 0.045, 0.02),
+    "held-out 9": (0.98, 0.02, 0.02),
 }
 
 
@@ -129,12 +132,14 @@ def test_each_part_stays_where_the_work_left_it(reports, part, voice):
 
 
 def test_a_request_that_applies_another_act_is_counted_a_wrong_act(packs):
-    """Part eight's "pick up the silver circlet" walked to another place: a silent refusal to the corpus's first
-    measure, and worse than one. The measure names it."""
+    """Part eight's "I reach into the pooled shadows and pick up the silver circlet" once walked to another place:
+    a silent refusal to the corpus's first measure, and worse than one. The measure names it: here a row whose
+    words ask another way than the act it wants, so that the reader's right reading is the wrong act."""
     from tests.language.measure import play_row
+    from tests.language.rows import Row
 
-    row = next(r for r in HELD_OUT_8 if r.action.startswith("I reach into the pooled shadows"))
+    row = Row("fantasy_001", "forest_edge", "go north", ("go hunter_cabin",), "plain")
     outcome = play_row(row, packs[row.story], "scripted")
-    assert outcome.verdict == "silent" and outcome.wrong and any(a.startswith("go ") for a in outcome.applied)
+    assert outcome.verdict == "silent" and outcome.wrong and outcome.applied == ["go misty_path"]
     fine = play_row(next(r for r in DEVELOPMENT if r.asks), packs["fantasy_001"], "scripted")
     assert not fine.wrong

@@ -6,6 +6,9 @@ The TUI and ``storyecho play`` save every game of a story to one slot, ``autosav
 aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``). A save of the same game (the
 same session: a quick save of it, a branch of it) loaded to go back in it saves over the autosave, as undo and
 retry do.
+
+Neither sets aside nor plays in a slot another window holds (``window.py``, issue 43, item 2): a new game then
+saves to a slot of its own, and a loaded one goes on in one.
 """
 
 from __future__ import annotations
@@ -13,28 +16,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from game.engine.window import Opening, branch_off, go_apart, hold_slot, open_here
 from game.saves.format import SaveError
 from game.saves.slots import SlotStore
 
 
-class Playing(Protocol):
+class Playing(Opening, Protocol):
     """What of a game in play the choice of its slot reads and sets (a :class:`~game.engine.session.GameSession`)."""
-
-    slot: str
-    slots: SlotStore | None
-
-    @property
-    def game_id(self) -> str:
-        """The game's own id (its memory's session id), which every save of it carries."""
-        ...
 
 
 def start_fresh(session: Playing, autosave: str, how_to_load: str, *, what: str = "A new game.") -> list[str]:
     """A new game never overwrites an old one: the session autosaves to ``autosave``, whose last game is first set
     aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``: the save that reads, slot or
     backup, copied to a slot no game has, read back before anything is deleted; a game with no turns is not kept).
-    When it cannot be set aside, the new game saves to a slot of its own and the last one stays where it is. The
-    TUI and ``storyecho play`` both start a new game through here. Saves set aside by older versions, in
+    When it cannot be set aside, or another window plays in it (issue 43: a second window's new game set the first
+    window's game aside), the new game saves to a slot of its own and the last one stays where it is. The TUI and
+    ``storyecho play`` both start a new game through here. Saves set aside by older versions, in
     ``<autosave>-previous``, are left as they are.
 
     Args:
@@ -46,7 +43,22 @@ def start_fresh(session: Playing, autosave: str, how_to_load: str, *, what: str 
     """
     session.slot = autosave
     slots = session.slots
-    if slots is None or not slots.exists(autosave):
+    if slots is None:
+        return []
+    if hold_slot(session) is not None:  # held first: no other window starts playing in it while it is set aside
+        session.slot = f"{autosave}-{session.game_id}"
+        told = [
+            f"{what} The game in slot {autosave!r} is open in another window and stays as it is; "
+            f"this game saves to {session.slot!r}."
+        ]
+    else:
+        told = _set_aside(session, slots, autosave, how_to_load, what)
+    return told + open_here(session)
+
+
+def _set_aside(session: Playing, slots: SlotStore, autosave: str, how_to_load: str, what: str) -> list[str]:
+    """Set the last game in ``autosave`` aside for :func:`start_fresh` (the slot is held by this window)."""
+    if not slots.exists(autosave):
         return []
     try:
         kept = slots.set_aside(autosave, f"{autosave}-previous")
@@ -65,6 +77,7 @@ def continue_in(session: Playing, autosave: str, loaded: str, how_to_load: str) 
     """The game just loaded from slot ``loaded`` saves to ``autosave`` from now on. When ``autosave`` holds another
     game (another session, or a slot that does not read), that game is first set aside as :func:`start_fresh` sets
     it aside; the game loaded itself, or an earlier or later moment of it, is saved over (going back in a game).
+    When another window plays in ``autosave``, the game goes on in a new slot of its own (:func:`open_here`).
 
     Returns:
         What the player should be told.
@@ -72,10 +85,28 @@ def continue_in(session: Playing, autosave: str, loaded: str, how_to_load: str) 
     session.slot = autosave
     slots = session.slots
     if slots is None or loaded == autosave or not slots.exists(autosave):
-        return []
+        return open_here(session)
+    other = hold_slot(session)
+    if other is not None:  # another window plays there: never set aside, never written here
+        return go_apart(session, other)
     if slots.game_of(autosave) == session.game_id:  # the same game: going back in it
         return []
     return start_fresh(session, autosave, how_to_load, what=f"Loaded {loaded!r}.")  # another, or one unread
+
+
+def go_on(session: Playing, autosave: str, loaded: str | None, how_to_load: str, *, branch: bool = False) -> list[str]:
+    """Where a game just built plays on: a new game (``loaded`` None) as :func:`start_fresh`, a loaded one as
+    :func:`continue_in`, or, when the player chose it for a game open in another window, as a branch of its own
+    (``window.branch_off``, a new slot ``<autosave>-<n>``).
+
+    Raises:
+        SaveError: the branch could not be written; the game has no slot of its own.
+    """
+    if branch:
+        return [branch_off(session, autosave)]
+    if loaded is None:
+        return start_fresh(session, autosave, how_to_load)
+    return continue_in(session, autosave, loaded, how_to_load)
 
 
 def write_own(
@@ -103,19 +134,23 @@ def write_own(
     return new, slots.path(new), told
 
 
-def quick_kept(slots: SlotStore, quick: str, game: str) -> str:
-    """Before a quick save of ``game`` to ``quick``: when the slot holds another game's quick save, set it aside in
-    a slot of its own (``<quick>-previous-<n>``) and say where (issue 43: F5 replaced another game's quick save
-    without a word); "" when there is nothing to keep.
+def quick_kept(slots: SlotStore, quick: str, game: str, turn: int) -> str:
+    """Before a quick save of ``game`` at ``turn`` to ``quick``: when the slot holds another game's quick save, or a
+    later turn of this game (another window played on from it), set it aside in a slot of its own
+    (``<quick>-previous-<n>``) and say where (issue 43: F5 replaced another game's quick save without a word, and
+    turn 0 of a game over its turn 1); "" when there is nothing to keep.
 
     Raises:
-        SaveError: the other game's quick save could not be set aside; nothing was written.
+        SaveError: what the quick slot holds could not be set aside; nothing was written.
     """
     held = slots.moment_of(quick) if slots.exists(quick) else None
-    if held is None or held[0] == game:
+    if held is None or (held[0] == game and held[1] <= turn):
         return ""
     kept = slots.set_aside(quick, f"{quick}-previous")
-    return f" The quick save of your other game (turn {held[1]}) is kept in slot {kept!r}." if kept else ""
+    if not kept:
+        return ""
+    what = f"turn {held[1]} of this game" if held[0] == game else f"your other game (turn {held[1]})"
+    return f" The quick save of {what} is kept in slot {kept!r}."
 
 
 def replace_question(slots: SlotStore, name: str, game: str, turn: int) -> str | None:

@@ -96,6 +96,25 @@ def joined(results: list[TurnResult]) -> TurnResult:
     )
 
 
+def by_block(results: list[TurnResult]) -> list[tuple[int, dict[str, int]]]:
+    """Prompt tokens per block for each of ``results`` that composed a prompt, in their order (the debug panel's
+    chart, ``GameSession.prompt_tokens_by_block``).
+
+    Each is ``(turn, {block name: tokens})`` with the blocks in prompt order
+    (``PromptBlock.tokens``, estimated; memory blocks hold what the prompt
+    budget left of them). ``turn`` is the turn the prompt was composed for:
+    the result's turn for a played turn; for a failed one, the turn it tried
+    to play (which a retry then shares). Meta commands and input refused
+    before a prompt was composed have no entry.
+    """
+    out = []
+    for result in results:
+        prompt = result.trace.prompt
+        if prompt is not None:
+            out.append((prompt.state.turn + 1, {block.name: block.tokens for block in prompt.blocks}))
+    return out
+
+
 def answered(action: str, verb: str, message: str, ok: bool, state: GameState) -> TurnResult:
     """The result of a command a session answers itself (``verb``: save, load, undo...): no turn is played."""
     return TurnResult(

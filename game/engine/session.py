@@ -52,14 +52,16 @@ import orjson
 from game.engine.background import Background
 from game.engine.kept import continue_in, quick_kept, replace_question, write_own
 from game.engine.pipeline import TurnPipeline
-from game.engine.results import TurnResult, answered, joined
+from game.engine.results import TurnResult, answered, by_block, joined
 from game.engine.timeline import Moment, Timeline
+from game.engine.window import branch_off, follow, let_go, load_question, open_here
 from game.language.parser import Command, parse
 from game.memory.records import model_fields
 from game.memory.vectors.foreground import FOREGROUND
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
 from game.saves.slots import Loaded, SlotStore, listing
+from game.saves.windows import OpenSlot, held_elsewhere
 from game.world.choices import choices_after
 from game.world.state import GameState
 
@@ -109,9 +111,11 @@ class GameSession:
         """The autosave thread, and what it has to tell (the next result tells it)."""
         self._wrote: tuple[str, int] | None = None
         """The slot and turn this session last wrote its game to (``kept.write_own``)."""
+        self.opened: OpenSlot | None = None
+        """The slot this game is open in, in this window (``window.open_here``), once a front end has opened it."""
         self._retrying: Moment | None = None
-        self._asked: str | None = None
-        """The slot the last ``save NAME`` asked about replacing: the same command next says yes."""
+        self._asked: tuple[str, str] | None = None
+        """The command and slot the last question was about (``save NAME``, ``load NAME``): the same next says yes."""
         """The telling a retry under way would replace: the game, should the player quit before it is told."""
         self.history: list[TurnResult] = []
         """The result of every input the engine played, oldest first, at most ``HISTORY_LIMIT``: played turns,
@@ -287,35 +291,26 @@ class GameSession:
         return f"Branched turn {turn} to {name!r}: load it to play on from there. This game goes on."
 
     def prompt_tokens_by_block(self) -> list[tuple[int, dict[str, int]]]:
-        """Prompt tokens per block for each turn of :attr:`history` that composed a prompt, oldest first.
-
-        Each is ``(turn, {block name: tokens})`` with the blocks in prompt order
-        (``PromptBlock.tokens``, estimated; memory blocks hold what the prompt
-        budget left of them). ``turn`` is the turn the prompt was composed for:
-        the result's turn for a played turn; for a failed one, the turn it tried
-        to play (which a retry then shares). Meta commands and input refused
-        before a prompt was composed have no entry.
-        """
-        out = []
-        for result in self.history:
-            prompt = result.trace.prompt
-            if prompt is not None:
-                out.append((prompt.state.turn + 1, {block.name: block.tokens for block in prompt.blocks}))
-        return out
+        """Prompt tokens per block for each turn of :attr:`history` that composed a prompt (``results.by_block``)."""
+        return by_block(self.history)
 
     def _slot_command(self, command: Command) -> TurnResult:
         name = command.target.strip() or self.quick_slot
         asked, self._asked = self._asked, None
         try:
-            if command.verb == "save" and name not in (self.quick_slot, self.slot) and name != asked:
+            question = None
+            if command.verb == "save" and name not in (self.quick_slot, self.slot) and ("save", name) != asked:
                 question = replace_question(self._store(), name, self.game_id, self.engine.state.turn)
-                if question:  # a slot the player names is replaced only once they said so twice
-                    self._asked = name
-                    return self._told(command, question, True)
+            elif command.verb == "load" and ("load", name) != asked:
+                question = load_question(self._store(), name, self.slot)
+            if question:  # a slot the player names is replaced, or a game open elsewhere branched, once asked twice
+                self._asked = (command.verb, name)
+                return self._told(command, question, True)
             if command.verb == "save":
                 message = self.save(name, kind="quick" if name == self.quick_slot else "manual")
             elif command.verb == "load":
-                message = "\n".join([*self.load(name), f"Loaded {name!r}: turn {self.engine.state.turn}."])
+                loaded = self.load(name, branch=("load", name) == asked)
+                message = "\n".join([*loaded, f"Loaded {name!r}: turn {self.engine.state.turn}."])
             else:
                 message = self.list_text()
             ok = True
@@ -356,11 +351,14 @@ class GameSession:
         self.wait_for_autosave()
         data, turn = self.snapshot(kind=kind, complete=complete), self.engine.state.turn
         if name != self.slot:
-            kept = quick_kept(store, name, self.game_id) if kind == "quick" else ""
+            if held_elsewhere(store.root, name) is not None:  # another window plays there (issue 43, item 2)
+                raise SaveError(f"slot {name!r} is open in another window; save under another name")
+            kept = quick_kept(store, name, self.game_id, turn) if kind == "quick" else ""
             log.info("saved turn %d to %s", turn, store.write(name, data))
             return f"Saved to {name!r} (turn {turn}).{kept}"
         self.slot, path, moved = write_own(store, name, data, self.game_id, turn, self._wrote)
         self._wrote = (self.slot, turn)
+        follow(self)
         log.info("saved turn %d to %s", turn, path)
         return moved or f"Saved to {self.slot!r} (turn {turn})."
 
@@ -389,6 +387,7 @@ class GameSession:
             data = encode(self.engine.pack, state, export(), kind=kind, session_id=session_id, history=history)
             self.slot, path, moved = write_own(self._store(), slot, data, session_id, state.turn, self._wrote)
             self._wrote = (self.slot, state.turn)
+            follow(self)
             log.info("autosaved turn %d to %s", state.turn, path)
             if moved:
                 self._background.tell(moved)
@@ -418,8 +417,9 @@ class GameSession:
         """The game's own id: its memory's session id, which every save and branch of it carries."""
         return self.engine.memory.session_id
 
-    def load(self, name: str) -> list[str]:
-        """Continue from slot ``name``; returns notices for the player.
+    def load(self, name: str, *, branch: bool = False) -> list[str]:
+        """Continue from slot ``name`` (with ``branch``, as a branch of its own: ``window.branch_off``, the game being
+        open in another window); returns notices for the player.
 
         Raises:
             SaveError: no such slot, a damaged one (and its backup), a save
@@ -430,9 +430,11 @@ class GameSession:
         if name != self.slot:
             self._keep_in_play()
         notices = self.resume(loaded)
+        if branch:
+            return [*notices, branch_off(self, self.slot)]
         if name != self.slot:  # another game in this session's slot is kept, not saved over (``kept.py``)
-            notices += continue_in(self, self.slot, name, "type 'load {slot}' to go back to it")
-        return notices
+            return notices + continue_in(self, self.slot, name, "type 'load {slot}' to go back to it")
+        return notices + open_here(self)
 
     def _keep_in_play(self) -> None:
         """Write the game in play to its slot before a load replaces it, so its turns since the last autosave are
@@ -489,6 +491,7 @@ class GameSession:
             except SaveError as exc:
                 notice = f"Could not save on quit: {exc}"
                 log.warning("%s", notice)
+        let_go(self)
         self.engine.memory.close()
         return notice
 

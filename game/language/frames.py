@@ -189,6 +189,27 @@ _NOT_VOCATIVE = frozenset(
 )
 
 
+def hailed(sentence: str) -> bool:
+    """Whether a sentence opens with a hail set apart ("oi, beardy, ...", "hey - amber eye - ..."): the words after
+    it call someone, though they name no one the story knows."""
+    return re.split(r",|\s[-–—]+\s", sentence)[0].strip() in GREETINGS
+
+
+_ASKED_NEXT = re.compile(
+    r"^(?P<name>[a-z][a-z0-9'-]{2,})\s+(?=(?:what|whats|what's|where|wheres|where's|who|whos|who's|why|how|hows|how's"
+    r"|when|can|could|would|will|do|did|is|are)\s)"
+)
+
+
+def named_first(sentence: str, people: frozenset[str]) -> tuple[str, str]:
+    """(the name a sentence opens with before its question, the question): "echo whats the status on main power"
+    -> ("echo", "whats the status on main power"), a name with no comma; ("", sentence) for any other."""
+    asked = _ASKED_NEXT.match(sentence)
+    if asked is None or asked.group("name") not in people or asked.group("name") in _NOT_VOCATIVE:
+        return "", sentence
+    return asked.group("name"), sentence[asked.end() :]
+
+
 def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, str]:
     """(whom ``sentence`` addresses by name, the sentence without it): "reverend, may i have a word" ->
     ("reverend", "may i have a word"); "how much for the toddy, bess" -> ("bess", "how much for the toddy").
@@ -197,10 +218,11 @@ def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, s
     or a word that frames a sentence ("okay, take it" addresses no one); between two commas, when it holds one of
     the ``known`` words people are called by ("a hot toddy for me, Bess, if you'd be so kind").
     """
-    parts = [p.strip() for p in sentence.split(",")]
+    parts = [p.strip() for p in re.split(r",|\s[-–—]+\s", sentence)]
     if len(parts) < 2:
         return "", sentence
-    lead = 1 if len(parts) > 2 and parts[0] in LEAD_INS else 0  # "please, nyssa, accept this", "here, doc, ..."
+    hail = hailed(sentence)
+    lead = 1 if len(parts) > 2 and (parts[0] in LEAD_INS or hail) else 0  # "please, nyssa, accept this", "oi, ..."
     middle = [i for i in range(1, len(parts) - 1) if set(parts[i].split()) & known]
     for index in (lead, len(parts) - 1, *middle):
         name = parts[index]
@@ -209,9 +231,11 @@ def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, s
         if greeting := leading(name, GREETINGS) or (name.split()[0] == "good" and " ".join(name.split()[:2])):
             name = name[len(greeting) :].strip()  # "hey Garrick", "good morning, ..."
         words = name.split()
-        if not 1 <= len(words) <= 3 or any(w in _NOT_VOCATIVE for w in words):
+        longest = 5 if hail and index == 1 else 3  # "oi, big fella with the hammer, ...": a call, whatever its words
+        if not 1 <= len(words) <= longest or any(w in _NOT_VOCATIVE for w in words):
             continue
-        if any(senses(w) for w in words if w not in PEOPLE_NOUNS) or re.search(r"[^a-z0-9' .-]", name):
+        called = words[:1] if hail and index == 1 else words  # "hey, amber eye": a verb after the first word
+        if any(senses(w) for w in called if w not in PEOPLE_NOUNS) or re.search(r"[^a-z0-9' .-]", name):
             continue
         rest = ", ".join(p for i, p in enumerate(parts) if i != index)
         return name, rest

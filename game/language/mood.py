@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
-from game.language import frames
+from game.language import frames, spelling
 from game.language.lexicon import (
     AUXILIARIES,
     COMMAND_FRAMES,
+    DIRECTIONS,
     FILLERS,
     HYPOTHETICAL_FRAMES,
     INTENSIFIERS,
@@ -32,8 +33,11 @@ from game.language.lexicon import (
     REPORTING,
     WH_WORDS,
     WISH_FRAMES,
+    known_verbs,
     leading,
     lemma,
+    phrasal,
+    progressive,
     senses,
     skip,
 )
@@ -69,12 +73,12 @@ def mood_of(text: str) -> str:
         return "report"  # "the guard takes the key", "the princess told me you sell waybread"
     if first not in ("i", "you", "we") and not senses(first) and set(words[1:6]) & REPORTING:
         return "report"  # "some guy in the alley said okabe'll buy anything shiny"
-    if len(words) > 1 and not senses(first) and first not in NOT_SUBJECTS and _acted(words[1]):
+    if len(words) > 1 and not senses(first) and first not in NOT_SUBJECTS and _acted(words[1]) and not _typed(first):
         return "report"  # "garrick gives me the bow", "kage wants me to ...", "silas knelt"
     return "command"
 
 
-_THINGS = frozenset({"the", "my", "your", "this", "that"})
+_THINGS = frozenset({"the", "my", "your", "this", "that", "these", "those", "it", "them", "some", "one"})
 
 
 def polite_frame(text: str) -> str:
@@ -99,8 +103,18 @@ def _unadorned(words: list[str]) -> str:
     return " ".join(w for w in words if not (len(w) > 4 and w.endswith("ly")) and w not in INTENSIFIERS)
 
 
+def _typed(word: str) -> bool:
+    """Whether ``word`` is a verb mistyped ("grabthe glvoes", "goign downstairs"), not a name before its verb."""
+    if spelling.split_run(word, phrasal(), known_verbs()):
+        return True
+    near = [*spelling.candidates(word, known_verbs()), *spelling.candidates(word, progressive())]
+    return any(sorted(c) == sorted(word) for c in near)  # two letters swapped: never a name ("kage wants")
+
+
 def _acted(word: str) -> bool:
     """Whether ``word``, second in a clause after a name, is its verb in the third person or the past."""
+    if word in DIRECTIONS:
+        return False  # "goign downstairs": a way, not a verb
     if word in PAST or word in IRREGULAR or word in REPORTING:
         return True
     if len(word) > 4 and word.endswith("ed") and lemma(word) != word:

@@ -91,7 +91,8 @@ def _cased(text: str) -> str:
 
 # ------------------------------------------------------------- phrases
 _QUALIFIER = re.compile(
-    r"(?:\s*,(?!.*\sand\s).*"  # not a list: "the fuse, the gloves and the baton"
+    # not a list: "the fuse, the gloves and the baton", "the branch, then the vine"
+    r"(?:\s*,(?!.*\sand\s)(?!\s*then\s).*"
     r"|\s+(?:(?:" + DIRECTION_WORDS + r")\s+of|that|which|who|whom|guarding|before|after|while|until"
     r"|on|in|at|near|by|from|beneath|behind|beyond|below|above|beside|inside|within|next\s+to|off|out\s+of"
     r"|among|amid|with|again|once\s+more|now|please|for\s+me|right\s+away|right\s+now|at\s+once"
@@ -115,7 +116,7 @@ def thing(text: str) -> str:
     """
     text = _strip_article(re.sub(r"^(?:on|up|out|down|in|off)\s+(?=(?:the|a|an|my|your)\s)", "", text.strip()))
     head = _QUALIFIER.sub("", text).strip()
-    head = re.sub(r"\s+(?:up|out|free|loose|away|down|over)$", "", head)
+    head = re.sub(r"\s+(?:(?:right|straight|all)\s+)?(?:up|out|free|loose|away|down|over)$", "", head)
     return _strip_article(head) or text
 
 
@@ -172,7 +173,9 @@ def clauses(text: str) -> list[str]:
 
 def _first_step(line: str) -> str:
     """The first step of "do this and do that" (not of "take the fuse and the gloves")."""
-    return re.split(r"\s+(?:and then|then|and)\s+(?=(?!the\b|a\b|an\b|my\b|some\b|his\b|her\b)[a-z'-]+\s)", line)[0]
+    return re.split(
+        r"\s+(?:and then|then|and)\s+(?=(?!the\b|a\b|an\b|my\b|some\b|his\b|her\b|then\b)[a-z'-]+\s)", line
+    )[0]
 
 
 _TELL_STOP = frozenset(

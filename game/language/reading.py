@@ -39,6 +39,7 @@ from itertools import pairwise
 from game.language import frames, spelling
 from game.language.lexicon import (
     AFTER_COMMA,
+    ASKING_TAGS,
     CLAUSE_STARTS,
     DIRECTIONS,
     JOINERS,
@@ -57,6 +58,7 @@ from game.language.lexicon import (
     known_verbs,
     lemma,
     phrasal,
+    progressive,
     senses,
 )
 from game.language.lexicon import classes as word_classes
@@ -202,7 +204,8 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
     """
     raw = normal(action)
     whole = parse(raw)
-    lowered = raw.lower()
+    lowered = _SIGNS.sub(lambda m: ", then " if m.group(1) else " and ", raw.lower())
+    lowered = _N.sub(lambda m: f" and {m.group(1)}" if senses(m.group(1)) else m.group(), lowered)
     if whole.is_meta:
         return Reading(raw, (), whole)
     clauses: list[Clause] = []
@@ -212,13 +215,17 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
     else:
         for sentence, asked in _sentences(lowered):
             called, rest = frames.vocative(sentence, people | _TITLES | PEOPLE_NOUNS)
-            if called and set(re.split(r"[\s-]+", called)) & (people | PEOPLE_NOUNS | _TITLES):
+            if not called:
+                called, rest = frames.named_first(sentence, people)  # "echo whats the status on main power"
+            known = set(re.split(r"[\s-]+", called)) & (people | PEOPLE_NOUNS | _TITLES)
+            if called and (known or frames.hailed(sentence)):
                 addressee, sentence = addressee or called, rest
             elif _called_out(sentence, people):  # "Mr Crane!", "Miss Crane?"
                 addressee = addressee or sentence  # "Mr Crane! Can you hear me?": a name called out
                 continue
             said = _clauses(sentence, asked, names)
-            if asked and len(said) > 1 and said[-1].core in TAGS:  # "i'll just fight it, shall i?": all asked
+            tagged = len(said) > 1 and said[-1].core in TAGS
+            if tagged and (asked or said[-1].core in ASKING_TAGS):  # "i'll just fight it, shall i?": all asked
                 said = [replace(c, mood="question") if c.mood == "command" else c for c in said]
             if frames.bare_refusal(sentence):  # "..., no deal.": nothing before it in the line is asked
                 clauses = [replace(c, negated=True, refusal="taken back") for c in clauses]
@@ -226,10 +233,27 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
             if refused := frames.refusal(sentence):  # "yeah, right, sell my pearl for pocket change"
                 said = [replace(c, negated=True, refusal=refused) for c in said]
             clauses += said
-        clauses = [replace(c, before=clauses[i - 1].core) if i else c for i, c in enumerate(clauses)]
+        clauses = [replace(c, before=_named_before(clauses[:i])) if i else c for i, c in enumerate(clauses)]
     return Reading(raw, tuple(clauses), _command(raw, whole, clauses), addressee)
 
 
+def _named_before(earlier: list[Clause]) -> str:
+    """The words "it" may point back to: the clause before, or the one before a movement ("take the cell, go down
+    and plug it in": the cell)."""
+    for clause in reversed(earlier):
+        if clause.classes != frozenset({"move"}):
+            return clause.core
+    return earlier[-1].core
+
+
+_WOULD = re.compile(r"^(?:i would|i'd|id)\s+(?!like\b|love\b|rather\b|be\b|have\b|never\b|not\b)(?=[a-z])")
+"""A wish told in a courteous sentence's words ("By your leave, I would speak with the Reverend.")."""
+_ABBREVIATED = re.compile(r"\b(mr|mrs|ms|dr|st|jr|sr|mt|capt|rev)\.(?=\s)")
+"""Titles whose full stop ends no sentence."""
+_N = re.compile(r"\s+(?:n|an'|'n'?)\s+([a-z]+)")
+"""A typed "and" before a verb ("grab teh pipe n head east"); "go n" stays north."""
+_SIGNS = re.compile(r"\s*(>+|->|=>|→)\s*|\s+[+&]\s*")
+"""Signs that join a line's steps: "fuse in > grab cell" (then), "journal + biscuit" (and)."""
 _TITLES = TITLES.union(*ROLES)
 """Words that call someone without their name."""
 _CALLED = re.compile(
@@ -248,7 +272,7 @@ def _called_out(sentence: str, people: frozenset[str]) -> bool:
 
 def _sentences(text: str) -> list[tuple[str, bool]]:
     """The sentences of ``text``, with whether each ends with a question mark; quoted words become one mark."""
-    text = _QUOTE.sub(" « ", text)
+    text = _ABBREVIATED.sub(r"\1", _QUOTE.sub(" « ", text))  # "mr. okabe": one sentence
     out = []
     for match in re.finditer(r"[^.!?]+[.!?]*", text):
         part = match.group().strip()
@@ -273,9 +297,12 @@ def _clauses(sentence: str, asked: bool, names: frozenset[str] = frozenset()) ->
         else:
             parts.append(piece)
             joiners.append(pieces[i - 1].strip() if i else "")
+    courtly = any(frames.courteous(p) != p for p in parts)
     out: list[Clause] = []
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
+        if courtly and (would := _WOULD.match(part)):  # "with your leave, i would pass on": what i wish to do
+            part = f"i would like to {part[would.end() :]}"
         supposed = any(c.mood == "hypothetical" for c in out)  # "if i took the baton, could i beat it?"
         polite = bool(polite_frame(part)) and not supposed  # "may i pass through the gate?": a request
         clause = _clause(part, "question" if asked and last and not polite else None, names=names)
@@ -311,8 +338,8 @@ def _shares_frame(joiner: str, piece: str) -> bool:
 def _under(clause: Clause, before: Clause, alternative: bool) -> Clause:
     """``clause`` under the frame of ``before``: wished, supposed or asked with it; refused with it after "or"
     (``alternative``: "i will never kneel or beg"; after "and" a command stands: "don't take it, and go north")."""
-    if before.mood in ("wish", "hypothetical", "question") and clause.mood == "command":
-        clause = replace(clause, mood=before.mood)
+    if before.mood in ("wish", "hypothetical", "question", "report") and clause.mood == "command":
+        clause = replace(clause, mood=before.mood)  # "the hunter said to head north and find the princess"
     if alternative and before.negated and not before.refusal and not clause.negated:
         clause = replace(clause, negated=True)  # "i will never kneel or beg"
     return clause
@@ -326,18 +353,22 @@ def _new_clause(piece: str) -> bool:
         return True  # "go north and then north again", "..., then west back to the pods", "..., then back out"
     if first in OTHER_VERBS or frames.thinks_better(piece):  # "..., then think better of it"
         return True
-    return bool(senses(first)) or bool(frames.plainer(piece)[1])  # "..., then wolf down the herb"
+    two = " ".join(piece.split()[:2])  # "... and pull on the gloves"
+    return bool(senses(first)) or bool(senses(two)) or bool(frames.plainer(piece)[1])  # "..., then wolf down it"
 
 
 def _clause(text: str, mood: str | None, *, speech: bool = False, names: frozenset[str] = frozenset()) -> Clause:
     """One clause: its mood (``mood`` when the sentence says it), polarity, core, classes and command."""
     speech = speech or text.strip() == "«" or bool(_SPEECH.match(text))
     said = _SPEECH.match(text)  # what follows "say" is what is said, not what is done
-    main = _SUBORDINATE.split(text)[0]
+    # courtesy out ("if it is no trouble": no refusal, no supposition), but never out of a request's own frame
+    # ("i'd be glad if you would sell me ...")
+    plain = text if polite_frame(text) else frames.courteous(text) or text
+    main = _SUBORDINATE.split(plain)[0]
     negated = not said and any(w in NEGATORS or w.endswith("n't") for w in main.replace("«", " ").split())
     # "nick the pistol while senda isn't looking": the main clause is not negated
-    mood = mood or mood_of(text)
-    core, how = _plain(verb_phrase(frames.courteous(text)), mood, names)
+    mood = mood or mood_of(plain)
+    core, how = _plain(frames.courteous(verb_phrase(plain)), mood, names)
     refusal = ""
     if not said and (frames.declined(core) or frames.left_be(core)):  # "push the purse back", "leave it alone"
         negated, refusal = True, "declined" if frames.declined(core) else "left be"
@@ -370,6 +401,9 @@ def _plain(core: str, mood: str, names: frozenset[str]) -> tuple[str, str]:
             return fixed, f"typo: {first} -> {run}"
         if (verb := _likely(spelling.candidates(first, known_verbs()), rest)) is not None:
             return frames.plainer(f"{verb} {rest}".strip())[0], f"typo: {first} -> {verb}"
+        if (doing := spelling.nearest(first, progressive())) is not None:  # "goign downstairs": going
+            verb = progressive()[doing]
+            return frames.plainer(f"{verb} {rest}".strip())[0], f"typo: {first} -> {doing}"
     return core, ""
 
 

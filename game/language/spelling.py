@@ -63,8 +63,10 @@ def candidates(word: str, vocabulary: Iterable[str], *, short: bool = False) -> 
         doubled = d == 1 and any(
             word[i] == word[i - 1] and word[:i] + word[i + 1 :] == candidate for i in range(1, len(word))
         )
-        if limit == 0 and not (swapped or dropped or doubled):
-            continue  # three letters: two swapped ("gte": get), one left out ("gve": give) or doubled ("goo": go)
+        extra = d == 1 and len(candidate) == len(word) - 1 and len(candidate) >= 2
+        if limit == 0 and not (swapped or dropped or doubled or extra):
+            continue  # three letters: two swapped ("gte": get), one left out ("gve": give), doubled ("goo": go)
+            # or one too many ("goe": go)
         if d < best_distance:
             best, best_distance = [candidate], d
         elif d == best_distance:

@@ -110,7 +110,7 @@ VERBS: tuple[Verb, ...] = (
         typed=("drop",),
         first=(
             r"^(?:put|set|lay)\s+down\s+(?P<target>.+)$",
-            r"^(?:put|set|lay)\s+(?P<target>.+?)\s+down$",
+            r"^(?:put|set|lay)\s+(?P<target>.+?)\s+down(?:\s+(?:by|beside|near|next\s+to|on|at|in|here|there)\b.*)?$",
             rf"^(?:{_DROP})\s+(?P<target>.+)$",
         ),
     ),

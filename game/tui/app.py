@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from game.tui.confirm import ConfirmScreen
+from game.tui.loading import ask_before_loading
 from game.tui.logs import HoldsLogs
 from game.tui.messages import Autosaved
 from game.tui.themes import THEMES, TITLE, theme_for
@@ -215,7 +216,7 @@ class StoryEchoApp(HoldsLogs, App[None]):
         elif choice == "continue":
             latest = self._latest_slot()
             if latest is not None:
-                self.start_game(None, slot=latest.name)
+                ask_before_loading(self, self.slots, latest.name, self._load)
         elif choice == "load":
             self.action_load()
         elif choice == "settings":
@@ -236,21 +237,20 @@ class StoryEchoApp(HoldsLogs, App[None]):
             self.start_game(story)
 
     # ----------------------------------------------------------------- game
-    def start_game(self, story: str | None, *, slot: str | None = None) -> None:
-        """Build a game of ``story`` (or the one in ``slot``) in a worker, then play it."""
+    def start_game(self, story: str | None, *, slot: str | None = None, branch: bool = False) -> None:
+        """Build a game of ``story`` (or the one in ``slot``, or a branch of it) in a worker, then play it."""
         self._show(LoadingScreen("Loading your game…" if slot else "Preparing the story…"))
-        self._build(story, slot)
+        self._build(story, slot, branch)
 
     @work(thread=True, exclusive=True, group="game")
-    def _build(self, story: str | None, slot: str | None) -> None:
+    def _build(self, story: str | None, slot: str | None, branch: bool) -> None:
         from game import wiring
-        from game.engine.kept import continue_in, start_fresh
+        from game.engine.kept import go_on
         from game.saves.format import SaveError
 
         with self.game_lock:
             self._close_session()
             self.ready.wait()
-            notices: list[str] = []
             try:
                 session, more = wiring.make_session(
                     story,
@@ -270,10 +270,13 @@ class StoryEchoApp(HoldsLogs, App[None]):
                 self.call_from_thread(self._failed_start, f"{type(exc).__name__}: {exc}")
                 return
             autosave = f"{AUTOSAVE}-{session.engine.pack.story.id}"
-            if story and not slot:  # a new game never overwrites the last one (game.engine.kept)
-                notices += start_fresh(session, autosave, "F3 to load it")
-            else:  # a save of another game than the autosave's is kept from it (game.engine.kept)
-                notices += continue_in(session, autosave, slot or autosave, "F3 to load it")
+            try:  # a new game never overwrites the last one, nor a loaded one another game (game.engine.kept)
+                loaded = slot or (None if story else autosave)  # None: a new game
+                notices = go_on(session, autosave, loaded, "F3 to load it", branch=branch)
+            except SaveError as exc:  # no slot of its own for the branch: it is not played
+                session.close(save=False)
+                self.call_from_thread(self._failed_start, str(exc))
+                return
             self.call_from_thread(self._enter, session, notices + more)
 
     def _failed_start(self, message: str) -> None:
@@ -442,15 +445,13 @@ class StoryEchoApp(HoldsLogs, App[None]):
         self._load_from(newest.name)
 
     def _load_from(self, name: str | None) -> None:
-        """Load slot ``name``; with progress not saved yet, ask first, as quitting does."""
-        session = self.session
-        if name and (session is None or session.engine.state.turn == self.saved_turn):
-            self.start_game(None, slot=name)
-        elif name and session is not None:
-            title, turn = session.engine.pack.story.title, self.saved_turn
-            message = f"Load {name!r}? Your {title} game has progress since turn {turn} that you have not saved."
-            confirm = ConfirmScreen(message, yes="Load", no="Keep playing")
-            self.push_screen(confirm, lambda yes: self.start_game(None, slot=name) if yes else None)
+        """Load slot ``name``, once asked what must be (``loading.py``: a game open in another window, progress not
+        saved yet)."""
+        if name:
+            ask_before_loading(self, self.slots, name, self._load, self.session, self.saved_turn)
+
+    def _load(self, name: str, branch: bool) -> None:
+        self.start_game(None, slot=name, branch=branch)
 
     def action_request_quit(self) -> None:
         session = self.session

@@ -122,19 +122,23 @@ class Scene:
     def after(self, act: Act) -> Scene:
         """The scene once ``act`` is done, as far as the next clause's names go."""
         if act.verb in ("take", "buy"):
-            return replace(
-                self, carried=(*self.carried, act.target), lying=tuple(i for i in self.lying if i != act.target)
-            )
+            carried = (*self.carried, act.target)
+            return replace(self, carried=carried, lying=tuple(i for i in self.lying if i != act.target)).holding()
         if act.verb in ("drop",):
-            return replace(
-                self, carried=tuple(i for i in self.carried if i != act.target), lying=(*self.lying, act.target)
-            )
-        if act.verb in ("give", "sell", "use"):
-            return replace(self, carried=tuple(i for i in self.carried if i != act.target))
+            carried = tuple(i for i in self.carried if i != act.target)
+            return replace(self, carried=carried, lying=(*self.lying, act.target)).holding()
+        item = self.pack.items.get(act.target)
+        if act.verb in ("give", "sell") or (act.verb == "use" and item is not None and item.consumable):
+            return replace(self, carried=tuple(i for i in self.carried if i != act.target)).holding()
         if act.verb == "go":
             moved = self.state.model_copy(update={"node": act.target})
             return replace(self, node=act.target, lying=tuple(items_at(moved, self.pack, act.target)), state=moved)
         return self
+
+    def holding(self) -> Scene:
+        """This scene with its state carrying what the scene carries: a later clause's conditions read it ("get
+        the oil, go up, and kindle the lamp": the lamp needs the oil)."""
+        return replace(self, state=self.state.model_copy(update={"inventory": list(self.carried)}))
 
     @property
     def people(self) -> list[str]:

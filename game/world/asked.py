@@ -28,14 +28,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from game.language.frames import courteous
 from game.language.lexicon import (
     DISCOURSE,
     GIFT_OPENERS,
     GREETINGS,
+    HANDING_OVER,
     HEDGE_PHRASES,
     HEDGES,
     INTENT_FRAMES,
     OWN_FRAMES,
+    PAST,
     PRONOUNS,
     is_verb_phrase,
     leading,
@@ -44,7 +47,7 @@ from game.language.parser import Command, parse
 from game.language.question import parts, status_question
 from game.language.reading import Clause, Reading
 from game.text import mentions, whole_words
-from game.world import names, resolve
+from game.world import choosing, names, resolve
 from game.world.acts import Act, Found, Scene
 from game.world.content import ContentPack
 from game.world.describe import inventory_text
@@ -180,8 +183,8 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
     notes: list[str] = []
     bound = [c for c in reading.clauses if c.binds]
     for clause in bound:
-        if len(bound) > 1 and _only_discourse(clause, bool(reading.addressee)):
-            continue  # "very well, Corbyn. I'll take the purse.": the purse is what is asked
+        if len(bound) > 1 and (_only_discourse(clause, bool(reading.addressee)) or not courteous(clause.text)):
+            continue  # "very well, Corbyn. I'll take the purse.", "by your leave, ...": the purse is what is asked
         found = _addressed(clause, addressee or _handed_to(clause, scene), scene, reading.text.lower())
         found = found or resolve.clause(clause, scene, reading)
         notes.append(f'"{clause.text}": {found.note}')
@@ -205,6 +208,8 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
         acts += _stepped(found.acts, acts)
         for act in found.acts:
             scene = scene.after(act)
+    if all(a.verb == "talk" for a in acts) and (handed := _handed_over(reading, scene, addressee)) is not None:
+        return Asked(reading, acts=(handed,), notes=tuple([*notes, f"handed over: {handed.target} to {handed.to}"]))
     own = any(is_verb_phrase(c.core) and leading(c.text, INTENT_FRAMES) for c in opened)  # "Corbyn, I'll take it"
     if not acts and not own and (addressee or not any(is_verb_phrase(c.core) for c in opened)):  # said to someone
         told = choice_told(reading, scene)
@@ -304,6 +309,32 @@ def _gift(text: str) -> str:
     for ending in ("'s", " is", " are"):
         thing = thing.removesuffix(ending)
     return thing.strip()
+
+
+def _handed_over(reading: Reading, scene: Scene, addressee: str | None) -> Act | None:
+    """A gift told with no verb of giving, to the person the line calls or the one here ("yo runner, brought you
+    some noodles, here"; "Miss Crane, I found your mother's locket. Please, have it."): words that hand over
+    (:data:`HANDING_OVER`) and one thing carried named by its name; never in a line that refuses or supposes."""
+    if any(c.negated or c.mood in ("hypothetical", "wish", "question") for c in reading.clauses):
+        return None
+    if all(c.mood == "report" or _told_of(c.text) for c in reading.clauses):
+        return None  # "your father gave me a herb for you": told, not handed
+    text = reading.text.lower()
+    opened = re.match(r"^here\b", text) is not None  # "here elvin, the branch from the tree"
+    if not opened and not any(whole_words(phrase).search(text) for phrase in HANDING_OVER):
+        return None
+    who = addressee or (scene.people[0] if len(scene.people) == 1 else None)
+    said = set(re.findall(r"[a-z]+", text))
+    things = {i for i in scene.carried for name in scene.pack.items[i].names if name.lower().split()[-1] in said}
+    if who is None or len(things) != 1:  # a thing carried named by its name's last word ("your mother's locket")
+        return None
+    return Act("give", things.pop(), who)
+
+
+def _told_of(text: str) -> bool:
+    """Whether a clause tells what someone else did ("your father gave me a herb")."""
+    words = text.split()
+    return len(words) > 2 and words[0] in ("your", "his", "her", "their", "the", "my") and words[2] in PAST
 
 
 def _handed_to(clause: Clause, scene: Scene) -> str | None:
@@ -433,7 +464,7 @@ def choice_told(reading: Reading, scene: Scene) -> Act | None:
     for said in reading.clauses:
         if said.negated or said.speech or said.mood in ("question", "hypothetical", "wish"):
             continue
-        found = resolve.choice(replace(said, core=said.text), scene)
+        found = choosing.choice(replace(said, core=said.text), scene)
         if found is not None and found.acts:
             return replace(found.acts[0], guessed=True)
     return None

@@ -18,18 +18,17 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from game.language.lexicon import ASKED_FOR, DIRECTIONS, PRONOUNS, ROUTE_STARTS, is_verb, senses
-from game.language.parser import Command, place, thing
+from game.language.lexicon import ASKED_FOR, DIRECTIONS, PRONOUNS, ROUTE_STARTS, WORN, leading, senses
+from game.language.parser import Command, parse, place, thing
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
-from game.text import best_match, whole_words
+from game.text import best_match
 from game.world.acts import Act, Found, Scene
-from game.world.conditions import missing
-from game.world.content import StoryChoice
+from game.world.choosing import CHOICE_VERBS, choice, choice_taken, described_choice
 from game.world.describe import the
-from game.world.names import elsewhere, full_name, item_names, match, named, person, stems
+from game.world.names import elsewhere, full_name, item_names, match, named, person
 from game.world.rules.trade import offered_price, traders_here
-from game.world.ways import go
+from game.world.ways import go, way_taken
 
 _ALL = re.compile(r"^(?:all|everything|every\s*thing|it\s+all|all\s+of\s+it|all\s+items|the\s+lot|whatever)\b")
 
@@ -37,8 +36,9 @@ _ALL = re.compile(r"^(?:all|everything|every\s*thing|it\s+all|all\s+of\s+it|all\
 # ------------------------------------------------------------------ the clause
 def clause(said: Clause, scene: Scene, reading: Reading) -> Found:
     """What ``said`` (a clause that binds) asks for in ``scene`` (see the module's docstring)."""
-    if said.command.verb in _CHOICE_VERBS and (chosen := choice(said, scene)) is not None:
+    if said.command.verb in CHOICE_VERBS and (chosen := choice(said, scene)) is not None:
         return chosen  # "kneel", "play the harp" at the throne: the story's choice before the verb's plain act
+    said = _moved_down(said, scene)
     command = said.command if said.command.verb != "other" else _by_lexicon(said)
     if command.verb == "keep":
         return Found(note="kept: nothing asked")
@@ -49,8 +49,10 @@ def clause(said: Clause, scene: Scene, reading: Reading) -> Found:
         found = handler(command, said, scene, reading) if handler else Found(open=True, note="no act the rules know")
     if found.open and command.verb in ("other", "take") and (wanted := asked_for(said.core, scene)) is not None:
         return Found(acts=(wanted,), note=f"asked for: {wanted.target}")
+    if found.open and command.verb == "take" and (taken := choice_taken(command.target, scene)) is not None:
+        return Found(offer=(Act("choice", taken, guessed=True),), note=f"a choice's thing taken: {taken}")
     if found.open:  # words the verbs did not resolve: perhaps a story choice told in its own description
-        described = _described_choice(said, scene)
+        described = described_choice(said, scene)
         if described is not None:
             return Found(offer=(Act("choice", described, guessed=True),), note=f"described: {described}")
     return found
@@ -65,7 +67,8 @@ def _by_lexicon(said: Clause) -> Command:
         if words and (words[0] not in DIRECTIONS or words[1:2] in (["to"], ["into"], ["towards"])):
             return Command("go", target=place(" ".join(words)), text=said.text)
     if words and words[0] in DIRECTIONS:  # "north, then west back to the pods"
-        return Command("go", target=words[0], text=said.text)
+        compass = len(words) > 1 and words[1] in DIRECTIONS and words[0] in _PARTICLES and words[1] not in _PARTICLES
+        return Command("go", target=words[1] if len(words) > 1 and compass else words[0], text=said.text)
     for n in (3, 2, 1):
         verbs = senses(" ".join(words[:n])) if len(words) >= n else ()
         if verbs:
@@ -77,11 +80,24 @@ def _by_lexicon(said: Clause) -> Command:
     return said.command
 
 
+_PARTICLES = frozenset({"up", "down", "in", "out", "back", "over", "u", "d"})
+"""Ways that may go before a compass way ("up north", "back down south": north, south)."""
+
+
+def _moved_down(said: Clause, scene: Scene) -> Clause:
+    """``said`` read as a movement when a word that is also a way was read as a verb before a thing that is no item
+    here ("down the cleft with the lantern": down, not drink; "down the toddy" stays a drink)."""
+    first = said.text.split()[0] if said.text else ""
+    if first not in DIRECTIONS or not said.how.startswith("idiom") or DIRECTIONS[first] not in scene.exits:
+        return said
+    if said.command.target and match(said.command.target, named(scene.pack, [*scene.carried, *scene.lying], "item"))[0]:
+        return said
+    core = f"go {said.text}"
+    return replace(said, core=core, command=parse(core), how="")
+
+
 _MANY = frozenset({"take", "drop", "give", "sell", "use", "buy"})
-_CHOICE_VERBS = frozenset({"other", "use", "say"})
-"""Verbs whose words may make a story choice before their plain act ("play the harp" at the throne); another verb's
-clause is its act (``content check`` warns an author whose choice's name reads as one: ``choice_misreads``)."""
-_AND = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?")
+_AND = re.compile(r"\s*,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+")
 
 
 def _each(target: str) -> list[str]:
@@ -102,57 +118,6 @@ def _all_of(handler: Any, command: Command, parts: list[str], said: Clause, scen
         for act in found.acts:
             scene = scene.after(act)
     return Found(acts=tuple(acts), note=f"each of {len(parts)}")
-
-
-def choice(said: Clause, scene: Scene) -> Found | None:
-    """A story choice the clause makes in its own words ("kneel", "accept the pact"), where it can be made here; a
-    misspelt first word is read as the one choice word it is nearest ("negociate wiht him"), and asked back."""
-    here = [c for c in scene.pack.story.choices if not c.condition.at_node or c.condition.at_node == scene.node]
-    for choice in here:  # a choice is recognised only where it can be made
-        said_words = [k for k in choice.keywords if whole_words(_common(k)).search(_common(said.core))]
-        if said_words:
-            plain = said.core == choice.name.lower() or any(  # its name, as the choices show it, or its own words
-                said.core.startswith(k.lower()) or said.core.split()[0] == k.lower() for k in said_words
-            )
-            return _chosen(choice, scene, guessed=not plain)
-    first = said.core.split()[0] if said.core else ""
-    if not first or is_verb(first):
-        return None
-    single = {k.lower(): c for c in here for k in c.keywords if " " not in k}
-    fixed = nearest(first, list(single))
-    return _chosen(single[fixed], scene, guessed=True) if fixed is not None else None
-
-
-def _chosen(choice: StoryChoice, scene: Scene, *, guessed: bool) -> Found:
-    gaps = missing(choice.condition, scene.state, scene.pack)
-    if gaps:
-        return Found(refusal=f"Not yet: {gaps[0]}.", note=f"choice {choice.id}: {'; '.join(gaps)}")
-    return Found(acts=(Act("choice", choice.id, guessed=guessed),), note=f"choice {choice.id}")
-
-
-_DETERMINERS = re.compile(r"\b(?:the|your|his|her|their|its|this|that|my)\b")
-_OBJECTS = re.compile(r"\b(?:him|her|you|them|it)$")
-
-
-def _common(words: str) -> str:
-    """A choice's words and a clause's in common form: any determiner "the", a last pronoun "him" ("accept your
-    offer" says "accept the offer"; "join you", said to him, "join him")."""
-    return _OBJECTS.sub("him", _DETERMINERS.sub("the", words.lower()))
-
-
-def _described_choice(said: Clause, scene: Scene) -> str | None:
-    """The story choice here whose own description the clause tells ("I take his outstretched hand": "Take the
-    Shadow Lord's outstretched hand and become his herald"): two of its words or more, names aside."""
-    names = {w for n in scene.pack.npcs.values() for name in n.names for w in stems(name)}
-    names |= {w for e in scene.pack.enemies.values() for name in e.names for w in stems(name)}
-    mine = stems(said.core) - names
-    for choice in scene.pack.story.choices:
-        if choice.condition.at_node and choice.condition.at_node != scene.node:
-            continue
-        theirs = stems(choice.description.split(".")[0]) - names
-        if len(mine & theirs) >= 2:
-            return choice.id
-    return None
 
 
 def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
@@ -186,16 +151,21 @@ def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
             refused=Act("take", story_item),
             note="not here",
         )
+    if (moved := way_taken(said, scene)) is not None:  # "take the stairwell down"
+        return moved
     return Found(open=True, note=f"nothing named {target!r} lies here: left to the narrator")
 
 
-_MEASURE = re.compile(r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl))\s+of\s+")
+_MEASURE = re.compile(
+    r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl|nip|sip|swig|mouthful|taste|tot|dram|bite))\s+of\s+"
+)
 """How much of a thing a line asks for ("one of", "a glass of"), before the thing."""
 
 
 def asked_for(core: str, scene: Scene, only: str | None = None) -> Act | None:
     """A thing asked for with no verb ("i'd like some of that waybread", "a glass of that brandy"): bought from the
-    trader here who sells it (``only`` that one), else taken when it lies here."""
+    trader here who sells it (``only`` that one), else taken when it lies here, else, a measure of a thing carried,
+    drunk or eaten ("a drop of the brandy")."""
     core = re.sub(r"^(?:have|take|get|grab)\s+(?=(?:a|an|some|one)\s.*\bof\b)", "", core)  # "have a glass of"
     if not core.split()[:1] or core.split()[0] not in ASKED_FOR:
         return None
@@ -207,7 +177,10 @@ def asked_for(core: str, scene: Scene, only: str | None = None) -> Act | None:
     if wanted == core:  # only a measure of a thing lying here is taken ("a glass of that brandy"): "one day I'd
         return None  # love to drink a draught" asks for nothing
     lying, guessed = match(named_thing, named(scene.pack, scene.lying, "item"))
-    return Act("take", lying, guessed=guessed) if lying is not None else None
+    if lying is not None:
+        return Act("take", lying, guessed=guessed)
+    carried, guessed = match(named_thing, named(scene.pack, scene.carried, "item"))  # "a drop of the brandy": mine
+    return Act("use", carried, guessed=guessed) if carried is not None else None
 
 
 def feature_named(target: str, scene: Scene) -> bool:
@@ -245,6 +218,10 @@ def _pointed(said: Clause, pool: list[str], scene: Scene) -> str | None:
     return pool[0] if len(set(pool)) == 1 else None
 
 
+_YOU_ASKED = re.compile(r"^(?:would|could|will|can|might)\s+you\b")
+"""A clause whose act is the person's it is said to ("would you ever part with that bow?")."""
+
+
 def _carried(verb: str) -> Any:
     def handle(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
         target = command.target.strip()
@@ -264,9 +241,14 @@ def _carried(verb: str) -> Any:
         item, guessed = match(target, named(scene.pack, pool, "item"))
         if item is not None:
             return Found(acts=(Act(verb, item, guessed=guessed),), note=f"{verb} {item}")
+        if verb == "drop" and _YOU_ASKED.match(said.text) and (who := person("", scene, reading)[0]) is not None:
+            # "would you ever part with that bow?": theirs to part with, asked of them
+            return Found(acts=(Act("talk", who, topic=f"{target}?"),), note=f"asked of {who}: {target}")
         if verb == "use" and (feature_named(target, scene) or not target):
             return Found(open=True, note="something here: left to the narrator")
-        lying, _ = match(target, named(scene.pack, scene.lying, "item"))
+        lying, guessed = match(target, named(scene.pack, scene.lying, "item"))
+        if lying is not None and verb == "use" and leading(said.core, WORN):  # "pull on those gloves": take them
+            return Found(acts=(Act("take", lying, guessed=guessed),), note=f"worn, so taken first: {lying}")
         if lying is not None and full_name(target, scene.pack.items[lying].names):
             return Found(refusal=f"You don't have {the(scene.pack.items[lying].name)}; it is here.", note="lying here")
         if target and re.search(rf"\b(?:my|your)\s+{re.escape(target)}\b", said.core):
@@ -304,7 +286,23 @@ def _give(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
     return Found(acts=(Act("give", item, who, guessed=guessed or by_description),), note=f"give {item} to {who}")
 
 
+_COUNT = re.compile(r"^(?P<n>two|three|four|five|2|3|4|5|(?:a\s+)?couple\s+of|(?:a\s+)?pair\s+of)\s+(?P<thing>.+)$")
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "couple of": 2, "pair of": 2}
+
+
 def _buy(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    counted = _COUNT.match(command.target.strip())
+    if counted is None:
+        return _buy_one(command, said, scene, reading)
+    found = _buy_one(replace(command, target=counted.group("thing")), said, scene, reading)
+    said_n = " ".join(counted.group("n").split()).removeprefix("a ")
+    n = _COUNTS.get(said_n) or int(said_n)
+    if len(found.acts) != 1 or found.acts[0].verb != "buy":
+        return found
+    return Found(acts=found.acts * n, note=f"{found.note}, {n} times")  # "buy two stims": each its own deal
+
+
+def _buy_one(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     target, to = command.target.strip(), command.obj.strip()
     who, _ = person(to, scene, reading) if to or reading.addressee else (None, False)
     if to and who is None:
@@ -334,6 +332,20 @@ def _buy(command: Command, said: Clause, scene: Scene, reading: Reading) -> Foun
     return Found(open=True, note="nothing named to buy")
 
 
+def _misnamed(phrase: str, scene: Scene) -> str | None:
+    """The one person here a short name misspelt by a letter may be ("nix": Nyx): asked back, never applied."""
+    typed = [w for w in re.findall(r"[a-z]+", phrase.lower()) if w not in ("the", "to", "with", "a", "an")]
+    if len(typed) != 1:
+        return None
+    fits = {
+        npc
+        for npc in scene.people
+        for name in scene.pack.npcs[npc].names
+        if nearest(typed[0], re.findall(r"[a-z0-9]+", name.lower()), short=True)
+    }
+    return fits.pop() if len(fits) == 1 else None
+
+
 def _sell(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     item, guessed = match(command.target, named(scene.pack, scene.carried, "item"))
     if item is None:
@@ -354,6 +366,8 @@ def _talk(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
             enemy = match(command.obj, named(scene.pack, scene.enemies, "enemy"))[0] or _kin_enemy(away, scene)
             if enemy is None:
                 return Found(refusal=f"{scene.pack.npcs[away].name} is not here.", note="not here")
+        if (near := _misnamed(command.obj, scene)) is not None:  # "tlk to nix": Nyx?
+            return Found(offer=(Act("talk", near, guessed=True),), note=f"{command.obj!r}: perhaps {near}")
         return Found(open=True, note=f"no one here named {command.obj!r}: left to the narrator")
     if not scene.people:
         return Found(open=True, note="no one here")

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import re
 
-from game.language.lexicon import DIRECTIONS
+from game.language.lexicon import DIRECTIONS, OWNED_PLACES, place_kin, role_kin
 from game.language.parser import Command
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
-from game.text import best_match, keywords
+from game.text import best_match, keywords, stem
 from game.world.acts import Act, Found, Scene
 from game.world.describe import the
-from game.world.names import elsewhere, full_name, match, named
+from game.world.names import elsewhere, full_name, match, named, stems
 
 
 def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     exits = scene.exits
-    target = command.target.strip()
+    target = _AWHILE.sub("", command.target.strip())  # "pop into the pub for a bit": the pub
     ways = {d: n for d, n in exits.items()}
     if not target:
         places = sorted(set(exits.values()))
@@ -39,9 +39,13 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
             return Found(acts=(Act("go", place),), note=f"to {place}, named")
         return Found(refusal=f"You can't go {way} from here.", note=f"no way {way}")
     first, _, rest = target.partition(" ")
-    fixed_first = nearest(first, list(ways), short=True) if rest and first not in DIRECTIONS else None
-    if fixed_first is not None:  # "go nrth to the lantrens": the way, misspelt, then where it leads
-        return Found(acts=(Act("go", ways[fixed_first], guessed=True),), note=f"typo: {fixed_first}")
+    fixed_first = None
+    if rest and first not in DIRECTIONS:
+        fixed_first = nearest(first, list(ways), short=True) or nearest(first, [w for w in DIRECTIONS if len(w) > 3])
+    if fixed_first is not None and DIRECTIONS.get(fixed_first, fixed_first) in ways:
+        # "go nrth to the lantrens", "go upstiars into the lighthose": the way, misspelt, then where it leads
+        way = DIRECTIONS.get(fixed_first, fixed_first)
+        return Found(acts=(Act("go", ways[way], guessed=True),), note=f"typo: {fixed_first}")
     node, guessed = match(target, nodes)
     said_way = _way_said(said.core, ways)
     named_fully = node is not None and full_name(target, [scene.pack.nodes[node].name])
@@ -51,6 +55,10 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
         fixed = nearest(target, [*DIRECTIONS, *ways]) or nearest(target, list(ways), short=True)
         if fixed is not None and DIRECTIONS.get(fixed, fixed) in ways:
             return Found(acts=(Act("go", ways[DIRECTIONS.get(fixed, fixed)], guessed=True),), note=f"typo: {fixed}")
+    if node is not None and not named_fully and (told := _described_way(target, scene)) not in (None, node):
+        # "hoof it up the rocky path toward the peaks": "a rocky path climbs east toward the peaks", not the
+        # Fogbound Path a word of it names
+        return Found(acts=(Act("go", told),), note=f"the way the place's words name: {told}")
     if node is not None:
         return Found(acts=(Act("go", node, guessed=guessed),), note=f"to {node}")
     if (told := _described_way(target, scene)) is not None:  # "down into the village", "to the quay"
@@ -58,7 +66,7 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     somewhere = best_match(target, [(n, [p.name]) for n, p in scene.pack.nodes.items()])
     if somewhere == scene.node:
         return Found(open=True, note="already here")
-    who = elsewhere(target, scene.pack)
+    who = elsewhere(target, scene.pack) or _kept_by(target, scene)
     if who is not None and scene.pack.npcs[who].location in exits.values():
         return Found(acts=(Act("go", scene.pack.npcs[who].location),), note=f"to where {who} is")
     if somewhere is not None and _words_of_name(target, scene.pack.nodes[somewhere].name):
@@ -71,6 +79,32 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     if past and not match(past.group("x"), named(scene.pack, scene.enemies, "enemy"))[0]:
         return Found(refusal=f"There is no {past.group('x')} here.", note="nothing to get past")
     return Found(open=True, note=f"no way named {target!r}: left to the narrator")
+
+
+_AWHILE = re.compile(r"\s+for\s+(?:a|an|the)\s+(?:bit|while|moment|spell|minute|drink|pint|night)\b.*$")
+
+
+def _kept_by(target: str, scene: Scene) -> str | None:
+    """The one person next door a place is named by, by what they are ("the ripperdoc's place": the ripperdoc)."""
+    owner = re.match(r"^(?P<who>.+?)'s?\s+(?P<what>[a-z]+)\b", target)
+    if owner is None or owner.group("what") not in OWNED_PLACES:
+        return None
+    wanted = [{stem(k) for k in role_kin(w)} for w in keywords(owner.group("who"))]  # "innkeeper": a landlady too
+    near = set(scene.exits.values())
+    fits = [
+        npc_id
+        for npc_id, npc in scene.pack.npcs.items()
+        if npc.location in near and wanted and all(kin & stems(" ".join([npc.role, *npc.names])) for kin in wanted)
+    ]
+    return fits[0] if len(fits) == 1 else None
+
+
+def way_taken(said: Clause, scene: Scene) -> Found | None:
+    """A way "taken" ("take the stairwell down", "take the ladder up"): the one way out the clause says beside a
+    thing that is no item; None when it says none."""
+    words = said.core.split()
+    way = _way_said(" ".join(words[1:]), scene.exits)  # after the thing: "seize up the troll" takes no way
+    return Found(acts=(Act("go", scene.exits[way]),), note=f"a way taken: {way}") if way else None
 
 
 def _way_said(core: str, ways: dict[str, str]) -> str | None:
@@ -95,12 +129,14 @@ def _described_way(target: str, scene: Scene) -> str | None:
             ways = {DIRECTIONS[w] for w in re.findall(r"[a-z]+", sentence.lower()) if w in _COMPASS}
             if len(ways & set(scene.exits)) == 1:  # "down" in "the lane down into the village" is no way out
                 return scene.exits[(ways & set(scene.exits)).pop()]
-    near = []
+    told = {}
     for node in sorted(set(scene.exits.values())):
         place = scene.pack.nodes[node]
-        said = [place.description, *(" ".join([f.name, *f.aliases]) for f in place.features)]
-        if wanted <= set(keywords(" ".join(said))):
-            near.append(node)
+        words = [place.name, place.description, *(" ".join([f.name, *f.aliases]) for f in place.features)]
+        told[node] = set(keywords(" ".join(words)))
+    near = [node for node, said in told.items() if wanted <= said]
+    if not near:  # "the pub": "A low-beamed taproom ..."
+        near = [node for node, said in told.items() if all(place_kin(word) & said for word in wanted)]
     return near[0] if len(near) == 1 else None
 
 

@@ -42,6 +42,10 @@ def state_for(row: Row | Natural, pack: ContentPack) -> GameState:
         state.hp = row.hp
     for quest in row.done:
         state.quests[quest] = QuestProgress(status="completed")
+    for quest in getattr(row, "started", ()):  # a Natural sentence starts none, nor grows a stat
+        state.quests[quest] = QuestProgress(status="active")
+    for stat, value in getattr(row, "stats", ()):
+        setattr(state, stat, value)
     if row.fight:
         state.combat = CombatState(enemy_id=row.fight, enemy_hp=pack.enemies[row.fight].hp)
     return state

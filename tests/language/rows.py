@@ -64,6 +64,10 @@ class Row:
     """Health, when the row needs the player hurt (a healing item is refused at full health)."""
     done: tuple[str, ...] = ()
     """Quest ids completed before the sentence (a story choice may need them)."""
+    started: tuple[str, ...] = ()
+    """Quest ids under way (a person takes a gift a quest asks for only once they have asked for it)."""
+    stats: tuple[tuple[str, int], ...] = ()
+    """Stats grown by play, as (strength | agility | intelligence, value): a quest's gift may need them."""
     note: str = ""
     """Why the row expects what it expects, when that is not obvious."""
 

@@ -69,6 +69,22 @@ ROLES: tuple[frozenset[str], ...] = tuple(
 """Words that name the same kind of person: "the innkeeper" is the landlady, "hacker girl" the netrunner."""
 
 
+PLACE_KINDS: tuple[frozenset[str], ...] = tuple(
+    words(group)
+    for group in phrases(
+        """inn pub tavern taproom alehouse bar saloon | church chapel kirk | office study | cottage house home hut cabin
+        lodge | stair stairs staircase steps stairway | cave cavern grotto | shop market stall bazaar | clinic surgery
+        | lift elevator | loft attic | cellar basement vault | hall chamber | quay dock docks wharf pier harbour"""
+    )
+)
+"""Words that name the same kind of place ("the pub": a taproom)."""
+
+
+def place_kin(word: str) -> frozenset[str]:
+    """The words that name the same kind of place as ``word`` (itself included)."""
+    return frozenset({word}).union(*(group for group in PLACE_KINDS if word in group))
+
+
 def role_kin(word: str) -> frozenset[str]:
     """The words that name the same kind of person as ``word`` (itself included)."""
     return frozenset({word}).union(*(group for group in ROLES if word in group))
@@ -81,5 +97,5 @@ SIMPLE_GO = pairs(
     " go_inside:in go_out:out"
 )
 """Whole lines that go one way ("climb": up)."""
-ROUTE_STARTS = frozenset({"back", "onward", "onwards", "homeward"})
+ROUTE_STARTS = frozenset({"back", "onward", "onwards", "homeward", "straight"})
 """Words that start a movement with no verb: "..., then back out to the street", "onward to the gate"."""

@@ -9,6 +9,7 @@ never": a negation) and :func:`leading` finds the one a clause starts with.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 from game.language.lexicon.tables import frames, phrases, words
 
@@ -77,7 +78,16 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | have a closer look at = look at | get a closer look at = look at | take a good look at = look at
         | have a good look at = look at | get a good look at = look at | carry on = go | keep going = go
         | skedaddle back to = go back to | scarper back to = go back to | bolt back to = go back to
-        | leg it back to = go back to | brought you = take | i brought you = take"""
+        | leg it back to = go back to | brought you = take | i brought you = take
+        | pass on to = go on to | get back to = go back to | get back inside = go back inside
+        | get back in = go back in | get back out = go back out | get back up = go back up
+        | get back down = go back down
+        | get inside = go inside | reach into = look into | reach in = look in
+        | cut loose = take | cut free = take | beat a hasty retreat = retreat | trouble you for a word = talk
+        | trouble you for a moment = talk | stand myself = buy | stand me = buy | my eyes wander to = look at
+        | my eyes wander over = look at | my eyes fall on = look at | my gaze falls on = look at
+        | my gaze drifts to = look at | my eyes drift to = look at
+        | get my head down = sleep | put my head down = sleep | lay my head down = sleep | rest my head = sleep"""
         )
     )
 )
@@ -93,7 +103,8 @@ REFUSALS = phrases(
     | in your dreams | dream on | nice try | no deal | no way | no chance | no thanks | no thank you | not likely
     | forget it | i'd sooner die | i would sooner die | i'd rather die | i would rather die | you must be joking
     | you must be mad | you're joking | you are joking | you can't be serious | you cannot be serious | think again
-    | not happening | not today | fat chance | what could possibly go wrong | great plan | brilliant plan
+    | not happening | not today | fat chance | what could possibly go wrong | what could go wrong | great plan
+    | brilliant plan | capital idea | capital plan | top idea | cracking idea | bright idea
     | brilliant idea | great idea | genius idea | genius plan | smart move | what a plan | oh sure | oh yeah, sure
     | splendid idea | lovely idea | wonderful idea | fantastic idea | marvellous idea | superb idea | splendid plan
     | lovely plan | wonderful plan | fantastic plan | marvellous plan | i'm made of money | made of money | oh aye
@@ -135,7 +146,15 @@ HEDGES = words("maybe perhaps probably possibly guess suppose somehow kinda sort
 """Words that make a request less than plain: a consequential act asked with them is asked back first ("kind of"
 and "sort of" too, but not the kindness of "would you be so kind as to": :data:`HEDGE_PHRASES`)."""
 HEDGE_PHRASES = phrases("kind of | sort of")
-COURTESY = phrases("please | kindly | if you would | if you don't mind | if you please | thank you | thanks")
+COURTESY = phrases(
+    """please | kindly | if you would | if you don't mind | if you please | thank you | thanks | thank you kindly
+    | if it is no trouble | if it's no trouble | if it is not too much trouble | if it's not too much trouble
+    | if it isn't too much trouble | if it's no bother | if it is no bother | if it's all the same to you
+    | if it is all the same to you | if that's all right | if that is all right | if that's alright | if that's ok
+    | if that's okay | with your leave | by your leave | with your permission
+    | with respect | with all due respect | begging your pardon | beg pardon | i beg your pardon | forgive me
+    | pardon me | excuse me"""
+)
 """Courtesy: dropped from a request, which it leaves plain ("I would like to go north, please")."""
 
 
@@ -219,7 +238,10 @@ POLITE_FRAMES += tuple(
     for s in ("i", "we")
     for may in ("could", "might", "may", "can")
 ) + tuple(
-    f"{me} be {glad} {then}" for me in ("i'd", "i would", "i should") for glad in _GLAD for then in ("if you", "for")
+    f"{me} be {glad} {then}"
+    for me in ("i'd", "i would", "i should")
+    for glad in _GLAD
+    for then in ("if you", "if you could", "if you would", "if you'd", "if you might", "for", "to")
 )
 """A request asked as a question ("may I pass through the gate?", "would you mind if I took the branch?", "I'd be
 much obliged if I might go down")."""
@@ -290,11 +312,25 @@ PAST = words(
 
 def leading(text: str, phrases: Iterable[str]) -> str:
     """The longest of ``phrases`` that ``text`` starts with, as whole words; "" when none."""
+    try:
+        candidates: Iterable[str] = _by_first_word(phrases).get(text.split(" ", 1)[0], ())  # type: ignore[arg-type]
+    except TypeError:  # a list: not indexed
+        candidates = phrases
     best = ""
-    for phrase in phrases:
+    for phrase in candidates:
         if len(phrase) > len(best) and (text == phrase or text.startswith(phrase + " ")):
             best = phrase
     return best
+
+
+@cache
+def _by_first_word(phrases: tuple[str, ...] | frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """``phrases`` by their first word: the frames are thousands (every "i'd be most grateful if i could"), and
+    each clause is read against them several times."""
+    index: dict[str, list[str]] = {}
+    for phrase in phrases:
+        index.setdefault(phrase.split(" ", 1)[0], []).append(phrase)
+    return {first: tuple(group) for first, group in index.items()}
 
 
 def skip(text: str, words: frozenset[str]) -> str:
@@ -347,6 +383,14 @@ STATUS_WORDS = {
 have I got in my pockets" (the player's own words, "I", "my" or "me", beside one of these)."""
 STATUS_PAST = words("did was were had gave took bought sold told said used")
 """Words that put a question about the player in the past: memory's, not the rules' ("what did I carry?")."""
+HANDING_OVER = phrases(
+    """here you go | here you are | here's | here is | it's yours | it is yours | that's yours | they're yours
+    | yours again | belongs to you | belong to you | take it back | take them back | have it back | have it
+    | take it | for you | brought you | got you | fetched you | you wanted | you asked for | you were after
+    | as promised | as you asked"""
+)
+"""Words that hand over a thing the line names to the person it is said to ("yo runner, brought you some noodles",
+"here you go, old sage: the moonvine you wanted")."""
 GIFT_OPENERS = phrases("here's | here is | here are | this | these | that")
 """What opens a thing handed to someone ("here's a bottle for your trouble", "this ramen's for you")."""
 OWN_FRAMES = frames(
@@ -359,6 +403,12 @@ OWN_FRAMES = frames(
 
 # ------------------------------------------------------------ the small words of a line's grammar
 TAGS = phrases("shall i | should i | will i | won't i | right | eh | yeah | no | okay | ok")
+ASKING_TAGS = phrases("shall i | should i | will i | won't i")
+"""Tags that ask though the line ends with no question mark ("i'll just fight it bare-handed, shall i")."""
+WORN = phrases("put on | pull on | slip on | strap on | wear | don | equip")
+"""What is worn: a thing lying here put on is taken first ("pull on those insulated gloves")."""
+OWNED_PLACES = words("place shop house home den stall office room rooms digs joint pad")
+"""Words that say a place is someone's ("the ripperdoc's place")."""
 """Tags that make a sentence a question, though it opens as a statement ("I'll just fight it, shall I?")."""
 SUBORDINATORS = phrases("while | when | whilst | before | after | because | since | until | unless | as long as")
 """Words that open a clause inside another: a negation after one is not the main clause's ("nick the pistol while

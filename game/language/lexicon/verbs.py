@@ -31,7 +31,8 @@ WORDS: dict[str, str] = {
     "use": "use play strum activate operate start insert install plug fit seat slot pour put place apply load"
     " attach connect hold_up raise light ignite burn ring blow sprinkle spill empty drip dip power_up turn_on"
     " switch_on fire_up inject swap replace feed mount brandish wave offer_up lay set sound tune invoke trigger"
-    " press flip wield wear equip don kindle strap_on put_on drink sip quaff gulp guzzle swig slurp imbibe chug"
+    " press flip wield wear equip don kindle strap_on put_on pull_on slip_on drink sip quaff gulp guzzle swig slurp"
+    " imbibe chug"
     " eat consume chew swallow munch munch_on nibble nibble_on devour gobble scoff nosh bite feast_on snack_on"
     " read peruse",
     "heal": "heal cure bandage",
@@ -166,6 +167,19 @@ def known_verbs() -> frozenset[str]:
     """Every single word the lexicon knows as a verb (the words a typo is forgiven against)."""
     verbs, kin = _table()
     return frozenset(w for w in [*verbs, *kin] if " " not in w)
+
+
+@cache
+def progressive() -> dict[str, str]:
+    """The -ing forms of the lexicon's one-word verbs, each with its verb ("going": go, "grabbing": grab): what a
+    misspelt act told as under way ("goign downstairs") is forgiven against."""
+    out: dict[str, str] = {}
+    for verb in sorted(known_verbs()):
+        stem = verb[:-1] if verb.endswith("e") and not verb.endswith("ee") and len(verb) > 2 else verb
+        out.setdefault(f"{stem}ing", verb)
+        if re.match(r"^[^aeiou]*[aeiou][^aeiouwxy]$", verb):  # "grab": grabbing, "get": getting
+            out.setdefault(f"{verb}{verb[-1]}ing", verb)
+    return out
 
 
 OTHER_VERBS = word_set(
