@@ -4,7 +4,7 @@ The finding: the largest save a load still accepted loaded in 4.8 s, then its fi
 first recall waited for every vector the store lacked (one embedding call for the whole save, bounded only by the
 recall's 60 s wait for background work, ``MemoryConfig.consolidation_wait_s``), and the second turn waited again
 while the call went on. Now the vectors are embedded in the background a chunk at a time, newest first, and no
-turn waits for them (``game/memory/search/embedding.py``).
+turn waits for them (``game/memory/restore.py``).
 
 The saves, each just under the bounds a load checks (``game/saves/format.py``: 30,000 JSON objects, 10 MiB) and
 written the way the game writes them (every field), from the 100-turn honest game of ``bench/save_memory.py``:

@@ -25,7 +25,7 @@ from game.engine.pipeline import TurnPipeline
 from game.engine.session import GameSession
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
-from game.memory.search.embedding import EMBED_CHUNK, RESTORE_WAIT
+from game.memory.restore import EMBED_CHUNK, RESTORE_WAIT
 from game.memory.search.indexing import CONTEXT_TURNS
 from game.memory.vectors.inprocess import InProcessVectorStore
 from game.saves.slots import SlotStore

@@ -3,7 +3,8 @@
 L1 is the working window (read from the log as of the turn played; the system prompt is sent apart), L2 the
 append-only log, also indexed for search, L3 the synopsis. Every ``summary_interval_turns`` turns the worker
 (``worker.py``) consolidates the turns since the last time (``consolidation.py``). Recall is ``retrieval.py``;
-the Story Bible and its review rules are ``bible.py``. Invariants, each with a test:
+the Story Bible and its review rules are ``bible.py``; the vectors a rebuilt index lacks are ``restore.py``'s
+jobs. Invariants, each with a test:
 
 - **A turn is atomic.** :meth:`record_turn` changes the memory state entirely or not at all (an error reaches the
   engine, which then does not commit the turn).
@@ -37,19 +38,11 @@ from game.memory.effect_facts import own_notes
 from game.memory.export import LaterExport, StateEncoder
 from game.memory.guard import system_words
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
+from game.memory.restore import VectorJobs
 from game.memory.reviews import keep, reapply
-from game.memory.search.embedding import (
-    EMBED_CHUNK,
-    RESTORE_WAIT,
-    Backlog,
-    Progress,
-    embed,
-    embed_reporting,
-    note_models,
-    note_pending,
-)
+from game.memory.search.embedding import Progress, note_pending
 from game.memory.search.hybrid import HybridIndex
-from game.memory.search.indexing import CONTEXT_TURNS, entry_item, episode_items, latest_episode_items, summary_item
+from game.memory.search.indexing import entry_item, episode_items, latest_episode_items, summary_item
 from game.memory.search.knowledge import KnowledgeBase
 from game.memory.search.query import QueryRewriter
 from game.memory.search.recall import ScoredMemory
@@ -65,7 +58,6 @@ from game.world.state import GameState
 
 log = logging.getLogger("storyecho.memory")
 
-RESTORE_LABEL = "Restoring memories"
 FREEZE_FROM = 2000
 """A restored log this long has its objects frozen for the garbage collector (``gc.freeze``): the ~180,000
 objects of a 10,000-turn game made a full collection take ~0.5 s in the middle of a turn, once in ~25 turns
@@ -99,8 +91,8 @@ class GameMemory:
         self._lock = threading.RLock()
         self._worker = Worker(background)
         self._consolidating: dict[int, Future[Any]] = {}
-        self._restoring: Future[Any] | None = None
-        """The embedding of what a rebuild lacked, when little (:meth:`_reindex`): the first recall waits for it."""
+        self._vectors = VectorJobs(self)
+        """Embeds what the indexes lack: a rebuild's backlog, each turn's vectors (``restore.py``)."""
         self._later: LaterExport | None = None  # the export export_later() promised, until taken
         self._encoder = StateEncoder()
         self._mark: MemoryState | None = None  # the last mark(): the next one shares its unchanged entries
@@ -126,7 +118,7 @@ class GameMemory:
             reapply(state, self.bible)  # the player's reviews hold on any moment returned to (``reviews.py``)
         self.memories = HybridIndex("memories", self.store, self.embedder, namespace=state.session_id)
         self.history = HybridIndex("history", self.store, self.embedder, namespace=state.session_id)
-        self._backlog = Backlog((self.memories, self.history))  # what they will lack, once rebuilt (_reindex)
+        self._vectors.reset()
 
     @property
     def session_id(self) -> str:
@@ -137,12 +129,17 @@ class GameMemory:
         """Guards the memory state against the background worker (reentrant)."""
         return self._lock
 
+    @property
+    def worker(self) -> Worker:
+        """Runs this state's background jobs (a load hands the loaded state's to a new one)."""
+        return self._worker
+
     def prepare(self, progress: Progress | None = None) -> None:
         """Seed the Bible, index the knowledge base and re-index saved memories (once).
 
         ``progress(label, done, total)`` is called in this thread: "Indexing lore" over the knowledge documents,
-        then ``RESTORE_LABEL`` over the memories the store lacks, embedded here before returning (without a
-        callback, in the worker: the first recall waits for them).
+        then ``restore.RESTORE_LABEL`` over the memories the store lacks, embedded here before returning (without a
+        callback, in the worker: the first recall waits for them when they are few, ``restore.py``).
         """
         if self._prepared:
             return
@@ -184,15 +181,8 @@ class GameMemory:
 
     def _reindex(self, progress: Progress | None = None) -> None:
         """Index everything the state holds: text at once, vectors from the store, or embedded (now with
-        ``progress``, reporting each batch; else in the background, a chunk at a time: ``embedding.py``).
-
-        What the store lacks is embedded newest first; the first recall waits for it when it is at most
-        ``RESTORE_WAIT`` items (a new game's seeded Bible, an autosave's last turns, a lost index of a short game).
-        What the largest save lacks takes minutes, and waiting for it made its first turn take 36 to 40 s (issue
-        43): more than that is embedded a chunk per background job, and nothing waits for it. Until it is in, an
-        index most of whose items still lack their vector ranks by keywords and says so (``HybridIndex.restored``);
-        once it is, recall is the intact index's.
-        """
+        ``progress``, reporting each batch; else in the background: ``restore.py``, which says when the first
+        recall waits for them and when the indexes rank by keywords meanwhile)."""
         with self._lock:
             session, log_ = self.session_id, self.state.log
             items = episode_items(log_, session)
@@ -202,23 +192,8 @@ class GameMemory:
         self.history.add(summaries, embed=False)
         self.memories.adopt_stored()
         self.history.adopt_stored()
-        if not (self.memories.pending_ids() or self.history.pending_ids()):
-            return
-        if progress is not None and self.memories.dense_ok:
-            self._embed(progress=progress)
-            return
-        with self._lock:
-            self._backlog = Backlog((self.memories, self.history))
-        whole = len(self._backlog) <= RESTORE_WAIT
-        if not whole:
-            self.memories.restored()
-            self.history.restored()
-            self._schedule_warm(max((e.turn for e in log_), default=0))  # the first recall's own work, meanwhile
-        generation = self.generation
-        future = self._worker.submit(lambda: self._embed(force=whole, generation=generation))
-        if future is not None and whole:
-            with self._lock:
-                self._restoring = future
+        latest = max((e.turn for e in log_), default=0)
+        self._vectors.start(progress, lambda: self._schedule_warm(latest))  # the first recall's own work, meanwhile
 
     def _resume_consolidation(self) -> None:
         """Queue the consolidation a save was made before (an autosave does not wait for it)."""
@@ -283,7 +258,7 @@ class GameMemory:
         """Finish background consolidation, embed everything still pending, and wait for the store's queued writes."""
         with FOREGROUND.waiting():  # called in a turn (a load), the background it waits for must run
             self._worker.wait(timeout)
-            self._embed(force=True)
+            self._vectors.embed(force=True)
             self._flush_store()
 
     def _flush_store(self) -> None:  # wait for the store's queued writes (a store writing behind, mirror.py)
@@ -299,11 +274,6 @@ class GameMemory:
         self._worker.shutdown()  # bounded after closing(): a summary stalled on the endpoint is abandoned
         if self.store is not None:
             self.store.close()
-
-    def _schedule_embedding(self) -> None:
-        """Queue an embedding job for the state memory holds now (a job queued before a load does nothing)."""
-        generation = self.generation
-        self._worker.submit_once("embed", lambda: self._embed(generation=generation))  # queued jobs coalesce
 
     def record_turn(self, record: TurnRecord, state: GameState) -> list[str]:
         """Append the turn to L2, take its Story Bible facts and consolidate every N turns; returns why memory
@@ -334,7 +304,7 @@ class GameMemory:
             self.memories.add(latest_episode_items(self.state.log, self.session_id), embed=False)
             self._index_bible_changes(changed)
             due = record.turn % self.config.summary_interval_turns == 0
-        self._schedule_embedding()
+        self._vectors.schedule()
         if due:
             self._start_consolidation(record.turn)
         self._schedule_warm(record.turn)
@@ -428,60 +398,12 @@ class GameMemory:
             keep(self.state, changed[0], action, turn)
             self._index_bible_changes(changed)
             reviewed = changed[0].model_copy(deep=True)
-        self._schedule_embedding()
+        self._vectors.schedule()
         return reviewed
-
-    def _embed(self, *, force: bool = False, progress: Progress | None = None, generation: int | None = None) -> None:
-        """Embed what is pending: the turns whose context is complete, or with ``force`` (or ``progress``,
-        reported as ``RESTORE_LABEL``) everything.
-
-        In the background one chunk (``EMBED_CHUNK``) per job: what is left goes in a later job, behind what was
-        queued meanwhile (a consolidation, a warm-up), so a rebuild's backlog never holds the worker for minutes.
-        ``force`` embeds it all here, chunk after chunk, until the game is closing (``Worker.closing``): what is
-        left then is saved as pending, and the next load embeds it. A job queued for an older ``generation`` (before
-        a load or an undo) does nothing: the state it was for is gone, and the new one queued its own."""
-        if progress is not None:
-            with self._lock:
-                batches = [(index, sorted(index.pending_ids())) for index in (self.memories, self.history)]
-            embed_reporting(batches, RESTORE_LABEL, progress)
-            self._note_embedded(self.generation, None)
-            return
-        while True:
-            with self._lock:  # one view of the log and the pending ids: a turn appended meanwhile is not "ready"
-                if generation is not None and generation != self.generation:
-                    return
-                generation = self.generation
-                # a played turn whose context is not complete yet is embedded once the turns after it exist
-                skip = set() if force else {e.id for e in self.state.log[-CONTEXT_TURNS:] if e.action}
-                chunk = self._backlog.take(skip, EMBED_CHUNK)
-                left = len(self._backlog)
-            embed(chunk)
-            taken = {doc_id for _, ids in chunk for doc_id in ids}
-            landed = taken - {doc_id for index, _ in chunk for doc_id in index.pending_ids()}
-            if not self._note_embedded(generation, taken if left else None) or not landed:
-                return  # another state was loaded meanwhile (its own jobs embed what it lacks), or the embedder
-                # or store failed (what it left pending is taken again by the next turn's job)
-            if not force and self._worker.background:
-                self._schedule_embedding()
-                return
-            if force and self._worker.past_deadline():
-                return
-
-    def _note_embedded(self, generation: int, embedded: set[str] | None) -> bool:
-        """Record what landed (``embedded``; None: every entry, once a rebuild's backlog is in) unless the state
-        changed since ``generation``; whether it was recorded."""
-        model = (self.embedder.model_name, self.embedder.model_version) if self.embedder is not None else None
-        with self._lock:
-            if generation != self.generation:
-                return False
-            note_models(self.state, self.memories, model, embedded)
-            if embedded is None:
-                note_pending(self.state, self.memories, self.history)
-            return True
 
     def embed_pending(self) -> int:
         """Embed everything pending now (after bulk ``remember``); returns what is left."""
-        self._embed(force=True)
+        self._vectors.embed(force=True)
         return len(self.memories.pending_ids() | self.history.pending_ids()) if self.memories.dense_ok else 0
 
     def consolidate(self, upto_turn: int) -> Summary | None:
@@ -507,7 +429,7 @@ class GameMemory:
                 self.consolidations += 1
             if batch.upto >= upto_turn:
                 break
-        self._embed(generation=generation)
+        self._vectors.embed(generation=generation)
         return made
 
     def _await_consolidation(self, playing_turn: int) -> float:
@@ -515,13 +437,13 @@ class GameMemory:
 
         Consolidation of turns N-4..N may run while turns N+1..N+4 are played; turn N+5 waits for it. The first
         recall after :meth:`prepare` also waits for the vectors the store lacked, unless they are many (those come
-        in the background: :meth:`_reindex`)."""
+        in the background: ``restore.py``)."""
         limit = playing_turn - self.config.summary_interval_turns
         with self._lock:
             due = [f for turn, f in self._consolidating.items() if turn <= limit]
-            if self._restoring is not None:
-                due.append(self._restoring)
-                self._restoring = None if self._restoring.done() else self._restoring
+            restoring = self._vectors.due()
+            if restoring is not None:
+                due.append(restoring)
             for turn in [t for t, f in self._consolidating.items() if t <= limit and f.done()]:
                 del self._consolidating[turn]
         if not due or all(f.done() for f in due):
@@ -539,7 +461,7 @@ class GameMemory:
         context = self._recall.recall(action, state, reading)
         context.retrieval_meta["wait_ms"] = waited
         with self._lock:
-            context.retrieval_meta["restoring"] = len(self._backlog)  # a load's vectors not embedded yet
+            context.retrieval_meta["restoring"] = self._vectors.left()  # a load's vectors not embedded yet
         return context
 
     def search_memories(

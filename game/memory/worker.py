@@ -99,7 +99,7 @@ class Worker:
 
     def past_deadline(self) -> bool:
         """Whether :meth:`closing`'s deadline has passed: work done in the closing thread stops there too (the
-        rest of a large save's vectors, ``GameMemory._embed``)."""
+        rest of a large save's vectors, ``VectorJobs.embed`` in ``restore.py``)."""
         return self._bounded(None) == 0.0
 
     def wait(self, timeout: float | None) -> None:
