@@ -86,3 +86,16 @@ def test_both_stores_filter_alike_through_deletes_and_growth(tmp_path):
     assert local.count("mem") == chroma.count("mem") == 70
     assert local.existing("mem", ["m1", "m2", "m3"]) == chroma.existing("mem", ["m1", "m2", "m3"]) == {"m1", "m3"}
     assert local.query("mem", v[119], 1)[0].id in {"m1", "m119"}
+
+
+def test_chroma_keeps_a_write_larger_than_its_batch_limit(tmp_path):
+    """Was: the rebuilt index of the largest save (30,000 Story Bible entries) reached Chroma as one write, which
+    Chroma refused ("Batch size of 29783 is greater than max batch size of 5461"): every load embedded it again."""
+    store = open_chroma(tmp_path / "index")
+    count = 12_000
+    ids = [f"s:bible-{n}#x" for n in range(count)]
+    matrix = np.random.default_rng(1).standard_normal((count, 8)).astype(np.float32)
+    store.upsert("memories", ids, matrix, [{"session": "s", "turn": n % 7} for n in range(count)])
+    assert store.count("memories") == count
+    assert len(store.existing("memories", ids[-3:])) == 3
+    store.close()

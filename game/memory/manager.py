@@ -3,7 +3,8 @@
 L1 is the working window (read from the log as of the turn played; the system prompt is sent apart), L2 the
 append-only log, also indexed for search, L3 the synopsis. Every ``summary_interval_turns`` turns the worker
 (``worker.py``) consolidates the turns since the last time (``consolidation.py``). Recall is ``retrieval.py``;
-the Story Bible and its review rules are ``bible.py``. Invariants, each with a test:
+the Story Bible and its review rules are ``bible.py``; the vectors a rebuilt index lacks are ``restore.py``'s
+jobs. Invariants, each with a test:
 
 - **A turn is atomic.** :meth:`record_turn` changes the memory state entirely or not at all (an error reaches the
   engine, which then does not commit the turn).
@@ -37,10 +38,11 @@ from game.memory.effect_facts import own_notes
 from game.memory.export import LaterExport, StateEncoder
 from game.memory.guard import system_words
 from game.memory.records import BibleEntry, Episode, MemoryState, Summary
+from game.memory.restore import VectorJobs
 from game.memory.reviews import keep, reapply
-from game.memory.search.embedding import Progress, embed, embed_reporting, note_pending
+from game.memory.search.embedding import Progress, note_pending
 from game.memory.search.hybrid import HybridIndex
-from game.memory.search.indexing import CONTEXT_TURNS, entry_item, episode_items, latest_episode_items, summary_item
+from game.memory.search.indexing import entry_item, episode_items, latest_episode_items, summary_item
 from game.memory.search.knowledge import KnowledgeBase
 from game.memory.search.query import QueryRewriter
 from game.memory.search.recall import ScoredMemory
@@ -56,7 +58,6 @@ from game.world.state import GameState
 
 log = logging.getLogger("storyecho.memory")
 
-RESTORE_LABEL = "Restoring memories"
 FREEZE_FROM = 2000
 """A restored log this long has its objects frozen for the garbage collector (``gc.freeze``): the ~180,000
 objects of a 10,000-turn game made a full collection take ~0.5 s in the middle of a turn, once in ~25 turns
@@ -90,7 +91,8 @@ class GameMemory:
         self._lock = threading.RLock()
         self._worker = Worker(background)
         self._consolidating: dict[int, Future[Any]] = {}
-        self._restoring: Future[Any] | None = None
+        self._vectors = VectorJobs(self)
+        """Embeds what the indexes lack: a rebuild's backlog, each turn's vectors (``restore.py``)."""
         self._later: LaterExport | None = None  # the export export_later() promised, until taken
         self._encoder = StateEncoder()
         self._mark: MemoryState | None = None  # the last mark(): the next one shares its unchanged entries
@@ -116,6 +118,7 @@ class GameMemory:
             reapply(state, self.bible)  # the player's reviews hold on any moment returned to (``reviews.py``)
         self.memories = HybridIndex("memories", self.store, self.embedder, namespace=state.session_id)
         self.history = HybridIndex("history", self.store, self.embedder, namespace=state.session_id)
+        self._vectors.reset()
 
     @property
     def session_id(self) -> str:
@@ -126,12 +129,17 @@ class GameMemory:
         """Guards the memory state against the background worker (reentrant)."""
         return self._lock
 
+    @property
+    def worker(self) -> Worker:
+        """Runs this state's background jobs (a load hands the loaded state's to a new one)."""
+        return self._worker
+
     def prepare(self, progress: Progress | None = None) -> None:
         """Seed the Bible, index the knowledge base and re-index saved memories (once).
 
         ``progress(label, done, total)`` is called in this thread: "Indexing lore" over the knowledge documents,
-        then ``RESTORE_LABEL`` over the memories the store lacks, embedded here before returning (without a
-        callback, in the worker: the first recall waits for them).
+        then ``restore.RESTORE_LABEL`` over the memories the store lacks, embedded here before returning (without a
+        callback, in the worker: the first recall waits for them when they are few, ``restore.py``).
         """
         if self._prepared:
             return
@@ -152,8 +160,8 @@ class GameMemory:
         A load never waits for the current state's background work: a consolidation still asking a slow model
         keeps running on its own, its result discarded (:attr:`generation`), and the loaded state's work goes
         to a new worker. The indexes are rebuilt from ``state``; vectors the store already holds for an
-        unchanged text are reused, so only what is missing is embedded. Nothing recorded after the save is
-        recalled: it is not in ``state``.
+        unchanged text are reused, so only what is missing is embedded, in the background (:meth:`_reindex`).
+        Nothing recorded after the save is recalled: it is not in ``state``.
         """
         self._export_first()
         self._flush_store()
@@ -172,8 +180,9 @@ class GameMemory:
             gc.freeze()
 
     def _reindex(self, progress: Progress | None = None) -> None:
-        """Index everything the state holds: text at once, vectors from the store or embedded (now with
-        ``progress``, reporting each batch; else in the worker)."""
+        """Index everything the state holds: text at once, vectors from the store, or embedded (now with
+        ``progress``, reporting each batch; else in the background: ``restore.py``, which says when the first
+        recall waits for them and when the indexes rank by keywords meanwhile)."""
         with self._lock:
             session, log_ = self.session_id, self.state.log
             items = episode_items(log_, session)
@@ -183,18 +192,8 @@ class GameMemory:
         self.history.add(summaries, embed=False)
         self.memories.adopt_stored()
         self.history.adopt_stored()
-        if not (self.memories.pending_ids() or self.history.pending_ids()):
-            return
-        # what the store lacks (a new game's seeded Bible, a save whose vectors were lost with a damaged
-        # index) is embedded in full before the first recall, which waits for it: recall after a rebuild
-        # is the recall the intact index gave
-        if progress is not None and self.memories.dense_ok:
-            self._embed(progress=progress)
-        else:
-            future = self._worker.submit(lambda: self._embed(force=True))
-            if future is not None:
-                with self._lock:
-                    self._restoring = future
+        latest = max((e.turn for e in log_), default=0)
+        self._vectors.start(progress, lambda: self._schedule_warm(latest))  # the first recall's own work, meanwhile
 
     def _resume_consolidation(self) -> None:
         """Queue the consolidation a save was made before (an autosave does not wait for it)."""
@@ -235,6 +234,7 @@ class GameMemory:
         if complete:
             self.flush()
         with self._lock:  # one consistent view: the worker appends under the same lock
+            note_pending(self.state, self.memories, self.history)  # a restore's chunks leave the list to the save
             return self._encoder.encode(self.state)
 
     def export_later(self) -> Callable[[], bytes]:
@@ -258,7 +258,7 @@ class GameMemory:
         """Finish background consolidation, embed everything still pending, and wait for the store's queued writes."""
         with FOREGROUND.waiting():  # called in a turn (a load), the background it waits for must run
             self._worker.wait(timeout)
-            self._embed(force=True)
+            self._vectors.embed(force=True)
             self._flush_store()
 
     def _flush_store(self) -> None:  # wait for the store's queued writes (a store writing behind, mirror.py)
@@ -274,9 +274,6 @@ class GameMemory:
         self._worker.shutdown()  # bounded after closing(): a summary stalled on the endpoint is abandoned
         if self.store is not None:
             self.store.close()
-
-    def _schedule_embedding(self) -> None:
-        self._worker.submit_once("embed", self._embed)  # queued jobs coalesce into one batch
 
     def record_turn(self, record: TurnRecord, state: GameState) -> list[str]:
         """Append the turn to L2, take its Story Bible facts and consolidate every N turns; returns why memory
@@ -307,7 +304,7 @@ class GameMemory:
             self.memories.add(latest_episode_items(self.state.log, self.session_id), embed=False)
             self._index_bible_changes(changed)
             due = record.turn % self.config.summary_interval_turns == 0
-        self._schedule_embedding()
+        self._vectors.schedule()
         if due:
             self._start_consolidation(record.turn)
         self._schedule_warm(record.turn)
@@ -401,27 +398,12 @@ class GameMemory:
             keep(self.state, changed[0], action, turn)
             self._index_bible_changes(changed)
             reviewed = changed[0].model_copy(deep=True)
-        self._schedule_embedding()
+        self._vectors.schedule()
         return reviewed
-
-    def _embed(self, *, force: bool = False, progress: Progress | None = None) -> None:
-        """Embed what is pending: the turns whose context is complete, or with ``force`` (or ``progress``,
-        reported as ``RESTORE_LABEL``) everything."""
-        with self._lock:  # one view of the log and the pending ids: a turn appended meanwhile is not "ready"
-            # a played turn whose context is not complete yet is embedded once the turns after it exist
-            skip = set() if force or progress else {e.id for e in self.state.log[-CONTEXT_TURNS:] if e.action}
-            batches = [(index, sorted(index.pending_ids() - skip)) for index in (self.memories, self.history)]
-        if progress is None:
-            embed(batches)
-        else:
-            embed_reporting(batches, RESTORE_LABEL, progress)
-        model = (self.embedder.model_name, self.embedder.model_version) if self.embedder is not None else None
-        with self._lock:
-            note_pending(self.state, self.memories, self.history, model)
 
     def embed_pending(self) -> int:
         """Embed everything pending now (after bulk ``remember``); returns what is left."""
-        self._embed(force=True)
+        self._vectors.embed(force=True)
         return len(self.memories.pending_ids() | self.history.pending_ids()) if self.memories.dense_ok else 0
 
     def consolidate(self, upto_turn: int) -> Summary | None:
@@ -430,6 +412,7 @@ class GameMemory:
         persona = system_words(self.pack.story.persona) if self.pack else ""
         extractor = self.summarizer if isinstance(self.summarizer, FactExtractor) else None
         made: Summary | None = None
+        generation = self.generation
         for _ in range(MAX_BATCHES):
             with self._lock:
                 known = self.bible.updatable_keys() if self.bible is not None else []
@@ -446,20 +429,21 @@ class GameMemory:
                 self.consolidations += 1
             if batch.upto >= upto_turn:
                 break
-        self._embed()
+        self._vectors.embed(generation=generation)
         return made
 
     def _await_consolidation(self, playing_turn: int) -> float:
         """Wait for every consolidation the turn about to be played must see; returns the ms waited.
 
         Consolidation of turns N-4..N may run while turns N+1..N+4 are played; turn N+5 waits for it. The first
-        recall after :meth:`prepare` also waits for the vectors the store lacked to be embedded."""
+        recall after :meth:`prepare` also waits for the vectors the store lacked, unless they are many (those come
+        in the background: ``restore.py``)."""
         limit = playing_turn - self.config.summary_interval_turns
         with self._lock:
             due = [f for turn, f in self._consolidating.items() if turn <= limit]
-            if self._restoring is not None:
-                due.append(self._restoring)
-                self._restoring = None if self._restoring.done() else self._restoring
+            restoring = self._vectors.due()
+            if restoring is not None:
+                due.append(restoring)
             for turn in [t for t, f in self._consolidating.items() if t <= limit and f.done()]:
                 del self._consolidating[turn]
         if not due or all(f.done() for f in due):
@@ -476,6 +460,8 @@ class GameMemory:
         waited = self._await_consolidation(state.turn + 1)
         context = self._recall.recall(action, state, reading)
         context.retrieval_meta["wait_ms"] = waited
+        with self._lock:
+            context.retrieval_meta["restoring"] = self._vectors.left()  # a load's vectors not embedded yet
         return context
 
     def search_memories(

@@ -97,6 +97,11 @@ class Worker:
         left = max(0.0, deadline - time.monotonic())
         return left if timeout is None else min(timeout, left)
 
+    def past_deadline(self) -> bool:
+        """Whether :meth:`closing`'s deadline has passed: work done in the closing thread stops there too (the
+        rest of a large save's vectors, ``VectorJobs.embed`` in ``restore.py``)."""
+        return self._bounded(None) == 0.0
+
     def wait(self, timeout: float | None) -> None:
         """Let every job queued so far finish (at most ``timeout`` seconds, and never past :meth:`closing`'s
         deadline)."""

@@ -1,9 +1,10 @@
-"""Embedding what memory's indexes hold without a vector: the ready part in the background, or all of it with
-progress reported (a load that found the store lacking vectors)."""
+"""Embedding what memory's indexes hold without a vector: the ids asked for, or all of them with progress reported
+(a new game whose store lacked its seeded Story Bible). Which ids, when and in which job is the keeper's
+(``game/memory/restore.py``: a load's backlog a chunk per background job)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from game.memory.records import MemoryState
 from game.memory.search.hybrid import HybridIndex
@@ -35,14 +36,20 @@ def embed_reporting(batches: Sequence[tuple[HybridIndex, list[str]]], label: str
             progress(label, done, total)
 
 
-def note_pending(
-    state: MemoryState, memories: HybridIndex, history: HybridIndex, model: tuple[str, str] | None
+def note_pending(state: MemoryState, memories: HybridIndex, history: HybridIndex) -> None:
+    """Record in ``state`` which ids still wait for a vector (what a save says; call under memory's lock)."""
+    state.pending_vectors = sorted(memories.pending_ids() | history.pending_ids())
+
+
+def note_models(
+    state: MemoryState, memories: HybridIndex, model: tuple[str, str] | None, embedded: Collection[str] | None = None
 ) -> None:
-    """Record in ``state`` which ids still wait for a vector and, with ``model`` (name, version) and vectors
-    working, which model embedded each Story Bible entry (call under memory's lock)."""
-    pending = memories.pending_ids() | history.pending_ids()
-    state.pending_vectors = sorted(pending)
-    if memories.dense_ok and model is not None:
-        for entry in state.bible:
-            if entry.id in memories.items and entry.id not in pending:
-                entry.embedding_model, entry.embedding_version = model
+    """With ``model`` (name, version) and vectors working, record which model embedded each Story Bible entry
+    that has its vector now (of those in ``embedded`` when given: a chunk of a restore stamps its own, not every
+    entry of the largest save each time). Call under memory's lock."""
+    if not memories.dense_ok or model is None:
+        return
+    pending = memories.pending_ids()
+    for entry in state.bible:
+        if (embedded is None or entry.id in embedded) and entry.id in memories.items and entry.id not in pending:
+            entry.embedding_model, entry.embedding_version = model

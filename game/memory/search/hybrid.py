@@ -24,9 +24,11 @@ from typing import Any, cast
 import numpy as np
 
 from game.memory.search.dates import date_terms
+from game.memory.search.encoding import item_vectors, query_vectors, same_space
 from game.memory.search.fusion import Fused, Ranked, fuse_arrays
-from game.memory.search.indexing import CONTEXT_SEPARATOR, IndexItem
+from game.memory.search.indexing import IndexItem
 from game.memory.search.keyword import BM25Index
+from game.memory.search.restoring import Restoring
 from game.memory.search.store_rows import StoreRows
 from game.memory.vectors.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
 from game.memory.vectors.metadata_table import MetadataTable, Where, equalities, matches
@@ -100,6 +102,8 @@ class HybridIndex:
         self._journal: list[str] = []
         """Ids added, changed or removed, in order (see :meth:`changes`)."""
         self._journal_epoch = 0
+        self._restoring = Restoring()
+        """Rebuilt with most vectors missing: keywords rank until they are in (:meth:`restored`)."""
         self._lock = threading.RLock()
 
     @property
@@ -205,6 +209,13 @@ class HybridIndex:
                     self._set_vector(doc_id, vector_id)
         return len(found)
 
+    def restored(self) -> None:
+        """The index was rebuilt from a save (:meth:`adopt_stored` took what the store held) and its missing
+        vectors are being embedded in the background: :meth:`scores` ranks by keywords until most are in, and
+        says why (``fallback``; ``restoring.py``)."""
+        with self._lock:
+            self._restoring.start(self.dense_ok, len(self.pending), len(self.items))
+
     def _set_vector(self, doc_id: str, vector_id: str) -> None:
         """Record that ``doc_id``'s current version has ``vector_id``."""
         self._vector_meta[vector_id] = self.items[doc_id].metadata
@@ -234,7 +245,8 @@ class HybridIndex:
             with self._lock:
                 return len(self.pending)
         try:
-            vectors = self._vectors(todo)
+            same_space(self.embedder, self.space, self.collection)
+            vectors = item_vectors(self.embedder, todo)
             self.store.upsert(self.collection, vector_ids, vectors, [i.metadata for i in todo], space=self.space)
         except (EmbedderUnavailable, StoreUnavailable) as exc:
             log.warning("embedding %d texts failed, kept pending: %s", len(todo), exc)
@@ -249,26 +261,6 @@ class HybridIndex:
                 if self.items.get(item.id) is item:  # not replaced or removed meanwhile
                     self._set_vector(item.id, vector_id)
             return len(self.pending)
-
-    def _same_space(self) -> None:
-        """Refuse to embed when the embedder's model changed since this index chose its collection."""
-        if self.embedder is not None and self.space is not None and space_of(self.embedder) != self.space:
-            raise EmbedderUnavailable(
-                f"the embedder is now {space_of(self.embedder).label()}, not {self.space.label()} "
-                f"whose collection {self.collection!r} this index uses"
-            )
-
-    def _vectors(self, items: list[IndexItem]) -> Vectors:
-        assert self.embedder is not None
-        self._same_space()
-        texts = [i.text for i in items]
-        with_context = [n for n, i in enumerate(items) if i.context]
-        texts += [items[n].text + CONTEXT_SEPARATOR + items[n].context for n in with_context]
-        encoded = self.embedder.embed(texts)
-        vectors = np.array(encoded[: len(items)], dtype=np.float32)
-        for row, n in enumerate(with_context):
-            vectors[n] = (vectors[n] + encoded[len(items) + row]) / 2
-        return vectors
 
     def remove(self, ids: list[str]) -> None:
         """Take items out of the index (their vectors stay in the store; see the class docstring)."""
@@ -304,20 +296,7 @@ class HybridIndex:
         rewrite (names taken out), and a batch of two short texts took 5.8 ms here against 7.9 ms for two
         calls (``OnnxEmbedder``, two threads). A failure fails every query of the batch. ``OnnxEmbedder``
         gives a text the same vector alone or in a batch; sentence-transformers' may differ by about 1e-7."""
-        wanted = [n for n, query in enumerate(queries) if self.dense_ok and query.strip()]
-        out: list[tuple[Vectors | None, str | None]] = [(None, None)] * len(queries)
-        if not wanted or self.embedder is None:
-            return out
-        try:
-            self._same_space()
-            vectors = self.embedder.embed([queries[n] for n in wanted])
-            for n, vector in zip(wanted, vectors, strict=True):
-                out[n] = (vector, None)
-        except Exception as exc:  # noqa: BLE001 - any embedder fault (or a wrong answer) means keywords
-            log.warning("query embedding failed, keyword search only: %s", exc)
-            failed: tuple[Vectors | None, str | None] = (None, f"query embedding failed: {exc}")
-            return [failed if n in wanted else (None, None) for n in range(len(queries))]
-        return out
+        return query_vectors(self.embedder if self.dense_ok else None, self.space, self.collection, queries)
 
     def search(
         self,
@@ -384,12 +363,13 @@ class HybridIndex:
             # older versions (and a restored save's other branches) share the filter: ask for enough that every
             # current vector comes back, so a restored game ranks exactly as the game that never stopped
             pool = min(DENSE_POOL, max(len(allowed), self._stored, self._in_store))
+            restoring = self._restoring.why(len(self.pending), len(self.items))
         if not len(allowed):
             empty = np.zeros(0)
             return Fused(ids, empty, empty, empty, None, self.strategy, dense_ok=False, rows=allowed)
-        fallback: str | None = None
-        vector = query_vector
-        if vector is None and self.dense_ok and query.strip():
+        fallback: str | None = restoring
+        vector = None if restoring else query_vector
+        if vector is None and self.dense_ok and query.strip() and not restoring:
             vector, fallback = embedded if embedded is not None else self.embedding(query)
         dense = None
         if vector is not None and self.store is not None:

@@ -35,6 +35,9 @@ from game.memory.vectors.stores import (
 )
 
 log = logging.getLogger("storyecho.memory")
+UPSERT_BATCH = 1000
+"""Vectors per Chroma upsert: Chroma refuses a batch over its maximum (5,461 here), which a rebuilt index of
+the largest save (30,000 Story Bible entries) passed in one write, so its vectors were never kept."""
 
 
 def _chroma_where(where: Where | None) -> Where | None:
@@ -117,9 +120,10 @@ class ChromaVectorStore:
     ) -> None:
         if ids:
             matrix = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
-            self._checked(collection, space, matrix.shape[1], create=True).upsert(
-                ids=ids, embeddings=matrix.tolist(), metadatas=metadatas
-            )
+            col = self._checked(collection, space, matrix.shape[1], create=True)
+            for start in range(0, len(ids), UPSERT_BATCH):  # Chroma refuses a batch over its max (5,461 here)
+                end = start + UPSERT_BATCH
+                col.upsert(ids=ids[start:end], embeddings=matrix[start:end].tolist(), metadatas=metadatas[start:end])
 
     def query(
         self, collection: str, vector: Vectors, k: int, where: Where | None = None, space: EmbeddingSpace | None = None
