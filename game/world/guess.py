@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from game.language.lexicon import DIRECTIONS, FOE_NOUNS, GRANTS, PEOPLE_NOUNS, SELF_REPORTS, leading, lemma, senses
-from game.text import keywords, mentions
+from game.text import STOPWORDS, keywords, mentions
 from game.world import names
 from game.world.acts import Act, Scene
 from game.world.asked import Asked
@@ -45,6 +45,8 @@ def ask_instead(asked: Asked, state: GameState, pack: ContentPack) -> Asked:
     """``asked`` with an offer in place of a line left with no act (see the module's docstring); ``asked``
     itself when the reader said what the line is, or the scene offers nothing the line names."""
     scene = Scene.of(state, pack)
+    if (awaited := _awaited(asked, scene)) is not None:  # "here is your memory": the one it is owed to
+        return replace(asked, acts=(), offer=(awaited,), notes=(*asked.notes, "asked back: a thing awaited"))
     if asked.kind == "open":
         if any(c.command.verb == "talk" or feature_named(c.command.target or c.core, scene) for c in asked.open):
             return asked  # a parley with an enemy, a drink from the spring: the narrator's to tell
@@ -139,6 +141,31 @@ def _first_said(said: str, called: list[str]) -> int:
     """Where in ``said`` a word of a thing's names first comes (a list's things in the order said)."""
     found = [m.start() for name in called for w in keywords(name) for m in [re.search(rf"\b{re.escape(w)}", said)] if m]
     return min(found, default=len(said))
+
+
+def _awaited(asked: Asked, scene: Scene) -> Act | None:
+    """The gift a line most likely makes when it asks no act but a word (or nothing), names one thing carried by
+    a word of its name, and a person here is waiting for that thing (a quest under way asks it of them): "here is
+    your memory, please take it back", "the moonvine you wanted", "Miss Crane, I found your mother's locket".
+    Never in a line that refuses, supposes, wishes or asks."""
+    if asked.kind not in ("acts", "nothing", "open") or any(a.verb != "talk" for a in asked.acts):
+        return None
+    if any(c.negated or c.mood in ("hypothetical", "wish", "question") for c in asked.reading.clauses):
+        return None
+    state, pack = scene.state, scene.pack
+    owed = {
+        (o.target, o.to_npc)
+        for q in state.active_quests()
+        if (quest := pack.quest(q)) is not None
+        for o in quest.objectives
+        if o.kind == "give" and o.to_npc in scene.people and o.target in scene.carried
+    }
+    said = set(re.findall(r"[a-z0-9']+", asked.reading.text.lower())) - STOPWORDS
+    named = {(i, n) for i, n in owed for name in pack.items[i].names for w in name.lower().split() if w in said}
+    if len(named) != 1:
+        return None
+    item, person = named.pop()
+    return Act("give", item, person, guessed=True)
 
 
 def _grants(core: str) -> bool:
