@@ -97,14 +97,14 @@ def step_check_failures(
                 objective_check_failures(objective, state)
                 and objective.id not in state.quests[quest_id].objectives_done
             ):
-                return objective, check_refusal(objective, state)
+                return objective, lacking(objective, state)
     return None
 
 
-def check_refusal(objective: Objective, state: GameState) -> str:
-    """What the player is told while ``objective``'s attribute checks fail: the author's ``refusal``, else what is
-    lacking in words ("you are not yet strong enough"), never the numbers."""
-    return objective.refusal or " and ".join(shortfall(objective.requires, state))
+def lacking(objective: Objective, state: GameState) -> str:
+    """What ``objective``'s failed attribute checks lack, in words ("you are not yet strong enough"), never the
+    numbers (issue 46: "needs strength 11 < 13"); an author's ``refusal`` says it instead where there is one."""
+    return " and ".join(shortfall(objective.requires, state))
 
 
 def steps_needing(pack: ContentPack, state: GameState, item_id: str) -> list[Objective]:
@@ -131,7 +131,7 @@ def not_yet(objective: Objective, state: GameState) -> str:
     """The line that tells a quest step's check failed: the author's ``refusal``, or the step and what is lacking."""
     if objective.refusal:
         return objective.refusal
-    return f"Not yet: {objective.description.rstrip('.')}: {check_refusal(objective, state)}."
+    return f"Not yet: {objective.description.rstrip('.')}: {lacking(objective, state)}."
 
 
 def step_words(objective: Objective) -> str:
