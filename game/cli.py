@@ -47,8 +47,9 @@ from game.saves.slots import SlotStore
 from game.saves.transcript import transcript
 from game.text import visible
 from game.wiring import index_knowledge, lasting_store, make_embedder, make_session, make_store
+from game.world.amounts import money
 from game.world.content import ContentError, ContentPack
-from game.world.describe import money, node_text
+from game.world.describe import node_text
 from game.world.library import StoryLibrary
 from game.world.loader import load_pack
 

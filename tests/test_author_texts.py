@@ -47,7 +47,7 @@ def test_where_a_text_is_names_file_entry_and_field(fantasy):
     assert where[(Node, "description")] == "map.json: [forest_edge].description"
     assert where[(NodeVariant, "text")] == "map.json: [hunter_cabin].variants[0]"  # a variant's only text
     assert where[(Npc, "topics")] == "npcs.json: [old_hunter].topics.hal"
-    assert where[(Objective, "description")] == "quests.json: [mists_call].objectives[meet_garrick]"
+    assert where[(Objective, "description")] == "quests.json: [mists_call].objectives[meet_garrick].description"
     assert where[(ContentPack, "worldview")] == "worldview.md"
 
 

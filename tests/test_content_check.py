@@ -153,7 +153,7 @@ def test_a_mention_says_which_text_it_is_in():
     told = mini.model_copy(update={"nodes": nodes, "quests": mini.quests.model_copy(update={"main": main})})
     assert {(m.phrase, m.source) for m in mentions(told)} == {
         ("key", "map.json: [camp].variants[0]"),
-        ("amulet", f"quests.json: [{quest.id}].objectives[{step.id}]"),
+        ("amulet", f"quests.json: [{quest.id}].objectives[{step.id}].description"),  # a step has two texts now
     }
 
 

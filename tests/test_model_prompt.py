@@ -242,7 +242,7 @@ def test_the_round_told_ahead_is_the_round_the_rules_roll(fantasy):
         rolled = result.narration.split("\n")[1:]  # the rules' own lines, after the telling
         assert rolled and all(line in ahead for line in rolled), (action, ahead, rolled)
     first = next(b.text for b in engine.narrator.bundles[0].blocks if b.name == "player_action")
-    assert "You strike the Mist Wolf for" in first and "The Mist Wolf hits you for" in first
+    assert "You strike the Mist Wolf for" in first and "The Mist Wolf strikes before you are ready!" in first
 
 
 def test_a_first_arrival_is_told_with_the_place_and_a_return_is_not(fantasy):

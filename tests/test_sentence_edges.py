@@ -100,7 +100,7 @@ def test_take_everything_takes_each_thing_lying_here_through_the_rules(fantasy):
     assert "healing_herb" not in game.state.inventory and "waybread" not in game.state.inventory
     result = game.play("take all")
     assert result.ok and {"healing_herb", "waybread"} <= set(game.state.inventory)
-    assert result.narration.startswith("You gather up the Healing Herb and the Elven Waybread.")
+    assert "You take the Healing Herb and the Elven Waybread." in result.narration  # the take told once (issue 46)
 
 
 def test_take_everything_where_one_thing_lies_is_told_as_taking_it():

@@ -59,7 +59,7 @@ def test_the_four_word_opening_is_read_as_the_issue_reads_it():
 def test_every_variant_of_a_kind_opens_differently():
     fields = {"place": "Fogbound Path", "foe": "the Wolf", "item": "Herb", "weapon": "Axe", "npc": "Bruno"}
     fields |= {"target": "x", "exits": "north", "description": "A herb.", "action": "dance", "said": "Hi."}
-    fields |= {"text": "Told.", "subject": "he"}
+    fields |= {"text": "Told.", "subject": "he", "it": "it"}
     for kind, variants in TELLINGS.items():
         if kind == "heard":  # it follows the player's words: it opens nothing
             continue

@@ -477,7 +477,7 @@ class TurnPipeline:
             turn=self.state.turn,
             action=command.text,
             narration=message,
-            choices=[],
+            choices=choices_after([], self.state, self.pack),  # nothing changed: the choices still hold
             state=self.state.snapshot(),
             ok=False,
             error=message,

@@ -262,10 +262,7 @@ class GameSession:
             message, ok = (self.undo() if command.verb == "undo" else self.redo()), True
         except RewindError as exc:
             message, ok = str(exc), False
-        result = self._told(command, message, ok)
-        if ok:  # what can be done where the game now stands
-            result.choices = choices_after([], self.engine.state, self.engine.pack)
-        return result
+        return self._told(command, message, ok)
 
     def branch(self, turn: int, name: str) -> str:
         """Save the game as it was after ``turn`` (a turn of this session) to a new slot ``name``; the game goes on
@@ -319,7 +316,10 @@ class GameSession:
         return self._told(command, message, ok)
 
     def _told(self, command: Command, message: str, ok: bool) -> TurnResult:
-        return answered(command.text, command.verb, message, ok, self.engine.state)
+        """A command answered here, with the choices of the game as it now stands (issue 46: none after a save)."""
+        result = answered(command.text, command.verb, message, ok, self.engine.state)
+        result.choices = choices_after([], self.engine.state, self.engine.pack)
+        return result
 
     # ---------------------------------------------------------------- slots
     def _store(self) -> SlotStore:

@@ -266,9 +266,7 @@ class ScriptedNarrator(Conversation, NarratorBase):
             if not here:
                 return "There is nothing here to take."
             effects["items_gained"] = list(dict.fromkeys(here))
-            names = [the(self.pack.items[i].name) for i in effects["items_gained"]]
-            listed = " and ".join([", ".join(names[:-1]), names[-1]]) if names[1:] else names[0]
-            return f"You gather up {listed}."
+            return "You gather up what lies here."  # the rules' one line names it all (``interaction.take_all``)
         item = here[0] if _ALL.match(command.target) else best_match(command.target, self._item_names(here))
         if item is None:
             feature = self._feature_here(command.target, state)
@@ -284,7 +282,7 @@ class ScriptedNarrator(Conversation, NarratorBase):
             return self._tell("no_such_thing", target=command.target)
         effects["items_gained"] = [item]
         found = self.pack.items[item]
-        return self._tell("take", item=found.name, description=found.description)
+        return self._tell("take", item=found.name, it="them" if found.many else "it", description=found.description)
 
     def _do_drop(self, command: Command, state: GameState, effects: dict[str, Any], *_: Any) -> str:
         item = best_match(command.target, self._item_names(state.inventory))

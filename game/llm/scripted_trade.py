@@ -15,6 +15,7 @@ from typing import Any
 
 from game.language.parser import Command
 from game.text import best_match
+from game.world.amounts import money
 from game.world.conditions import npcs_at
 from game.world.content import ContentPack
 from game.world.rules.trade import asking_price, offered_price, traders_here, wares_text
@@ -87,13 +88,12 @@ def gold_given(pack: ContentPack, command: Command, state: GameState, effects: d
     if match is None or match.group(2) not in words:
         return None
     amount = int(match.group(1))
-    currency = pack.story.currency
     here = npcs_at(pack, state.node)
     npc = _named(pack, command.obj, state) if command.obj else (here[0] if len(here) == 1 else None)
     if npc is None:
-        return f"There is no '{command.obj}' to give {amount} {currency} to."
+        return f"There is no '{command.obj}' to give {money(amount, pack)} to."
     effects["give_gold"] = {"amount": amount, "to": npc}
-    return f"You count out {amount} {currency} for {pack.npcs[npc].name}."
+    return f"You count out {money(amount, pack)} for {pack.npcs[npc].name}."
 
 
 def trade_verbs(pack: ContentPack) -> dict[str, Callable[..., str]]:

@@ -68,7 +68,7 @@ TELLINGS: dict[str, tuple[str, ...]] = {
     "take": (  # the item's own description follows, or is the telling
         "{description}",
         "You reach for the {item}. {description}",
-        "You pick up the {item} and look it over. {description}",
+        "You pick up the {item} and look {it} over. {description}",
     ),
     "no_such_thing": (
         "There is no {target} here.",

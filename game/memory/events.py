@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from game.memory.records import Episode
+from game.world.amounts import money
 from game.world.content import ContentPack
 from game.world.describe import the
 
@@ -113,17 +114,17 @@ def _event(pack: ContentPack, turn: int, place: str, origin: str, effect: str, d
         return Event(turn, place, "choice", choice.name)
     if effect == "give_gold":  # "5->old_hunter"
         amount, _, npc = detail.partition("->")
-        return Event(turn, place, "trade", f"{amount} {pack.story.currency}", _name(pack.npcs, npc))
+        return Event(turn, place, "trade", _money(amount, pack), _name(pack.npcs, npc))
     if effect == "trade":  # "buy stim_pack<-okabe 12", "sell data_pearl->okabe 45" (``rules.trade``)
         deal, _, rest = detail.partition(" ")
         pair, _, price = rest.rpartition(" ")
         item, _, npc = pair.partition("<-" if deal == "buy" else "->")
-        money, thing, who = f"{price} {pack.story.currency}", _name(pack.items, item), _name(pack.npcs, npc)
+        money, thing, who = _money(price, pack), _name(pack.items, item), _name(pack.npcs, npc)
         if deal == "buy":
             return Event(turn, place, "trade", f"{money} for the {thing}", who)
         return Event(turn, place, "sell", f"{thing} for {money}", who)
     if effect == "gold_delta" and detail.startswith("-"):
-        return Event(turn, place, "trade", f"{detail[1:]} {pack.story.currency}")
+        return Event(turn, place, "trade", _money(detail[1:], pack))
     return None
 
 
@@ -172,3 +173,8 @@ class EventRecord:
             if event is not None:
                 self.events.append(event)
         self._origin = episode.node
+
+
+def _money(amount: str, pack: ContentPack) -> str:
+    """An amount the rules recorded as text, in the story's money ("1 shilling"); anything else as it is."""
+    return money(int(amount), pack) if amount.isascii() and amount.isdigit() and len(amount) < 12 else amount

@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from game.tui.confirm import ConfirmScreen
-from game.tui.loading import ask_before_loading
+from game.tui.loading import ask_before_loading, unsaved
 from game.tui.logs import HoldsLogs
 from game.tui.messages import Autosaved
 from game.tui.themes import THEMES, TITLE, theme_for
@@ -114,6 +114,8 @@ class StoryEchoApp(HoldsLogs, App[None]):
     def _start(self) -> None:
         self.find_continue()
         self.warm_up()
+        if self.story:  # `storyecho play --story ID` plays that story at once, as the README says (issue 46)
+            self.start_game(self.story)
 
     @work(thread=True, group="warm-up")
     def read_settings(self) -> None:
@@ -456,10 +458,8 @@ class StoryEchoApp(HoldsLogs, App[None]):
     def action_request_quit(self) -> None:
         session = self.session
         if session is not None and session.engine.state.turn != self.saved_turn:
-            message = (
-                f"Quit StoryEcho? Your game has progress since turn {self.saved_turn}; "
-                "it will be autosaved before the game closes."
-            )
+            told = unsaved(session.engine.state.turn, self.saved_turn)
+            message = f"Quit StoryEcho? Your game {told}; it will be autosaved before the game closes."
             self.push_screen(ConfirmScreen(message, yes="Quit", no="Keep playing"), self._quit_answer)
         else:
             self._quit()

@@ -37,7 +37,7 @@ def ask_before_loading(
             load(name, branch)
             return
         title = playing.engine.pack.story.title
-        message = f"Load {name!r}? Your {title} game has progress since turn {saved} that you have not saved."
+        message = f"Load {name!r}? Your game of {title} {unsaved(playing.engine.state.turn, saved)}."
         app.push_screen(
             ConfirmScreen(message, yes="Load", no="Keep playing"), lambda yes: load(name, branch) if yes else None
         )
@@ -49,6 +49,14 @@ def ask_before_loading(
 
     question = ConfirmScreen(f"{OPEN_ELSEWHERE} {BRANCH_OFFER}", yes="Play a branch", no="Cancel")
     app.push_screen(question, lambda yes: then(True) if yes else None)
+
+
+def unsaved(turn: int, saved: int) -> str:
+    """What a game at ``turn`` holds that its last save (of turn ``saved``) does not, as the end of "Your game ...":
+    a game taken back before its save has no progress since it (issue 46: "progress since turn 8" at turn 7)."""
+    if turn < saved:
+        return f"is back at turn {turn}, and your last save is of turn {saved}"
+    return f"has progress since turn {saved} that you have not saved"
 
 
 def open_elsewhere(slots: SlotStore, name: str) -> bool:

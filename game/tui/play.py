@@ -86,13 +86,21 @@ def event_lines(result: TurnResult, session: GameSession) -> list[Text]:
             continue
         label, style = tag
         detail = _name_of(applied.effect, applied.detail, session)
+        if applied.effect == "quest_completed":  # the rules' line, rewards and all, is said here once
+            detail = next((rest for rest in _restated(result, "Quest complete: ") if rest.startswith(detail)), detail)
         lines.append(Text.assemble((label, style), ": ", plain(detail)))
     return lines
+
+
+def _restated(result: TurnResult, prefix: str) -> list[str]:
+    """The narration's lines that open with ``prefix``, without it and their last full stop."""
+    return [line[len(prefix) :].rstrip(".") for line in result.narration.split("\n") if line.startswith(prefix)]
 
 
 RESTATED = {
     "quest_started": "New quest: ",
     "objective_done": "Objective complete: ",
+    "quest_completed": "Quest complete: ",  # else said above the tags: above "✦ New quest" of the same quest (issue 46)
     "achievement": "Achievement unlocked: ",
     "talent": "Talent learned: ",
     "level_up": "Level up! ",

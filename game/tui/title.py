@@ -163,6 +163,8 @@ class LoadingScreen(Screen[None]):
 
 def ending_summary(session: GameSession) -> Text:
     """The run in a few lines: the ending, turns, quests, achievements and the choices made."""
+    from game.world.amounts import money
+
     engine = session.engine
     state, pack = engine.state, engine.pack
     ending = next((e for e in pack.endings if e.id == state.ending), None)
@@ -185,7 +187,7 @@ def ending_summary(session: GameSession) -> Text:
         text.append("Choices made:\n", style="bold")
         for choice in choices:
             text.append(f"  ❖ {choice}\n")
-    text.append(f"\nLevel {state.level}, {state.gold} {pack.story.currency}, HP {state.hp}/{state.max_hp}.\n")
+    text.append(f"\nLevel {state.level}, {money(state.gold, pack)}, HP {state.hp}/{state.max_hp}.\n")
     return text
 
 

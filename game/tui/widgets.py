@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -12,6 +14,7 @@ from textual.widgets import Input, RichLog, Static
 
 from game.language.verbs import TYPED
 from game.tui.text import bar, plain
+from game.world.amounts import how_many
 from game.world.conditions import enemies_at, items_at, npcs_at
 from game.world.content import ContentPack
 from game.world.state import GameState
@@ -69,9 +72,9 @@ def sidebar_text(state: GameState, pack: ContentPack, width: int = 24) -> Text:
     text.append("\nInventory\n", style="bold underline")
     if not state.inventory:
         text.append("  nothing\n", style="dim")
-    for item_id in state.inventory:
+    for item_id, carried in Counter(state.inventory).items():  # "Stim Pack x5", not five lines (issue 46)
         item = pack.items.get(item_id)
-        name = item.name if item else item_id
+        name = how_many(item.name if item else item_id, carried)
         worn = item_id in (state.equipped_weapon, state.equipped_armor)
         text.append(f"  {name}{' (equipped)' if worn else ''}\n")
     text.append("\nQuests\n", style="bold underline")

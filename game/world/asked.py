@@ -48,6 +48,7 @@ from game.language.reading import Clause, Reading
 from game.text import mentions, whole_words
 from game.world import choosing, names, resolve
 from game.world.acts import Act, Found, Scene, effects_of
+from game.world.amounts import money
 from game.world.content import ContentPack
 from game.world.describe import inventory_text
 from game.world.effects import Effects
@@ -479,9 +480,8 @@ def _topic(reading: Reading) -> str:
 def status_answer(reading: Reading, state: GameState, pack: ContentPack) -> str:
     """The rules' answer to a question about the player's own state ("how much gold do I have?"), or ""."""
     kind = status_question(reading.text)
-    currency = pack.story.currency
     if kind == "gold":
-        return f"You have {state.gold} {currency}."
+        return f"You have {money(state.gold, pack)}."
     if kind == "health":
         return f"You have {state.hp} of {state.max_hp} HP."
     if kind == "inventory":

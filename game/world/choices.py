@@ -21,6 +21,7 @@ from game.world.conditions import (
     weapon_in_hand,
 )
 from game.world.content import ContentPack
+from game.world.effects import Trade
 from game.world.rules import trade
 from game.world.rules.combat import heavy_coming
 from game.world.state import GameState
@@ -121,12 +122,8 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
         direction = DIRECTIONS.get(target, target)
         named = best_match(target, [(n, [pack.nodes[n].name]) for n in pack.nodes[here].exits.values()])
         return direction in exits or (named is not None and named in exits.values())
-    if verb == "take":
-        items = [(i, pack.items[i].names) for i in items_at(state, pack, here)]
-        return bool(items) and best_match(target, items) is not None
-    if verb == "use":
-        item = best_match(target, [(i, pack.items[i].names) for i in set(state.inventory)])
-        return item is not None and _usable(item, state, pack)
+    if verb in ("take", "use", "sell", "buy") or (verb == "give" and command.obj):
+        return _thing_possible(verb, target, command.obj, state, pack)
     if verb == "rest":
         return pack.nodes[here].safe  # the rules refuse a rest where it is too dangerous
     if verb in ("talk", "give", "ask"):
@@ -134,6 +131,30 @@ def still_possible(choice: str, state: GameState, pack: ContentPack) -> bool:
         present = [(n, pack.npcs[n].names) for n in npcs_at(pack, here)]
         return not person or best_match(person, present) is not None
     return True
+
+
+def _thing_possible(verb: str, target: str, person: str, state: GameState, pack: ContentPack) -> bool:
+    """Whether a choice about a thing still makes sense: the thing it names is read among all the story's things
+    first, then looked for where the act needs it (here to take, carried to use, give or sell, on a trader's stall
+    to buy). Matched among the things here only, "take Brass Burner" once the burner is taken named the Brass
+    Pocket Watch still lying there, and the choice stayed (issue 46)."""
+    item = best_match(target, [(i, found.names) for i, found in pack.items.items()])
+    if verb == "give":  # a thing, or money ("give 5 gold to Garrick"), to a person here
+        present = best_match(person, [(n, pack.npcs[n].names) for n in npcs_at(pack, state.node)]) is not None
+        return present and (item is None or item in state.inventory)
+    if item is None:
+        return False
+    if verb == "take":
+        return item in items_at(state, pack, state.node)
+    if verb == "use":
+        return item in state.inventory and _usable(item, state, pack)
+    traders = trade.traders_here(pack, state)
+    named = best_match(person, [(n, pack.npcs[n].names) for n in traders]) if person else None
+    deal = "sell" if verb == "sell" else "buy"
+    return any(
+        trade.refusal(pack, state, Trade(deal=deal, item=item, npc=npc)) is None
+        for npc in ([named] if named else [] if person else traders)
+    )
 
 
 def _usable(item_id: str, state: GameState, pack: ContentPack) -> bool:

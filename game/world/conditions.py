@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from game.world.content import Condition, ContentPack, NodeVariant, Objective
+from game.world.content import Condition, ContentPack, NodeVariant, Objective, Stat
 from game.world.state import GameState
 
 
@@ -63,12 +63,7 @@ def missing(cond: Condition, state: GameState, pack: ContentPack) -> list[str]:
         if progress is None or progress.status != "completed":
             found = pack.quest(quest)
             out.append(f'first finish what "{found.title}" asks of you' if found else "something must be done first")
-    stats = {
-        "strength": "you are not yet strong enough",
-        "agility": "you are not yet quick enough",
-        "intelligence": "your mind is not yet sharp enough",
-    }
-    out += [stats.get(stat, "you are not ready") for stat, need in cond.min_stats.items() if state.stat(stat) < need]
+    out += shortfall(cond.min_stats, state)
     if state.level < cond.min_level:
         out.append("you need more experience")
     for npc, need in cond.min_affinity.items():
@@ -87,6 +82,19 @@ def missing(cond: Condition, state: GameState, pack: ContentPack) -> list[str]:
     if cond.hp_below_percent and state.hp * 100 >= cond.hp_below_percent * state.max_hp:
         out.append("you are not hurt badly enough")
     return out
+
+
+SHORT_OF = {
+    "strength": "you are not yet strong enough",
+    "agility": "you are not yet quick enough",
+    "intelligence": "your mind is not yet sharp enough",
+}
+"""A failed check of each attribute, in words: the player reads no "intelligence 12 < 18" (issue 46)."""
+
+
+def shortfall(requires: dict[Stat, int], state: GameState) -> list[str]:
+    """The attribute checks of ``requires`` that fail, in the player's words ("you are not yet strong enough")."""
+    return [SHORT_OF.get(stat, "you are not ready") for stat, need in requires.items() if state.stat(stat) < need]
 
 
 def _the(name: str) -> str:

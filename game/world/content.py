@@ -52,6 +52,22 @@ class _Named(_Model):
         return [self.name, *self.aliases, self.id.replace("_", " ")]
 
 
+class _Countable(_Named):
+    """A thing whose name may name many ("Loft Rats", "Torn Nets"): the words told of it agree with its name."""
+
+    plural: bool | None = Field(
+        None, description="Its name names many ('Torn Nets': 'look them over'); unset: a last word ending in s does"
+    )
+
+    @property
+    def many(self) -> bool:
+        """Whether the name names many: ``plural``, else a last word ending in a single s ("Rats", not "Moss")."""
+        if self.plural is not None:
+            return self.plural
+        last = self.name.split()[-1].lower() if self.name.split() else ""
+        return last.endswith("s") and not last.endswith(("ss", "us", "is"))
+
+
 class Region(_Model):
     id: Identifier
     name: str
@@ -90,6 +106,9 @@ class Story(_Model):
     choices: list[StoryChoice] = []
     main_quest_order: list[Identifier] = Field(min_length=1)
     currency: str = Field("gold", min_length=1, description="What the story's money is called, as in '25 gold'")
+    currency_one: str | None = Field(
+        None, description="One of it, as in '1 shilling'; unset: the currency, without a plural's last s"
+    )
     help_examples: list[str] = Field(
         default_factory=list, description="Sample actions the help shows; empty: generic ones (game.world.describe)"
     )
@@ -189,7 +208,7 @@ class UseEffect(_Model):
     )
 
 
-class Item(_Named):
+class Item(_Countable):
     description: str
     kind: ItemKind
     attack_bonus: int = 0
@@ -295,6 +314,9 @@ class Objective(_Model):
     at_node: Identifier | None = None
     to_npc: Identifier | None = None
     requires: dict[Stat, int] = {}
+    refusal: str | None = Field(
+        None, description="What the player is told while ``requires`` fails; unset: what is lacking, in plain words"
+    )
 
     @model_validator(mode="after")
     def _give_needs_npc(self) -> Objective:
@@ -376,7 +398,7 @@ class Aggression(_Model):
     text: str = Field("", description="It attacking (optional)")
 
 
-class Enemy(_Named):
+class Enemy(_Countable):
     category: str
     tier: int = Field(ge=1, le=5)
     hp: int = Field(gt=0)
@@ -393,17 +415,6 @@ class Enemy(_Named):
     aggressive: Aggression | None = Field(
         None, description="Attacks first when the player stays in its place without fighting it (see rules.combat)"
     )
-    plural: bool | None = Field(
-        None, description="Its name names many ('Loft Rats': 'are defeated'); unset: a last word ending in s does"
-    )
-
-    @property
-    def many(self) -> bool:
-        """Whether the name names many: ``plural``, else a last word ending in a single s ("Rats", not "Moss")."""
-        if self.plural is not None:
-            return self.plural
-        last = self.name.split()[-1].lower() if self.name.split() else ""
-        return last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
     @model_validator(mode="after")
     def _bosses_wait(self) -> Enemy:

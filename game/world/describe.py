@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from game.language.verbs import VERBS
 from game.text import keywords
+from game.world.amounts import counted, money
 from game.world.conditions import enemies_at, holds, items_at, npcs_at, variant_holds
 from game.world.content import Condition, ContentPack, Feature, Node, NodeVariant, Npc, Quest
 from game.world.state import GameState
@@ -156,16 +157,11 @@ def here_lines(state: GameState, pack: ContentPack, *, brief: bool = False) -> l
     return lines
 
 
-def money(amount: int, pack: ContentPack) -> str:
-    """An amount of the story's money, as the player reads it ("25 gold", "15 yen")."""
-    return f"{amount} {pack.story.currency}"
-
-
 def inventory_text(state: GameState, pack: ContentPack) -> str:
     purse = f"{pack.story.currency[:1].upper()}{pack.story.currency[1:]}: {state.gold}."
     if not state.inventory:
         return f"You carry nothing. {purse}"
-    names = [pack.items[i].name if i in pack.items else i for i in state.inventory]
+    names = counted(pack.items[i].name if i in pack.items else i for i in state.inventory)
     return f"You carry: {', '.join(names)}. {purse}"
 
 

@@ -162,8 +162,7 @@ class Rules:
             interaction.talk(pack, state, effects.talk_to, out)
         if effects.move_to:
             interaction.move(pack, state, effects.move_to, out)
-        for item in effects.items_gained:
-            interaction.take(pack, state, item, out)
+        interaction.take_all(pack, state, list(effects.items_gained), out)
         for item in effects.items_lost:
             interaction.drop(pack, state, item, out)
         if effects.use_item:

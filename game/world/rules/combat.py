@@ -4,7 +4,7 @@ A round is the player's action (attack, defend, flee; using an item is a
 defend) and then the enemy's turn. What makes a fight matter:
 
 - initiative: an enemy with ``initiative`` strikes once as the fight starts,
-  before the player's first blow;
+  before the player's first blow, and that is its blow of the round;
 - heavy attacks: an enemy with a ``heavy`` attack sometimes winds up, and the
   rules announce it (its ``tell``) the round before it lands. The blow does
   ``multiplier`` times an ordinary hit and cannot be dodged; defending (or
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import random
 
+from game.world.amounts import gains, money
 from game.world.conditions import armor_bonus, enemies_at, weapon_bonus
 from game.world.content import ContentPack, Enemy, Weakness
 from game.world.describe import the
@@ -138,8 +139,16 @@ def combat_action(pack: ContentPack, state: GameState, action: str, rng: random.
             "attack",
             f"You strike {the(enemy.name)} for {hit} ({state.combat.enemy_hp}/{enemy.hp} HP left).",
         )
-    _enemy_turn(pack, state, rng, out, defending=defending)
+    if not _struck_first(enemy, out):  # its opening blow was this round's: once, not again after the player's
+        _enemy_turn(pack, state, rng, out, defending=defending)
     _announce(pack, state, out)
+
+
+def _struck_first(enemy: Enemy, out: Outcome) -> bool:
+    """Whether ``enemy`` struck before the player was ready this very turn (its ``initiative``, as the fight began):
+    the turn a fight starts the player read two blows, "strikes before you are ready!" and another after their own
+    (issue 46)."""
+    return enemy.initiative and any(a.effect == "start_combat" and a.detail == enemy.id for a in out.applied)
 
 
 def heavy_round(state: GameState, enemy: Enemy, round_no: int) -> bool:
@@ -213,9 +222,9 @@ def _victory(pack: ContentPack, state: GameState, rng: random.Random, out: Outco
     record_event(state, out, f"defeated:{enemy.id}")
     state.exp += enemy.exp
     state.gold += enemy.gold
-    currency = pack.story.currency
     were = "are" if enemy.many else "is"
-    lines = [f"{the(enemy.name, capital=True)} {were} defeated! (+{enemy.exp} exp, +{enemy.gold} {currency})"]
+    gained = ", ".join(gains(pack, exp=enemy.exp, gold=enemy.gold))
+    lines = [f"{the(enemy.name, capital=True)} {were} defeated!" + (f" ({gained})" if gained else "")]
     for loot in enemy.loot:
         if rng.random() < loot.chance:
             gain_item(state, loot.item)
@@ -231,4 +240,4 @@ def _knocked_out(pack: ContentPack, state: GameState, out: Outcome) -> None:
     state.node = pack.story.start_node
     state.add_flag("knocked_out")
     start = pack.nodes[state.node].name
-    out.ok("knocked_out", start, f"You collapse... and wake at {start}, weakened (-{lost} {pack.story.currency}).")
+    out.ok("knocked_out", start, f"You collapse... and wake at {start}, weakened (-{money(lost, pack)}).")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from game.world.amounts import money
 from game.world.conditions import holds, items_at, npcs_at, weapon_in_hand
 from game.world.content import ContentPack, Objective
 from game.world.effects import Effects
 from game.world.rules.core import Outcome, bump_affinity, full_hands, gain_item, record_event
-from game.world.rules.quests import start_quest, step_check_failures, step_words, steps_needing
+from game.world.rules.quests import not_yet, start_quest, step_check_failures, step_words, steps_needing
 from game.world.state import GameState
 
 MAX_NARRATOR_EXP = 10
@@ -64,23 +65,39 @@ def move(pack: ContentPack, state: GameState, node_id: str, out: Outcome) -> Non
     out.ok("move_to", node_id)
 
 
-def take(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
+def take_all(pack: ContentPack, state: GameState, item_ids: list[str], out: Outcome) -> None:
+    """Take each of ``item_ids`` (:func:`take`), told in one line: "You take the Brass Burner, the False Lantern and
+    the Brass Pocket Watch." (issue 46: ``take everything`` told each take twice, in the prose and a line each)."""
+    if len(item_ids) < 2:
+        for item_id in item_ids:
+            take(pack, state, item_id, out)
+        return
+    names = [f"the {pack.items[i].name}" for i in item_ids if take(pack, state, i, out, told=False)]
+    if names:
+        line = f"You take {' and '.join([', '.join(names[:-1]), names[-1]]) if names[1:] else names[0]}."
+        out.messages.append(line)
+        out.said.append(("items_gained", line))
+
+
+def take(pack: ContentPack, state: GameState, item_id: str, out: Outcome, *, told: bool = True) -> bool:
+    """Take ``item_id`` from here, told "You take the ..." (unless ``told`` is False); False when refused."""
     if item_id not in pack.items:
         out.reject("items_gained", item_id, f"no such item: {item_id}")
-        return
+        return False
     if item_id not in items_at(state, pack, state.node):
         out.reject("items_gained", item_id, f"there is no {pack.items[item_id].name} here")
-        return
+        return False
     if why := full_hands(state):
         out.reject("items_gained", item_id, why)
-        return
+        return False
     dropped = state.dropped_items.get(state.node, [])
     if item_id in dropped:
         dropped.remove(item_id)
     else:
         state.taken_items.append(f"{state.node}:{item_id}")
     gain_item(state, item_id)
-    out.ok("items_gained", item_id, f"You take the {pack.items[item_id].name}.")
+    out.ok("items_gained", item_id, f"You take the {pack.items[item_id].name}." if told else None)
+    return True
 
 
 def drop(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
@@ -105,7 +122,10 @@ def use(pack: ContentPack, state: GameState, item_id: str, out: Outcome, *, anyw
         return
     if item.consumable and (blocked := step_check_failures(pack, state, "use", item_id)):
         # using it up now would leave the quest step impossible to retry
-        out.reject("use_item", item_id, f"you are not ready to use the {item.name} here: needs {blocked[1]}")
+        objective, lacking = blocked
+        out.reject(
+            "use_item", item_id, objective.refusal or f"you are not ready to use the {item.name} here: {lacking}"
+        )
         return
     steps = steps_needing(pack, state, item_id)
     a_step_here = any(o.kind == "use" and o.at_node in (None, state.node) for o in steps)
@@ -199,10 +219,10 @@ def give(pack: ContentPack, state: GameState, item_id: str, npc_id: str, out: Ou
         return
     if blocked := step_check_failures(pack, state, "give", item_id, npc_id):
         # a gift the quest step cannot accept yet stays with the player, to be given again when able
-        objective, failures = blocked
+        objective, lacking = blocked
         name = pack.items[item_id].name
-        out.reject("give_item", item_id, f"{npc.name} will not take the {name} yet: needs {failures}")
-        out.messages.append(f"Not yet: {objective.description.rstrip('.')} needs {failures}.")
+        out.reject("give_item", item_id, objective.refusal or f"{npc.name} will not take the {name} yet: {lacking}")
+        out.messages.append(not_yet(objective, state))
         return
     steps = steps_needing(pack, state, item_id)
     if steps and not any(o.kind == "give" and o.to_npc == npc_id for o in steps):
@@ -250,10 +270,10 @@ def deltas(pack: ContentPack, state: GameState, effects: Effects, out: Outcome) 
         out.reject("gold_delta", effects.gold_delta, f"{currency} comes only from loot and quest rewards")
     elif effects.gold_delta < 0:
         if state.gold + effects.gold_delta < 0:
-            out.reject("gold_delta", effects.gold_delta, f"you have only {state.gold} {currency}")
+            out.reject("gold_delta", effects.gold_delta, f"you have only {money(state.gold, pack)}")
         else:
             state.gold += effects.gold_delta
-            out.ok("gold_delta", str(effects.gold_delta), f"({effects.gold_delta} {currency})")
+            out.ok("gold_delta", str(effects.gold_delta), f"(-{money(-effects.gold_delta, pack)})")
     if effects.exp_delta:
         if not 0 < effects.exp_delta <= MAX_NARRATOR_EXP:
             out.reject("exp_delta", effects.exp_delta, f"narrated experience must be 1..{MAX_NARRATOR_EXP}")

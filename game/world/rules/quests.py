@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from game.world.conditions import missing, npcs_at, objective_check_failures, objective_event_happened, unmet
+from game.world.amounts import gains
+from game.world.conditions import (
+    missing,
+    npcs_at,
+    objective_check_failures,
+    objective_event_happened,
+    shortfall,
+    unmet,
+)
 from game.world.content import ContentPack, Objective, Quest
 from game.world.rules.core import Outcome, bump_affinity, gain_item, record_event
 from game.world.state import GameState, QuestProgress
@@ -85,10 +93,18 @@ def step_check_failures(
                 continue
             if kind == "give" and objective.to_npc != npc_id:
                 continue
-            failures = objective_check_failures(objective, state)
-            if failures and objective.id not in state.quests[quest_id].objectives_done:
-                return objective, ", ".join(failures)
+            if (
+                objective_check_failures(objective, state)
+                and objective.id not in state.quests[quest_id].objectives_done
+            ):
+                return objective, lacking(objective, state)
     return None
+
+
+def lacking(objective: Objective, state: GameState) -> str:
+    """What ``objective``'s failed attribute checks lack, in words ("you are not yet strong enough"), never the
+    numbers (issue 46: "needs strength 11 < 13"); an author's ``refusal`` says it instead where there is one."""
+    return " and ".join(shortfall(objective.requires, state))
 
 
 def steps_needing(pack: ContentPack, state: GameState, item_id: str) -> list[Objective]:
@@ -109,6 +125,13 @@ def steps_needing(pack: ContentPack, state: GameState, item_id: str) -> list[Obj
             if quest.ordered or not state.has_flag(objective.event_flag()):  # an ordered step may need doing again
                 steps.append(objective)
     return steps
+
+
+def not_yet(objective: Objective, state: GameState) -> str:
+    """The line that tells a quest step's check failed: the author's ``refusal``, or the step and what is lacking."""
+    if objective.refusal:
+        return objective.refusal
+    return f"Not yet: {objective.description.rstrip('.')}: {lacking(objective, state)}."
 
 
 def step_words(objective: Objective) -> str:
@@ -178,8 +201,7 @@ def progress_quests(pack: ContentPack, state: GameState, out: Outcome) -> bool:
                 first_time = state.add_flag(_check_flag(quest, objective.id))
                 acted_now = objective.kind == "obtain" or objective.event_flag() in out.events
                 if acted_now or first_time:
-                    failures = ", ".join(objective_check_failures(objective, state))
-                    out.messages.append(f"Not yet: {objective.description.rstrip('.')} needs {failures}.")
+                    out.messages.append(not_yet(objective, state))
             if quest.ordered:
                 break
         if len(progress.objectives_done) == len(quest.objectives):
@@ -220,8 +242,7 @@ def _complete_quest(pack: ContentPack, state: GameState, quest: Quest, out: Outc
     reward = quest.reward
     state.exp += reward.exp
     state.gold += reward.gold
-    units = ((reward.exp, "exp"), (reward.gold, pack.story.currency))
-    parts = [f"+{amount} {unit}" for amount, unit in units if amount]
+    parts = gains(pack, exp=reward.exp, gold=reward.gold)
     if reward.item:
         gain_item(state, reward.item)
         parts.append(pack.items[reward.item].name)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from game.world.amounts import money
 from game.world.conditions import npcs_at
 from game.world.content import ContentPack
 from game.world.effects import Trade
@@ -72,7 +73,6 @@ def refusal(pack: ContentPack, state: GameState, offer: Trade) -> str | None:
     npc, item = pack.npcs[offer.npc], pack.items.get(offer.item)
     if item is None:
         return f"no such item: {offer.item}"
-    currency = pack.story.currency
     if offer.deal == "buy":
         price = asking_price(pack, offer.npc, offer.item)
         if price is None:
@@ -82,9 +82,9 @@ def refusal(pack: ContentPack, state: GameState, offer: Trade) -> str | None:
         if not item.consumable and offer.item in state.inventory:
             return f"you already have the {item.name}"
         if offer.price is not None and offer.price != price:
-            return f"{npc.name} asks {price} {currency} for the {item.name}, not {offer.price}"
+            return f"{npc.name} asks {money(price, pack)} for the {item.name}, not {offer.price}"
         if state.gold < price:
-            return f"the {item.name} costs {price} {currency}; you have only {state.gold}"
+            return f"the {item.name} costs {money(price, pack)}; you have only {state.gold}"
         return None
     if offer.item not in state.inventory:
         return f"you do not carry the {item.name}"
@@ -92,7 +92,7 @@ def refusal(pack: ContentPack, state: GameState, offer: Trade) -> str | None:
     if price is None:
         return f"{npc.name} does not buy the {item.name}"
     if offer.price is not None and offer.price != price:
-        return f"{npc.name} pays {price} {currency} for the {item.name}, not {offer.price}"
+        return f"{npc.name} pays {money(price, pack)} for the {item.name}, not {offer.price}"
     if steps := steps_needing(pack, state, offer.item):
         return f"you will not sell the {item.name}: you still need it to {step_words(steps[0])}"
     if (door := door_needing(pack, offer.item)) is not None:
@@ -108,36 +108,35 @@ def deal(pack: ContentPack, state: GameState, offer: Trade, out: Outcome) -> Non
     if why := refusal(pack, state, offer):
         out.reject("trade", offer.model_dump(), why)
         return
-    npc, item, currency = pack.npcs[offer.npc], pack.items[offer.item], pack.story.currency
+    npc, item = pack.npcs[offer.npc], pack.items[offer.item]
     if offer.deal == "buy":
         price = asking_price(pack, offer.npc, offer.item) or 0
         state.gold -= price
         gain_item(state, offer.item)
         record_event(state, out, f"bought:{offer.item}")
-        told = f"You buy the {item.name} from {npc.name} for {price} {currency}. (-{price} {currency})"
+        told = f"You buy the {item.name} from {npc.name} for {money(price, pack)}. (-{money(price, pack)})"
         out.ok("trade", f"buy {offer.item}<-{offer.npc} {price}", told)
         return
     price = offered_price(pack, offer.npc, offer.item) or 0
     state.inventory.remove(offer.item)
     state.gold += price
     record_event(state, out, f"sold:{offer.item}:{offer.npc}")
-    told = f"You sell the {item.name} to {npc.name} for {price} {currency}. (+{price} {currency})"
+    told = f"You sell the {item.name} to {npc.name} for {money(price, pack)}. (+{money(price, pack)})"
     out.ok("trade", f"sell {offer.item}->{offer.npc} {price}", told)
 
 
 def give_gold(pack: ContentPack, state: GameState, amount: int, npc_id: str, out: Outcome) -> None:
     """Hand ``amount`` of the player's money to ``npc_id``, here; or refuse with the reason."""
     npc = pack.npcs.get(npc_id)
-    currency = pack.story.currency
     value = {"amount": amount, "to": npc_id}
     if npc is None:
         out.reject("give_gold", value, f"no such character: {npc_id}")
     elif npc_id not in npcs_at(pack, state.node):
         out.reject("give_gold", value, f"{npc.name} is not here")
     elif amount <= 0:
-        out.reject("give_gold", value, f"give at least 1 {currency}")
+        out.reject("give_gold", value, f"give at least {money(1, pack)}")
     elif state.gold < amount:
-        out.reject("give_gold", value, f"you have only {state.gold} {currency}, not {amount}")
+        out.reject("give_gold", value, f"you have only {money(state.gold, pack)}, not {amount}")
     else:
         state.gold -= amount
         delta = min(MAX_GOLD_AFFINITY, amount // GOLD_PER_AFFINITY)
@@ -145,7 +144,7 @@ def give_gold(pack: ContentPack, state: GameState, amount: int, npc_id: str, out
             bump_affinity(state, npc_id, delta)
         record_event(state, out, f"gave:gold:{npc_id}")
         liking = f", affinity {delta:+d}" if delta else ""
-        told = f"{npc.name} takes the {amount} {currency}. (-{amount} {currency}{liking})"
+        told = f"{npc.name} takes the {money(amount, pack)}. (-{money(amount, pack)}{liking})"
         out.ok("give_gold", f"{amount}->{npc_id}", told)
 
 
@@ -172,16 +171,15 @@ def offers(state: GameState, pack: ContentPack) -> list[str]:
 def wares_text(state: GameState, pack: ContentPack, only: str | None = None) -> str:
     """What the people here (or ``only`` that one of them) sell and buy, with prices ("Goro Okabe sells: Stim Pack
     (12 yen). Buys: ..."), or ""."""
-    currency = pack.story.currency
     lines = []
     for npc_id in traders_here(pack, state):
         if only is not None and npc_id != only:
             continue
         npc = pack.npcs[npc_id]
         assert npc.trade is not None
-        sold = [f"{pack.items[i].name} ({asking_price(pack, npc_id, i)} {currency})" for i in npc.trade.sells]
+        sold = [f"{pack.items[i].name} ({money(asking_price(pack, npc_id, i) or 0, pack)})" for i in npc.trade.sells]
         bought = [
-            f"your {pack.items[i].name} ({price} {currency})"
+            f"your {pack.items[i].name} ({money(price, pack)})"
             for i in dict.fromkeys(state.inventory)
             if (price := offered_price(pack, npc_id, i))
         ]
