@@ -54,6 +54,19 @@ def test_a_thing_taken_is_not_offered_again(victorian, tmp_path):
     assert not [c for c in result.choices if "Brass Burner" in c], result.choices
 
 
+def test_a_thing_taken_asked_for_again_is_not_another_thing_that_shares_its_word(victorian, tmp_path):
+    """Was: `take brass burner` with the burner already carried took the Brass Pocket Watch instead (the issue's
+    repro, turn 10): a thing carried named by its whole name is no other thing lying here."""
+    session = scripted_session(victorian, tmp_path)
+    at(session, "wreckers_cove")
+    fight_to_the_end(session, "wrecker")
+    session.play("take the burner")
+    turn = session.engine.state.turn
+    again = session.play("take brass burner")
+    assert "You already have the Brass Burner." in again.narration
+    assert "pocket_watch" not in session.engine.state.inventory and session.engine.state.turn == turn
+
+
 def test_a_thing_sold_is_not_offered_for_sale_again(scifi, tmp_path):
     """Was: after selling the only Data Pearl, "sell Data Pearl to Goro Okabe" stayed among the choices."""
     session = scripted_session(scifi, tmp_path)

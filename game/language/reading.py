@@ -351,6 +351,9 @@ def _new_clause(piece: str) -> bool:
         return True
     if first in DIRECTIONS or first in ROUTE_STARTS:
         return True  # "go north and then north again", "..., then west back to the pods", "..., then back out"
+    words = piece.split()
+    if len(words) <= 3 and DIRECTIONS.get(words[-1], "in") not in ("in", "out", "up", "down"):
+        return True  # "bag the gloves, hatch east": a way, not a thing of the list
     if first in OTHER_VERBS or frames.thinks_better(piece):  # "..., then think better of it"
         return True
     two = " ".join(piece.split()[:2])  # "... and pull on the gloves"
@@ -395,7 +398,8 @@ def _plain(core: str, mood: str, names: frozenset[str]) -> tuple[str, str]:
     plain, idiom = frames.plainer(core)
     if idiom:
         return plain, f"idiom: {idiom}"
-    if mood == "command" and first and first not in names and not _known(first):
+    phrasal_verb = bool(rest) and bool(senses(f"{first} {rest.split()[0]}"))  # "fire up the genny": no typo
+    if mood == "command" and first and first not in names and not _known(first) and not phrasal_verb:
         if run := spelling.split_run(first, phrasal(), known_verbs()):
             fixed = frames.plainer(f"{run} {rest}".strip())[0]
             return fixed, f"typo: {first} -> {run}"

@@ -46,7 +46,7 @@ from game.language.parser import Command, parse
 from game.language.question import parts, status_question
 from game.language.reading import Clause, Reading
 from game.text import mentions, whole_words
-from game.world import choosing, names, resolve
+from game.world import choosing, names, resolve, wares
 from game.world.acts import Act, Found, Scene, effects_of
 from game.world.amounts import money
 from game.world.content import ContentPack
@@ -380,7 +380,7 @@ def _addressed(clause: Clause, who: str | None, scene: Scene, line: str = "") ->
             buys = who in traders_here(scene.pack, scene.state) and offered_price(scene.pack, who, item)
             return Found(acts=(Act("sell" if buys else "give", item, who),), note=f"handed to {who}")
     if clause.command.verb in ("other", "take", "buy"):
-        sold = resolve.sold_here(clause.core, scene, only=who) or resolve.asked_for(clause.core, scene, only=who)
+        sold = wares.sold_here(clause.core, scene, only=who) or wares.asked_for(clause.core, scene, only=who)
         if sold is not None:
             return Found(acts=(sold,), note=f"asked of {who}: {sold.target}")
     if clause.command.verb in ("give", "go", "rest", "use", "take", "drop", "other", "examine", "say"):

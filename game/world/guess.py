@@ -87,13 +87,27 @@ def _filled(asked: Asked, scene: Scene) -> Asked:
             line.append(act)
             scene = scene.after(act)
         done = max(done, position)
-        bare = _bare(clause.text, scene)
+        bare = _bare(clause.text, scene) or _one_named(clause.text, scene)
         if not bare:
             return asked
         for act in bare:
             line.append(act)
             scene = scene.after(act)
     return _together(asked, [*line, *asked.acts[done:]], scene)
+
+
+def _one_named(core: str, scene: Scene) -> tuple[Act, ...]:
+    """The one act on the one thing a step whose verb the lexicon lacks names ("dig the pendant out of the mud",
+    "it's down to the generator"): a thing taken, a way gone, a ware bought; () when the verb is known, the step
+    names more than one thing, or it names a thing carried, a foe or a person ("I draw my knife and attack the
+    wolf", "with your permission, Reverend, ...": no step of their own)."""
+    first = core.split()[0] if core.split() else ""
+    if senses(lemma(first)) or "my" in core.lower().split():
+        return ()  # "I draw my baton": mine already, as the player tells it
+    named = _named(core, scene, "")
+    if len(named) != 1 or named[0].verb not in ("take", "go", "buy"):
+        return ()  # "I draw my knife and attack the wolf", "with your permission, Reverend": no step of its own
+    return named
 
 
 def _together(asked: Asked, line: Sequence[Act], scene: Scene) -> Asked:
@@ -143,6 +157,12 @@ def _first_said(said: str, called: list[str]) -> int:
     return min(found, default=len(said))
 
 
+_HANDING = re.compile(
+    r"^here\b|\b(?:this|these|it|they)\s+(?:is|was|are|were|belongs?|belonged)\s+(?:yours|your|to you)\b"
+)
+"""Words that hand over a thing unnamed ("here, lass, this was your mother's")."""
+
+
 def _awaited(asked: Asked, scene: Scene) -> Act | None:
     """The gift a line most likely makes when it asks no act but a word (or nothing), names one thing carried by
     a word of its name, and a person here is waiting for that thing (a quest under way asks it of them): "here is
@@ -150,8 +170,11 @@ def _awaited(asked: Asked, scene: Scene) -> Act | None:
     Never in a line that refuses, supposes, wishes or asks."""
     if asked.kind not in ("acts", "nothing", "open") or any(a.verb != "talk" for a in asked.acts):
         return None
-    if any(c.negated or c.mood in ("hypothetical", "wish", "question") for c in asked.reading.clauses):
-        return None
+    clauses = asked.reading.clauses
+    if any(c.negated or c.mood in ("hypothetical", "wish") for c in clauses) or all(
+        c.mood == "question" for c in clauses
+    ):
+        return None  # "old man, here are your nets, what's left of them": a question beside the gift
     state, pack = scene.state, scene.pack
     owed = {
         (o.target, o.to_npc)
@@ -160,8 +183,11 @@ def _awaited(asked: Asked, scene: Scene) -> Act | None:
         for o in quest.objectives
         if o.kind == "give" and o.to_npc in scene.people and o.target in scene.carried
     }
-    said = set(re.findall(r"[a-z0-9']+", asked.reading.text.lower())) - STOPWORDS
+    text = asked.reading.text.lower()
+    said = set(re.findall(r"[a-z0-9']+", text)) - STOPWORDS
     named = {(i, n) for i, n in owed for name in pack.items[i].names for w in name.lower().split() if w in said}
+    if not named and _HANDING.search(text):  # "here, lass, this was your mother's": the one thing owed
+        named = owed
     if len(named) != 1:
         return None
     item, person = named.pop()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from game.language.lexicon import PEOPLE_NOUNS
 from game.language.parser import DIRECTIONS, Command, clauses, verb_key
 from game.language.reading import Clause, Reading, name_words
 from game.text import best_match, keywords, whole_words
@@ -138,7 +139,18 @@ def _talks_to(reading: Reading, npc_id: str, state: GameState, pack: ContentPack
     if any(_names_person(c, npc.names, pack) for c in acting):
         return True
     here = npc_id in npcs_at(pack, state.node)
-    return here and any(c.speaks or c.pronoun() for c in acting)
+    return here and any((c.speaks or c.pronoun()) and not _someone_else(c, npc.names, npc.role) for c in acting)
+
+
+def _someone_else(clause: Clause, names: Iterable[str], role: str) -> bool:
+    """Whether a clause of talk is to someone its words name and the person is not, by name or role ("talk to the
+    receptionist hologram" with Dr Senda here, "have a word with the coastguard" with the boatman)."""
+    said = clause.command.obj.lower() if clause.command.verb == "talk" else ""
+    said = re.sub(r"^(?:to|with)\s+", "", said).strip()
+    if not said or said in ("you", "him", "her", "them", "everyone", "anyone", "someone"):
+        return False
+    words = set(keywords(said)) - set(keywords(" ".join(PEOPLE_NOUNS)))  # "the fellow" fits anyone
+    return bool(words) and not words & set(keywords(" ".join([*names, role])))
 
 
 def _names_person(clause: Clause, names: Iterable[str], pack: ContentPack) -> bool:

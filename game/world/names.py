@@ -99,7 +99,7 @@ def _by_description(phrase: str, scene: Scene) -> str | None:
         if (nouns & _MALE and gender != "he") or (nouns & _FEMALE and gender != "she"):
             continue
         rest = words - {stem(n) for n in PEOPLE_NOUNS}
-        if all(kin.get(w, {w}) & known for w in rest) and (rest or nouns):
+        if (all(kin.get(w, {w}) & known for w in rest) and (rest or nouns)) or (nouns and len(scene.people) == 1):
             fits.append(npc_id)
     return fits[0] if len(fits) == 1 else None
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from game.language.lexicon import ASKED_FOR, DIRECTIONS, PRONOUNS, ROUTE_STARTS, WORN, leading, senses
+from game.language.lexicon import DIRECTIONS, MONEY, PRONOUNS, ROUTE_STARTS, WORN, leading, senses
 from game.language.parser import Command, parse, place, thing
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
@@ -28,6 +28,7 @@ from game.world.choosing import CHOICE_VERBS, choice, choice_taken, described_ch
 from game.world.describe import the
 from game.world.names import elsewhere, full_name, item_names, match, named, person
 from game.world.rules.trade import offered_price, traders_here
+from game.world.wares import MEASURE, asked_for, sold_here
 from game.world.ways import go, way_taken
 
 _ALL = re.compile(r"^(?:all|everything|every\s*thing|it\s+all|all\s+of\s+it|all\s+items|the\s+lot|whatever)\b")
@@ -66,6 +67,11 @@ def _by_lexicon(said: Clause) -> Command:
         words = words[1:]
         if words and (words[0] not in DIRECTIONS or words[1:2] in (["to"], ["into"], ["towards"])):
             return Command("go", target=place(" ".join(words)), text=said.text)
+    if words and words[0] in ("into", "onto", "inside"):  # "into the cottage to the north, ..."
+        return Command("go", target=place(" ".join(words)), text=said.text)
+    if len(words) > 1 and words[1] in ("into", "to", "towards", "toward", "through"):
+        fixed = nearest(words[0], [w for w in DIRECTIONS if len(w) > 2], short=True)
+        words = [fixed, *words[1:]] if fixed else words  # "sotuh into the storeroom": south
     if words and words[0] in DIRECTIONS:  # "north, then west back to the pods"
         compass = len(words) > 1 and words[1] in DIRECTIONS and words[0] in _PARTICLES and words[1] not in _PARTICLES
         return Command("go", target=words[1] if len(words) > 1 and compass else words[0], text=said.text)
@@ -112,12 +118,20 @@ def _all_of(handler: Any, command: Command, parts: list[str], said: Clause, scen
     acts: list[Act] = []
     for part in parts:
         found = handler(replace(command, target=part), said, scene, reading)
+        if acts and not found.acts and (way := _way_listed(part, scene)) is not None:
+            found = Found(acts=(way,), note=f"then the way: {way.target}")  # "bag the gloves, hatch east"
         if found.refusal or found.offer or not found.acts:
             return found if not acts else Found(acts=tuple(acts), note="the rest: " + found.note)
         acts += found.acts
         for act in found.acts:
             scene = scene.after(act)
     return Found(acts=tuple(acts), note=f"each of {len(parts)}")
+
+
+def _way_listed(part: str, scene: Scene) -> Act | None:
+    """The way out a list's last words name by one direction ("hatch east"), when it leads somewhere."""
+    ways = {DIRECTIONS[w] for w in part.lower().split() if w in DIRECTIONS} & set(scene.exits)
+    return Act("go", scene.exits[ways.pop()]) if len(ways) == 1 else None
 
 
 def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
@@ -131,6 +145,10 @@ def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
         before = _pointed(said, [*lying], scene)
         if before is not None:
             return Found(acts=(Act("take", before),), note="it: the thing named before")
+    held = [i for i in scene.carried if full_name(target, scene.pack.items[i].names)]
+    named_here = any(full_name(target, scene.pack.items[i].names) for i in lying) or sold_here(target, scene)
+    if held and not named_here:  # "take brass burner", carried: not the Brass Pocket Watch lying here
+        return Found(refusal=f"You already have {the(scene.pack.items[held[0]].name)}.", note="carried already")
     item, guessed = match(target, named(scene.pack, lying, "item"))
     if item is not None:
         return Found(acts=(Act("take", item, guessed=guessed),), note=f"take {item}")
@@ -156,51 +174,10 @@ def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
     return Found(open=True, note=f"nothing named {target!r} lies here: left to the narrator")
 
 
-_MEASURE = re.compile(
-    r"^(?:some|one|a\s+(?:couple|few|bit|drop|cup|glass|mug|bowl|nip|sip|swig|mouthful|taste|tot|dram|bite))\s+of\s+"
-)
-"""How much of a thing a line asks for ("one of", "a glass of"), before the thing."""
-
-
-def asked_for(core: str, scene: Scene, only: str | None = None) -> Act | None:
-    """A thing asked for with no verb ("i'd like some of that waybread", "a glass of that brandy"): bought from the
-    trader here who sells it (``only`` that one), else taken when it lies here, else, a measure of a thing carried,
-    drunk or eaten ("a drop of the brandy")."""
-    core = re.sub(r"^(?:have|take|get|grab)\s+(?=(?:a|an|some|one)\s.*\bof\b)", "", core)  # "have a glass of"
-    if not core.split()[:1] or core.split()[0] not in ASKED_FOR:
-        return None
-    wanted = _MEASURE.sub("", core)
-    named_thing = thing(re.sub(r"\s+if\s.*$", "", wanted))
-    sold = sold_here(named_thing, scene, only=only)
-    if sold is not None:
-        return sold
-    if wanted == core:  # only a measure of a thing lying here is taken ("a glass of that brandy"): "one day I'd
-        return None  # love to drink a draught" asks for nothing
-    lying, guessed = match(named_thing, named(scene.pack, scene.lying, "item"))
-    if lying is not None:
-        return Act("take", lying, guessed=guessed)
-    carried, guessed = match(named_thing, named(scene.pack, scene.carried, "item"))  # "a drop of the brandy": mine
-    return Act("use", carried, guessed=guessed) if carried is not None else None
-
-
 def feature_named(target: str, scene: Scene) -> bool:
     """Whether ``target`` names a feature of the place (the spring, the altar): its use is the place's own."""
     features = scene.pack.nodes[scene.node].features
     return any(best_match(target, [(f.id, [f.name, *f.aliases])]) for f in features)
-
-
-def sold_here(target: str, scene: Scene, only: str | None = None) -> Act | None:
-    """A thing asked for that a trader here (``only`` that one) sells and that does not lie here: bought ("I'll
-    have a toddy")."""
-    for npc in traders_here(scene.pack, scene.state):
-        trade = scene.pack.npcs[npc].trade
-        if trade is None or (only is not None and npc != only):
-            continue
-        wares = [(i, list(scene.pack.items[i].names)) for i in trade.sells if i in scene.pack.items]
-        item, guessed = match(target, wares)
-        if item is not None:
-            return Act("buy", item, npc, guessed=guessed)
-    return None
 
 
 def _is_pronoun(target: str) -> bool:
@@ -283,7 +260,13 @@ def _give(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
         if not scene.people:
             return Found(refusal="There is no one here to give it to.", note="no one here")
         return Found(open=True, note=f"no one here named {to!r}")
+    if _FOR_MONEY.search(said.core) and who in traders_here(scene.pack, scene.state):
+        return Found(acts=(Act("sell", item, who, guessed=guessed),), note=f"offered for money: sell {item}")
     return Found(acts=(Act("give", item, who, guessed=guessed or by_description),), note=f"give {item} to {who}")
+
+
+_FOR_MONEY = re.compile(rf"\bfor\s+(?:some\s+|a\s+bit\s+of\s+)?(?:{'|'.join(sorted(MONEY))})\b")
+"""A gift asked a price: "offer okabe my data pearl for cash" sells it."""
 
 
 _COUNT = re.compile(r"^(?P<n>two|three|four|five|2|3|4|5|(?:a\s+)?couple\s+of|(?:a\s+)?pair\s+of)\s+(?P<thing>.+)$")
@@ -314,9 +297,7 @@ def _buy_one(command: Command, said: Clause, scene: Scene, reading: Reading) -> 
     sold = sold_here(target, replace(scene, state=scene.state), only=who)
     if sold is not None:
         return Found(acts=(sold,), note=f"buy {sold.target} from {sold.to}")
-    lying, guessed = (
-        match(_MEASURE.sub("", target), named(scene.pack, scene.lying, "item")) if target else (None, False)
-    )
+    lying, guessed = match(MEASURE.sub("", target), named(scene.pack, scene.lying, "item")) if target else (None, False)
     if lying is not None and not traders:  # "may I have one of the biscuits, miss?": they lie here, so take one
         return Found(acts=(Act("take", lying, guessed=guessed),), note=f"asked for, lying here: {lying}")
     if who is not None and who not in traders:  # "can I have the bow?" of someone who sells nothing: asked of them
@@ -416,6 +397,8 @@ def _attack(command: Command, said: Clause, scene: Scene, reading: Reading) -> F
 def _fight_move(verb: str) -> Any:
     def handle(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
         if scene.state.combat is None:
+            if not said.how.startswith("typo") and (away := _away(said, scene, reading)) is not None:
+                return away  # "scram back up to the stalls", "duck back into the pod bay": a way, with no fight
             texts = {"flee": "There is nothing here to flee from.", "defend": "Nothing here threatens you."}
             if scene.enemies:
                 return Found(open=True, note="no fight yet: left to the narrator")
@@ -425,6 +408,28 @@ def _fight_move(verb: str) -> Any:
         return Found(acts=(Act(verb),), note=verb)
 
     return handle
+
+
+def _away(said: Clause, scene: Scene, reading: Reading) -> Found | None:
+    """The way a fight's verb said with no fight leads, when its words name one ("duck back into the pod bay"):
+    the verb says haste, the way says where."""
+    words = said.core.split()[1:]
+    while words and words[0] in ROUTE_STARTS:
+        words = words[1:]
+    if not words or words[0] in ("from", "of", "away"):
+        return None
+    found = go(Command("go", target=place(" ".join(words)), text=said.text), said, scene, reading)
+    return found if found.acts else None
+
+
+def _pay(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    """Money paid for a ware sold here is the ware bought ("pay bess for a toddy"); other payments are the
+    narrator's (a bribe, a tip)."""
+    bought = re.search(r"\bfor\s+(?P<thing>.+)$", said.core)
+    sold = sold_here(bought.group("thing"), scene) if bought else None
+    if sold is not None:
+        return Found(acts=(sold,), note=f"paid for: {sold.target}")
+    return Found(open=True, note="a payment: left to the narrator")
 
 
 def _rest(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
@@ -448,6 +453,7 @@ _VERBS = {
     "flee": _fight_move("flee"),
     "defend": _fight_move("defend"),
     "rest": _rest,
+    "pay": _pay,
     "look": _sense,
     "examine": _sense,
 }

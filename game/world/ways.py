@@ -48,7 +48,7 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
         return Found(acts=(Act("go", ways[way], guessed=True),), note=f"typo: {fixed_first}")
     node, guessed = match(target, nodes)
     said_way = _way_said(said.core, ways)
-    named_fully = node is not None and full_name(target, [scene.pack.nodes[node].name])
+    named_fully = node is not None and _named_enough(target, scene.pack.nodes[node].name)
     if said_way in ways and not named_fully:  # "go north into the fog", "climb the rocky path east"
         return Found(acts=(Act("go", ways[said_way]),), note=f"way {said_way}")
     if node is None:
@@ -105,6 +105,12 @@ def way_taken(said: Clause, scene: Scene) -> Found | None:
     words = said.core.split()
     way = _way_said(" ".join(words[1:]), scene.exits)  # after the thing: "seize up the troll" takes no way
     return Found(acts=(Act("go", scene.exits[way]),), note=f"a way taken: {way}") if way else None
+
+
+def _named_enough(target: str, name: str) -> bool:
+    """Whether ``target`` names a place by its whole name or two words of it ("up the high street": Saltmoor High
+    Street), not by one word another place shares ("the rocky path": not the Fogbound Path)."""
+    return full_name(target, [name]) or len(stems(target) & stems(name)) >= 2
 
 
 def _way_said(core: str, ways: dict[str, str]) -> str | None:

@@ -87,7 +87,10 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | trouble you for a moment = talk | stand myself = buy | stand me = buy | my eyes wander to = look at
         | my eyes wander over = look at | my eyes fall on = look at | my gaze falls on = look at
         | my gaze drifts to = look at | my eyes drift to = look at
-        | get my head down = sleep | put my head down = sleep | lay my head down = sleep | rest my head = sleep"""
+        | get my head down = sleep | put my head down = sleep | lay my head down = sleep | rest my head = sleep
+        | a chat with = talk with | a quick chat with = talk with | want words with = talk with
+        | want a word with = talk with | have words with = talk with | i'm off up = go up | i'm off down = go down
+        | i'm off to = go to | i'm off into = go into | i'm off back = go back | i'm off out = go out"""
         )
     )
 )
@@ -114,7 +117,8 @@ REFUSALS = phrases(
     | oh, great | oh brilliant | oh, brilliant | oh definitely | oh, definitely | oh of course | oh, of course
     | oh certainly | oh, certainly | oh, sure | oh right | oh, right | so nicely last time | so well last time
     | worked out so well | went so well | oh, splendid | oh splendid | oh, wonderful | oh wonderful | oh, lovely
-    | oh lovely | oh, perfect | oh perfect | for peanuts"""
+    | oh lovely | oh, perfect | oh perfect | for peanuts | pigs learn to fly | pigs can fly | pigs fly
+    | hell freezes over"""
 )
 """Words that say no: a sentence holding one asks for no act ("yeah, right, sell my pearl for pocket change"), and
 a sentence that is only one ("No deal.") takes back the acts of the line before it."""
@@ -203,7 +207,8 @@ WISH_FRAMES = frames(
     | i'm thinking | i am thinking | i consider | i'm considering | i am considering | i'm tempted | i am tempted
     | i dream | i imagine | {s} should | i ought | i might want | i'd rather | i would rather | i doubt | i fear
     | i worry | part of me wants to | a part of me wants to | i'm half tempted to | i half want to
-    | i'm half minded to | wish i | wish we"""
+    | i'm half minded to | wish i | wish we | part of me would love to | a part of me would love to
+    | part of me would like to | a part of me would like to"""
 )
 """What makes a clause a wish, a wonder or a consideration: no act ("maybe I should rest")."""
 HYPOTHETICAL_FRAMES = frames(
@@ -224,7 +229,9 @@ POLITE_FRAMES = frames(
     | could you be so good as to | could you be kind enough to | be so good as to
     | be so kind as to | would you be kind enough to | would you be good enough to | be a dear and
     | do me a favour and | do me a favor and | would you permit me to | would you let me | will you let me
-    | would you allow me to | could you let me | permit me to | allow me to"""
+    | would you allow me to | could you let me | permit me to | allow me to | might {s} be permitted to
+    | may {s} be permitted to | could {s} be permitted to | am {s} permitted to | would anyone mind if {s}
+    | would anybody mind if {s} | does anyone mind if {s} | anyone mind if {s}"""
 )
 _GLAD = tuple(
     f"{very}{glad}"
