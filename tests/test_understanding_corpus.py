@@ -1,6 +1,6 @@
 """Issue 41's corpus: hundreds of phrasings over the three stories, both ways, measured with both narrators.
 
-Nine parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
+Eleven parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
 it):
 
 - ``corpus_dev.py`` (268 rows) was written from the bug report and tuned against from the start;
@@ -23,7 +23,14 @@ it):
   Over the 178 rows kept (eleven repeated earlier parts): 85.3%, 11.8%, 11.8%, 5.3%. Then tuned against;
 - ``corpus_heldout8.py`` (176 rows), written while seven was tuned on, read once at the end: 91.1% carried out,
   8.9% silent, 6.9% confirmations, 3.7% misses over its 182 rows (the code before the asking back: 87.1%, 12.9%,
-  3.0%, 3.7%). Not tuned on: the honest figure of where the reading stands.
+  3.0%, 3.7%). Tuned on in part during round nine (three of its lines informed rules);
+- ``corpus_heldout9.py`` (179 rows), written while five to eight were tuned on, read once after round nine's
+  grammar: 87.8% carried out, 11.2% silent, 8.2% confirmations, no miss (the code before the round: 83.7%, 15.3%,
+  0.0%). Then tuned against;
+- ``corpus_heldout10.py`` (180 rows), written from the content alone by a writer told to avoid every earlier
+  part's phrasings (a near-duplicate check against them), read once after round ten's rules (a model's reading
+  asked back, bare lists, awaited gifts): 78.8% carried out, 16.2% silent, 12.1% confirmations, 3.7% misses (the
+  code before the round: 77.8%, 17.2%, 11.1%, 3.7%). Then tuned against.
 
 Each fresh part showed that tuning on the last one reached only part of the next: the issue's goals (misses at
 most 2%, silent false refusals at most 2%, confirmations at most 15%) hold on the development part, and were not
@@ -49,6 +56,7 @@ from tests.language.corpus_heldout6 import ROWS as HELD_OUT_6
 from tests.language.corpus_heldout7 import ROWS as HELD_OUT_7
 from tests.language.corpus_heldout8 import ROWS as HELD_OUT_8
 from tests.language.corpus_heldout9 import ROWS as HELD_OUT_9
+from tests.language.corpus_heldout10 import ROWS as HELD_OUT_10
 from tests.language.measure import Report, measure
 from tests.language.rows import KINDS
 
@@ -63,6 +71,7 @@ PARTS = {
     "held-out 7": HELD_OUT_7,
     "held-out 8": HELD_OUT_8,
     "held-out 9": HELD_OUT_9,
+    "held-out 10": HELD_OUT_10,
 }
 FLOORS = {
     # part: (carried out at least, silent false refusals at most, misses at most), built-in narrator; where the
@@ -76,8 +85,9 @@ FLOORS = {
     "held-out 5": (0.97, 0.03, 0.035),
     "held-out 6": (0.98, 0.02, 0.03),
     "held-out 7": (0.98, 0.02, 0.045),
-    "held-out 8": (0.95, 0.045, 0.02),
-    "held-out 9": (0.98, 0.02, 0.02),
+    "held-out 8": (0.96, 0.035, 0.02),
+    "held-out 9": (0.99, 0.01, 0.02),
+    "held-out 10": (0.92, 0.055, 0.03),
 }
 
 
