@@ -5,6 +5,12 @@ made in a copy of the story (a hidden folder beside it, in the same stories fold
 :func:`game.world.loader.load_pack` as the game would load it, and only a copy that loads takes the story's
 place (two renames). The source file is kept verbatim in the story's ``imported/`` folder, so a field the game
 does not use is never lost.
+
+The two renames survive an interrupt at any point: Ctrl-C between them puts the story back before the copy is
+cleared away (it used to clear away the story, notes and all), and a process killed between them leaves the
+story as ``previous`` in the hidden folder, which the next import puts back (:func:`recover`). A story folder that
+is a symbolic link is written through: the import is made beside the folder the link points to and swapped in
+there, and the link stays a link.
 """
 
 from __future__ import annotations
@@ -38,9 +44,11 @@ def import_file(
         ImportFailure: the file cannot be imported or the story cannot take it; nothing was changed.
     """
     source = read_source(path)
+    recover(folder)
     target = _target(library, folder, story, new)
     folder.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{story}.import-", dir=folder))
+    target = target.resolve() if target.is_symlink() else target  # written through: the link stays a link
+    work = Path(tempfile.mkdtemp(prefix=f".{story}.import-", dir=target.parent))
     try:
         staged = work / story
         if new:
@@ -62,8 +70,30 @@ def import_file(
     except (OSError, ScaffoldError) as exc:
         raise ImportFailure(f"{path}: cannot import into {target}: {exc}; nothing was changed") from None
     finally:
+        _put_back(work, target)
         shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+def recover(folder: Path) -> list[Path]:
+    """Put back any story an import was killed between its two renames left in a hidden work folder of
+    ``folder``; the stories put back."""
+    back = []
+    for work in folder.glob(".*.import-*") if folder.is_dir() else ():
+        story = work.name[1:].split(".import-")[0]
+        if _put_back(work, folder / story):
+            back.append(folder / story)
+    return back
+
+
+def _put_back(work: Path, target: Path) -> bool:
+    """Move the story ``work`` kept as ``previous`` back to ``target`` when ``target`` is gone (an import stopped
+    between its renames); whether it did."""
+    previous = work / "previous"
+    if previous.is_dir() and not target.exists():
+        os.replace(previous, target)
+        return True
+    return False
 
 
 def _target(library: StoryLibrary, folder: Path, story: str, new: bool) -> Path:
@@ -108,8 +138,8 @@ def _swap(staged: Path, target: Path, work: Path) -> None:
         os.replace(target, previous)
     try:
         os.replace(staged, target)
-    except OSError:
-        if had:
+    except BaseException:  # an OSError, or Ctrl-C between the renames: the story goes back first
+        if had and not target.exists():
             os.replace(previous, target)
         raise
     sync_folder(target.parent)

@@ -2,6 +2,10 @@
 
 A character card's PNG carries the card as a ``tEXt`` chunk: ``chara`` (V2, base64 of its JSON) or ``ccv3`` (V3).
 ``zTXt`` (compressed) and ``iTXt`` (international) chunks are read too, since some editors write those.
+
+A compressed chunk is inflated with a bound (:data:`MAX_CHUNK_TEXT`, and :data:`MAX_TEXT` over the whole file):
+a 0.25 MB card can hold a chunk that inflates past 500 MB, and the 20 MB file cap alone would let one reach
+about 20 GB. A card's text is far smaller than either bound.
 """
 
 from __future__ import annotations
@@ -10,6 +14,10 @@ import struct
 import zlib
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_CHUNK_TEXT = 20 * 1024 * 1024
+"""The most one text chunk may inflate to (bytes): an import file's own cap."""
+MAX_TEXT = 40 * 1024 * 1024
+"""The most all of a file's text chunks may come to together."""
 
 
 class PngError(ValueError):
@@ -50,16 +58,28 @@ def _text(kind: bytes, body: bytes) -> tuple[str, str] | None:
             return keyword.decode("latin-1"), text.decode("latin-1")
         if kind == b"zTXt":
             keyword, _, rest = body.partition(b"\0")
-            return keyword.decode("latin-1"), zlib.decompress(rest[1:]).decode("latin-1")
+            return keyword.decode("latin-1"), _inflate(kind, rest[1:]).decode("latin-1")
         if kind == b"iTXt":
             keyword, _, rest = body.partition(b"\0")
             compressed, rest = rest[0], rest[2:]
             _language, _, rest = rest.partition(b"\0")
             _translated, _, text = rest.partition(b"\0")
-            return keyword.decode("latin-1"), (zlib.decompress(text) if compressed else text).decode("utf-8")
+            return keyword.decode("latin-1"), (_inflate(kind, text) if compressed else text).decode("utf-8")
     except (zlib.error, UnicodeDecodeError, IndexError) as exc:
         raise PngError(f"text chunk {kind.decode('latin-1')!r} cannot be read: {exc}") from None
     return None
+
+
+def _inflate(kind: bytes, data: bytes) -> bytes:
+    """``data`` inflated, never past :data:`MAX_CHUNK_TEXT` bytes."""
+    inflater = zlib.decompressobj()
+    out = inflater.decompress(data, MAX_CHUNK_TEXT + 1)
+    if len(out) > MAX_CHUNK_TEXT or inflater.unconsumed_tail:
+        raise PngError(
+            f"text chunk {kind.decode('latin-1')!r} inflates past {MAX_CHUNK_TEXT // 1024 // 1024} MB, far more than "
+            "a card holds; refused (a file built to exhaust memory?)"
+        )
+    return out
 
 
 def text_chunks(data: bytes) -> dict[str, str]:
@@ -71,8 +91,12 @@ def text_chunks(data: bytes) -> dict[str, str]:
     if not is_png(data):
         raise PngError("not a PNG (its first bytes are not the PNG signature)")
     out: dict[str, str] = {}
+    total = 0
     for kind, body in _chunks(data):
         found = _text(kind, body)
         if found is not None:
+            total += len(found[1])
+            if total > MAX_TEXT:
+                raise PngError(f"its text chunks come to more than {MAX_TEXT // 1024 // 1024} MB together; refused")
             out.setdefault(*found)
     return out

@@ -80,13 +80,37 @@ def _kind(value: object) -> str:
     return "nothing" if value is None else names.get(type(value), type(value).__name__)
 
 
+MAX_DEPTH = 64
+"""How deep an import's JSON may nest (a card or a lorebook nests five or six levels)."""
+
+
 def _json(path: Path, text: str, inside: str = "") -> object:
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportFailure(
             f"{path}: invalid JSON{inside} at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        value = None  # nested past what the parser can follow: said below, as any JSON nested too deep
+    if (value is None and text.strip() != "null") or _depth(value) > MAX_DEPTH:
+        raise ImportFailure(
+            f"{path}: its JSON{inside} nests deeper than {MAX_DEPTH} levels; no lorebook or card does, so it is refused"
+        )
+    return value
+
+
+def _depth(value: object) -> int:
+    """How deep ``value`` nests (lists and objects), counted without recursion; stops past :data:`MAX_DEPTH`."""
+    deepest, level = 0, [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if deepest > MAX_DEPTH:
+                return deepest
+            level += [(v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)]
+    return deepest
 
 
 def read_source(path: Path) -> Source:
