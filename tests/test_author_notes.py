@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from game.checker.analysis import check_pack
-from game.checker.authoring import LONG_LORE_TOKENS, choice_misreads, lore_size
+from game.checker.authoring import choice_misreads, lore_size
 from game.checker.scaffold import new_story
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
+from game.memory.search.knowledge import SNIPPET_CHARS
 from game.world.loader import content_root, load_pack
 from game.world.state import new_game
 from tests.conftest import SHIPPED, keyword_memory
@@ -79,7 +80,16 @@ def test_lore_is_counted_against_the_budget_and_a_long_entry_is_named(tmp_path):
     knowledge[0]["content"] = "The beacon's long history. " * 80
     (folder / "knowledge.json").write_text(json.dumps(knowledge))
     notes = lore_size(load_pack(folder))
-    assert len(notes) == 2 and f"over {LONG_LORE_TOKENS}" in notes[1] and "[beacon_history].content" in notes[1]
+    assert len(notes) == 2 and f"shows at most {SNIPPET_CHARS} of one" in notes[1]
+    assert "[beacon_history].content: 2,160 characters" in notes[1]
+
+
+@pytest.mark.parametrize("story", SHIPPED)
+def test_every_shipped_lore_entry_reaches_the_prompt_whole(story):
+    """Issue 44: seven shipped entries were 355-388 characters and every prompt showed 300 of them, unsaid."""
+    pack = load_pack(content_root() / story)
+    assert max(len(entry.content) for entry in pack.knowledge) <= SNIPPET_CHARS
+    assert len(lore_size(pack)) == 1  # and the checker, which warns of what a prompt shortens, says nothing
 
 
 def with_rat(tmp_path, *, variant: bool):
@@ -138,3 +148,18 @@ def test_a_variant_told_after_the_defeat_may_name_the_enemy_and_a_variant_told_b
         path.write_text(json.dumps(game_map))
         notes = [n for n in check_pack(load_pack(path.parent)).notes if "once it is defeated" in n]
         assert len(notes) == warned, (folder, notes)
+
+
+def test_an_entry_longer_than_a_prompt_shows_is_cut_with_a_record(tmp_path):
+    """Issue 44: lore reached the prompt at about 300 characters ending "…", and the prompt's ``cut`` was empty."""
+    folder = new_story(tmp_path, "lore")
+    knowledge = json.loads((folder / "knowledge.json").read_text())
+    tail = "and the last ship it saved was the Mary Ellen, in the winter of the great storm."
+    knowledge[0]["content"] = "The beacon's long history. " * 20 + tail
+    (folder / "knowledge.json").write_text(json.dumps(knowledge))
+    result, _ = play(load_pack(folder), "tell me about the beacon's history")
+    shown = [i for b in result.trace.prompt.memory.blocks for i in b.items if i.source.startswith("kb:history")]
+    assert shown and len(shown[0].text) <= SNIPPET_CHARS and shown[0].text.endswith("…")
+    cuts = [c for c in result.trace.prompt.cut if c.source == shown[0].source]
+    assert len(cuts) == 1 and cuts[0].reason.startswith("shortened: the entry's own size (")
+    assert tail in cuts[0].text and tail not in result.trace.prompt.user

@@ -109,7 +109,7 @@ def test_a_better_item_is_never_cut_while_a_worse_one_of_its_size_stays(fantasy,
         for block in context.blocks:
             for item, value in zip(block.items, prompt_module._values(block), strict=True):
                 values[(block.name, item.source)] = (value, prompt_module.estimate_tokens(f"- {item.text}") + 1)
-        cut = [(c.block, c.source) for c in bundle.cut if c.block != "window"]
+        cut = [(c.block, c.source) for c in bundle.cut if c.block != "window" and c.reason.startswith("prompt budget")]
         kept = [k for k in values if k in items and k[0] != "pinned"]
         opened = {name for name, _ in items}
         for c in cut:

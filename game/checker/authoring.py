@@ -3,18 +3,16 @@
 A story choice is made by typing its words; when the parser reads a choice's name as another command
 (``Leave the lamp dark`` -> drop "lamp dark"), typing or clicking it is refused ("You are not carrying lamp
 dark.") and the choice cannot be made by its own name. Lore reaches the narrator inside a prompt budget shared
-with everything else a turn needs, so an entry too long for its share is cut or left out.
+with everything else a turn needs, and a prompt shows at most ``SNIPPET_CHARS`` characters of one entry.
 """
 
 from __future__ import annotations
 
 from game.language.parser import parse
 from game.llm.scripted import CHOICE_VERBS
+from game.memory.search.knowledge import SNIPPET_CHARS
 from game.text import DEFAULT_PROMPT_BUDGET, estimate_tokens
 from game.world.content import ContentPack
-
-LONG_LORE_TOKENS = DEFAULT_PROMPT_BUDGET // 8
-"""An entry longer than this (an eighth of the default prompt budget) may not fit the lore's share of a prompt."""
 
 
 def choice_misreads(pack: ContentPack) -> list[str]:
@@ -38,17 +36,18 @@ def choice_misreads(pack: ContentPack) -> list[str]:
 
 
 def lore_size(pack: ContentPack) -> list[str]:
-    """The lore's token count against the prompt budget, and each entry too long for its share."""
+    """The lore's token count against the prompt budget, and each entry longer than a prompt shows of one."""
     sizes = {entry.id: estimate_tokens(f"{entry.title}: {entry.content}") for entry in pack.knowledge}
     total = sum(sizes.values()) + estimate_tokens(pack.worldview)
     out = [
         f"lore: {len(sizes)} knowledge entries and the worldview, about {total:,} tokens in all; a turn's prompt "
         f"holds {DEFAULT_PROMPT_BUDGET:,} tokens by default, so the narrator is given the entries a turn touches"
     ]
-    for entry_id, tokens in sizes.items():
-        if tokens > LONG_LORE_TOKENS:
+    for entry in pack.knowledge:
+        if len(entry.content) > SNIPPET_CHARS:
             out.append(
-                f"knowledge.json: [{entry_id}].content: about {tokens} tokens, over {LONG_LORE_TOKENS} "
-                "(an eighth of the default prompt budget): a prompt may cut it; split it into entries by subject"
+                f"knowledge.json: [{entry.id}].content: {len(entry.content):,} characters; a prompt shows at most "
+                f"{SNIPPET_CHARS} of one entry (the rest is left out, and the debug panel's cut list says so): "
+                "split it into entries by subject, the most telling words first"
             )
     return out

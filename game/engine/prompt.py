@@ -364,9 +364,27 @@ def _cuts(
 
 
 def _finish(bundle: PromptBundle, cut: list[PromptCut], budget_tokens: int | None) -> PromptBundle:
-    bundle.cut = cut
+    bundle.cut = [*cut, *_shortened(bundle.memory)]
     bundle.budget_tokens = budget_tokens
     return bundle
+
+
+def _shortened(memory: MemoryContext) -> list[PromptCut]:
+    """The items the prompt shows in part (a lore entry longer than a prompt shows of one): what was left out, and
+    why, beside what the budget cut."""
+    return [
+        PromptCut(
+            block.name,
+            item.source,
+            item.left_out,
+            estimate_tokens(item.left_out),
+            f"shortened: the entry's own size ({len(item.text) + len(item.left_out):,} characters) is over what a "
+            "prompt shows of one",
+        )
+        for block in memory.blocks
+        for item in block.items
+        if item.left_out
+    ]
 
 
 def _render(block: MemoryBlock) -> str:

@@ -45,6 +45,8 @@ class MemoryItem:
 
             Empty for items built elsewhere (a test, a narrator's own context).
         required: the prompt budget never cuts it (the player's own facts, the people present).
+        left_out: what of its source the text does not show (a lore entry longer than a prompt shows of one,
+            :data:`~game.memory.search.knowledge.SNIPPET_CHARS`): the prompt records it as cut, with why.
     """
 
     text: str
@@ -52,6 +54,7 @@ class MemoryItem:
     source: str
     parts: dict[str, float] = field(default_factory=dict)
     required: bool = False
+    left_out: str = ""
 
 
 @dataclass

@@ -37,7 +37,9 @@ from game.world.content import Condition, ContentPack, Stat
 log = logging.getLogger("storyecho.memory")
 
 COLLECTION = "knowledge"
-SNIPPET_CHARS = 300
+SNIPPET_CHARS = 400
+"""The most of one lore entry a prompt shows (characters); a longer one is shortened at a word, and the prompt
+records what it left out (``PromptBundle.cut``). ``content check`` warns of entries over it."""
 LORE_LABEL = "Indexing lore"
 EMBED_BATCH = 16
 """Documents embedded per batch (progress is reported after each)."""
@@ -422,6 +424,7 @@ class BackgroundIndexing:
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """``text``, or its first ``limit`` characters at most, cut at a word and ending in "…"."""
     if len(text) <= limit:
         return text
     cut = text[: limit - 1].rsplit(" ", 1)[0]

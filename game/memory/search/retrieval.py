@@ -218,7 +218,11 @@ class MemoryRecall:
         items = []
         for doc, hit in found:
             score = round(hit.score, 3)
-            items.append(MemoryItem(snippet(doc.text), score, f"kb:{doc.category}:{doc.name}", {"semantic": score}))
+            shown = snippet(doc.text)
+            left_out = doc.text[len(shown) - 1 :].strip() if shown != doc.text else ""
+            items.append(
+                MemoryItem(shown, score, f"kb:{doc.category}:{doc.name}", {"semantic": score}, left_out=left_out)
+            )
         return make_block("knowledge", items)
 
     def warm(self, turn: int) -> None:
