@@ -93,3 +93,24 @@ def test_rest_with_no_object_is_offered_for_a_line_left_open(packs):
     asked = game.play("zonk out under the boughs")
     assert asked.asking and asked.narration == "Do you mean: rest?"
     assert game.play("yes").ok and game.state.hp > 40
+
+
+@pytest.mark.parametrize(
+    ("story", "at", "line", "effects", "question"),
+    [
+        ("victorian_001", "high_street", "sidle past the shutters to the inn", {"move_to": "drowned_man"}, "go to"),
+        ("victorian_001", "chapel", "bless me father", {"talk_to": "pellow"}, "talk to Reverend"),
+    ],
+)
+def test_a_place_or_person_named_by_its_kind_is_offered(packs, story, at, line, effects, question):
+    """Found by a model played through the relay (tests/data/relay/drowned_light/model_notes.md): "the inn" is the
+    Drowned Man's kind of place (its taproom), "father" the reverend's kind of person."""
+    game, _ = _game(packs, story, at, [_turn(effects)])
+    asked = game.play(line)
+    assert asked.asking and question in asked.narration
+
+
+def test_a_foe_named_by_a_word_for_foes_is_offered_when_it_is_the_one_here(packs):
+    game, _ = _game(packs, "victorian_001", "crypt", [_turn({"start_combat": "crypt_rat", "combat_action": "attack"})])
+    asked = game.play("brain the vermin")
+    assert asked.asking and asked.narration == "Do you mean: attack the Crypt Rat?"

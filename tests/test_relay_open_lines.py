@@ -30,10 +30,7 @@ from tests.relay_recording import Recording, requests
 
 RECORDED = Path(__file__).parent / "data" / "relay" / "drowned_light"
 ACTIONS = RECORDED / "actions.txt"
-OPEN = (
-    "The player asks for something the rules have no single act for",
-    "The player asks nothing of the world: no act the rules know",
-)
+OPEN = ("The player's words were not read as one act of the rules",)
 """How the narrator's prompt tells a line the reader left open (``open``, or ``nothing`` with no act known)."""
 PROPOSED = {  # each open line, and the one act the recorded model proposed for it
     "use the milestone to lever up the boathook": ("items_gained", "boathook"),

@@ -67,6 +67,8 @@ NOTHING = {
     "look": "a look",
 }
 """Why a line asks nothing, in the words the narrator's prompt uses."""
+UNREAD = "no act the rules know"
+"""A line no clause of which was read as an act, nor as any of :data:`NOTHING`'s kinds: left to the narrator."""
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,11 @@ class Asked:
         """What the narrator's prompt says was asked: "The player asks to: take the Heartsap Tonic, then go north"."""
         if self.acts:
             return "The player asks to: " + ", then ".join(a.describe(pack) for a in self.acts) + "."
-        if self.open:  # never the player's words here: they stay in the action, which is data, not orders
-            return "The player asks for something the rules have no single act for: tell what the action says."
+        if self.open or self.nothing == UNREAD:  # never the player's words here: they stay in the action (data)
+            return (
+                "The player's words were not read as one act of the rules: if they plainly ask for one, propose its "
+                "effects with the ids given (the player is asked to confirm it first); else tell what the action says."
+            )
         return f"The player asks nothing of the world: {self.nothing or 'no act'}."
 
     def played(self, pack: ContentPack, action: str) -> Command:
@@ -405,7 +410,7 @@ def _why_nothing(reading: Reading) -> str:
             return NOTHING[clause.mood]
         if clause.classes == {"sense"}:
             return NOTHING["look"]
-    return "no act the rules know"
+    return UNREAD
 
 
 def _consequential(act: Act, clause: Clause, scene: Scene) -> bool:

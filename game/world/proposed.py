@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from game.language.lexicon import DIRECTIONS, lemma, senses
+from game.language.lexicon import DIRECTIONS, FOE_NOUNS, lemma, place_kin, role_kin, senses
 from game.language.spelling import candidates
 from game.text import STOPWORDS, keywords
 from game.world.acts import Act, Scene
@@ -72,10 +72,24 @@ def plausible(act: Act, text: str, scene: Scene) -> bool:
     words |= {w for w in ways if len(w) >= 3}
     if any(_names(w, words) for w in said):
         return True  # a word of its name, a misspelling forgiven, a word grown from it: "goe est", "easterly"
+    if _kind_named(act, said, " ".join([*called, told]).lower(), scene):
+        return True  # "sidle past the shutters to the inn": a taproom; "bless me father": the reverend
     if len(set(keywords(text)) & set(keywords(told))) >= 2:
         return True
     verbs = {s for w in said for s in senses(lemma(w))}
     return act.verb in verbs and _only_one(act, scene)
+
+
+def _kind_named(act: Act, said: list[str], about: str, scene: Scene) -> bool:
+    """Whether a word said names the act's object by its kind: a kind of place its name or words describe (the
+    inn, a taproom), a kind of person its names or role say (father, a reverend), a foe when one is here."""
+    if act.verb == "attack":
+        return bool(set(said) & FOE_NOUNS) and len(scene.enemies) == 1
+    kin = place_kin if act.verb == "go" else role_kin if act.verb == "talk" else None
+    if kin is None:
+        return False
+    grown = {k for w in said if len(w) >= 3 for k in kin(w)}
+    return bool(grown & set(re.findall(r"[a-z']+", about)))
 
 
 def _names(said: str, words: set[str]) -> bool:

@@ -47,7 +47,7 @@ PEOPLE_NOUNS = words(
 """Nouns that point at a person without naming them ("the old man", "that lady"): the one present who fits."""
 FOE_NOUNS = words(
     """scoundrel villain brute beast creature monster thing enemy foe fiend rogue thug cur wretch varmint bastard
-    devil blighter swine git animal critter"""
+    devil blighter swine git animal critter vermin pest"""
 )
 """Nouns that point at whoever one fights without naming them ("give the scoundrel a thrashing")."""
 TITLES = words(
@@ -60,10 +60,10 @@ ROLES: tuple[frozenset[str], ...] = tuple(
     for group in phrases(
         """innkeeper landlady landlord barkeep barkeeper barmaid bartender publican tavernkeeper hostess
         | hacker netrunner runner decker | computer ai machine | highness princess prince royal | majesty queen king
-        | lordship lord | ladyship lady | reverend vicar priest parson padre chaplain | doctor doc medic ripperdoc
-        surgeon physician | fixer dealer broker | scientist researcher professor boffin | boatman ferryman fisherman
-        sailor | hunter huntsman woodsman | harbourmaster harbormaster | keeper lightkeeper | thief bandit rogue
-        cutthroat brigand outlaw | sage scholar | dryad nymph"""
+        | lordship lord | ladyship lady | reverend vicar priest parson padre chaplain father
+        | doctor doc medic ripperdoc surgeon physician | fixer dealer broker | scientist researcher professor boffin
+        | boatman ferryman fisherman sailor | hunter huntsman woodsman | harbourmaster harbormaster
+        | keeper lightkeeper | thief bandit rogue cutthroat brigand outlaw | sage scholar | dryad nymph"""
     )
 )
 """Words that name the same kind of person: "the innkeeper" is the landlady, "hacker girl" the netrunner."""
