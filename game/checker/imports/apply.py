@@ -58,7 +58,8 @@ def import_file(
         report = ImportReport(path, story, target, made=new)
         report.kept_as = _keep(path, staged)
         files = PackFiles.read(staged)
-        Mapper(source, files, report).run(greeting)
+        character = "" if source.card else _imported_character(staged, path)
+        Mapper(source, files, report, character=character).run(greeting)
         files.write(staged)
         try:
             load_pack(staged)
@@ -117,6 +118,22 @@ def _target(library: StoryLibrary, folder: Path, story: str, new: bool) -> Path:
             f"{target}: the story does not load, so nothing was imported; fix it first:\n{exc}"
         ) from None
     return target
+
+
+def _imported_character(staged: Path, now: Path) -> str:
+    """The name of the one character the story's earlier imports brought as a card (its ``imported/`` folder),
+    or "" (none, or more than one): a lorebook's ``{{char}}`` names them, not "the character"."""
+    names = set()
+    for kept in sorted((staged / IMPORTED).glob("*")) if (staged / IMPORTED).is_dir() else []:
+        if kept.name == now.name:
+            continue
+        try:
+            card = read_source(kept).card
+        except ImportFailure:
+            continue
+        if card is not None and card.name:
+            names.add(card.name)
+    return names.pop() if len(names) == 1 else ""
 
 
 def _keep(path: Path, staged: Path) -> str:

@@ -114,10 +114,12 @@ class Substitution:
 class Mapper:
     """Maps one :class:`Source` into :class:`PackFiles`, writing what it did into an :class:`ImportReport`."""
 
-    def __init__(self, source: Source, files: PackFiles, report: ImportReport) -> None:
+    def __init__(self, source: Source, files: PackFiles, report: ImportReport, *, character: str = "") -> None:
+        """``character``: the person a lorebook's ``{{char}}`` names when the file brings no card of its own (the
+        one character an earlier import's card made of this story)."""
         self.source, self.files, self.report = source, files, report
         player = str(files.story.get("player", {}).get("name", "Traveller"))
-        self.sub = Substitution(source.card.name if source.card else "", player)
+        self.sub = Substitution(source.card.name if source.card else character, player)
         self.lore_ids = {str(k["id"]) for k in files.knowledge}
         self.canon: list[str] = []
         self.person_id = ""
@@ -206,7 +208,7 @@ class Mapper:
         words = [k.lower() for k in keys if re.fullmatch(r"[\w' -]+", k)]
         if person is None or not words or words[0] in person.setdefault("topics", {}):
             return ""
-        person["topics"][words[0]] = clip(text, 300)
+        person["topics"][words[0]] = clip(spoken(text, str(person["name"]), self.sub.user) or text, 300)
         if words[1:]:
             person.setdefault("topic_aliases", {})[words[0]] = words[1:]
         return f"; {self.person_id}'s topic {words[0]!r}"
@@ -255,7 +257,7 @@ class Mapper:
                 "location": start,
                 "thresholds": [{"at": 30, "label": "friend", "effect": f"{name} trusts you and speaks freely"}],
                 "dialogue_style": clip(personality, 160) or "In their own words.",
-                "greeting": f"{name} looks up at you.",  # the words the card's opening says, if it says any
+                "greeting": "Well met.",  # spoken, as a greeting is: the words the card's opening says, if any
                 "farewell": "Until we meet again.",
                 "topics": {"situation": clip(scenario, 300)} if scenario else {},
                 "topic_aliases": {"situation": ["here", "this place", "scenario"]} if scenario else {},
@@ -293,6 +295,27 @@ class Mapper:
             self.report.unused.append(
                 f"{others} other greeting(s) of the card (a story has one opening: pick one with --greeting N)"
             )
+
+
+_SPEAKER = re.compile(r"(?:^|(?<=[\s\"\u201d*.!?]))([A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s")
+"""A speaker's tag inside a card's transcript text ("Traveller: ", "Seraphina: ")."""
+
+
+def spoken(text: str, name: str, user: str) -> str:
+    """What a card's text has its character ``name`` say, as words a person answers with: the quoted words of
+    their own turns of a transcript, never the ``user``'s ("Traveller: "What are Shadowfangs?" Seraphina:
+    *Seraphina's eyes darken* "Beasts of the old dark.""), else their turns without the ``*actions*``; "" when
+    the text gives them no words (the caller keeps it as it is)."""
+    parts = _SPEAKER.split(text)
+    turns = [("", parts[0]), *zip(parts[1::2], parts[2::2], strict=False)]
+    first = name.split()[0].lower() if name.split() else ""
+    mine = [said for who, said in turns if not who or who.lower() in (name.lower(), first)]
+    if len(turns) > 1 and not any(who.lower() in (name.lower(), first) for who, _ in turns[1:]):
+        return ""  # a transcript of other people: not this person's words
+    joined = " ".join(mine)
+    quoted = re.findall(r"[\"\u201c]([^\"\u201d]+)[\"\u201d]", joined)
+    words = " ".join(q.strip() for q in quoted) if quoted else re.sub(r"\*[^*]*\*", " ", joined)
+    return " ".join(words.split())
 
 
 def _title(name: str, keys: list[str], text: str) -> str:
