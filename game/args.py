@@ -178,6 +178,10 @@ def _add_content(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     imported.add_argument(
         "--greeting", type=int, default=0, help="a card's greeting that opens the story: 0 first_mes, N its N-th other"
     )
+    imported.add_argument(
+        "--opening", action="store_true", help="open with the card's greeting even where the story has its own opening"
+    )
+    imported.add_argument("--place", default="", help="where the card's person stands (a place id; default: the start)")
     validate = content_sub.add_parser("validate", help="validate content packs")
     validate.add_argument("--story", default=None)
     check = content_sub.add_parser(

@@ -55,7 +55,16 @@ def new(args: argparse.Namespace, library: StoryLibrary, stories_folder: Path) -
 def import_(args: argparse.Namespace, library: StoryLibrary, stories_folder: Path) -> int:
     """``content import FILE --story ID [--new]``: a lorebook's or a card's content into a story of the player's."""
     try:
-        report = import_file(args.file, library, stories_folder, args.story, new=args.new, greeting=args.greeting)
+        report = import_file(
+            args.file,
+            library,
+            stories_folder,
+            args.story,
+            new=args.new,
+            greeting=args.greeting,
+            opening=args.opening,
+            place=args.place,
+        )
     except ImportFailure as exc:
         print(f"storyecho: {exc}", file=sys.stderr)
         return 1

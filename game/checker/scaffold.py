@@ -18,6 +18,9 @@ from game.files import write_synced
 ID_RULE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 ID_WORDS = "a story id is 1 to 64 characters: lowercase letters, digits and _, starting with a letter (e.g. lighthouse)"
 
+SCAFFOLD_INTRO = " begins at a quiet landing. The keeper there has a task for you."
+"""How a new story's opening ends (after its title) until its author writes one: an import may replace it."""
+
 
 class ScaffoldError(ValueError):
     """The story cannot be made there (a bad id, a folder in the way); the message says why."""
@@ -33,7 +36,7 @@ def _story(story_id: str, title: str, genre: str) -> dict[str, Any]:
         "id": story_id,
         "title": title,
         "genre": genre,
-        "intro": f"{title} begins at a quiet landing. The keeper there has a task for you.",
+        "intro": f"{title}{SCAFFOLD_INTRO}",
         "start_node": "landing",
         "persona": (
             f"You are the narrator of {title}, a {genre} story. Describe what the player sees and does in a few "

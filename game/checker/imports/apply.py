@@ -35,10 +35,19 @@ IMPORTED = "imported"
 
 
 def import_file(
-    path: Path, library: StoryLibrary, folder: Path, story: str, *, new: bool = False, greeting: int = 0
+    path: Path,
+    library: StoryLibrary,
+    folder: Path,
+    story: str,
+    *,
+    new: bool = False,
+    greeting: int = 0,
+    opening: bool = False,
+    place: str = "",
 ) -> ImportReport:
     """Import the file at ``path`` into the story ``story`` of the stories folder ``folder`` (made first with
-    ``new``); ``greeting`` picks the card's opening (0: ``first_mes``, N: its N-th alternate greeting).
+    ``new``); ``greeting`` picks the card's opening (0: ``first_mes``, N: its N-th alternate greeting), which
+    replaces an opening the author wrote only with ``opening``; ``place``: where the card's person stands.
 
     Raises:
         ImportFailure: the file cannot be imported or the story cannot take it; nothing was changed.
@@ -59,7 +68,7 @@ def import_file(
         report.kept_as = _keep(path, staged)
         files = PackFiles.read(staged)
         character = "" if source.card else _imported_character(staged, path)
-        Mapper(source, files, report, character=character).run(greeting)
+        Mapper(source, files, report, character=character, opening=opening, place=place).run(greeting)
         files.write(staged)
         try:
             load_pack(staged)

@@ -30,6 +30,7 @@ from typing import Any
 
 from game.checker.imports.report import ImportReport
 from game.checker.imports.sources import Card, ImportFailure, LoreEntry, Source
+from game.checker.scaffold import SCAFFOLD_INTRO
 from game.files import write_synced
 from game.memory.guard import looks_like_instruction, strip_instructions
 from game.text import clip, estimate_tokens, keywords
@@ -114,10 +115,21 @@ class Substitution:
 class Mapper:
     """Maps one :class:`Source` into :class:`PackFiles`, writing what it did into an :class:`ImportReport`."""
 
-    def __init__(self, source: Source, files: PackFiles, report: ImportReport, *, character: str = "") -> None:
+    def __init__(
+        self,
+        source: Source,
+        files: PackFiles,
+        report: ImportReport,
+        *,
+        character: str = "",
+        opening: bool = False,
+        place: str = "",
+    ) -> None:
         """``character``: the person a lorebook's ``{{char}}`` names when the file brings no card of its own (the
-        one character an earlier import's card made of this story)."""
+        one character an earlier import's card made of this story); ``opening``: a card's greeting replaces an
+        opening the author wrote; ``place``: where the card's person stands (the story's start by default)."""
         self.source, self.files, self.report = source, files, report
+        self.replace_opening, self.place = opening, place
         player = str(files.story.get("player", {}).get("name", "Traveller"))
         self.sub = Substitution(source.card.name if source.card else character, player)
         self.lore_ids = {str(k["id"]) for k in files.knowledge}
@@ -143,6 +155,11 @@ class Mapper:
         self.report.unused += self.source.unused
         if self.source.card is not None:
             self.card(self.source.card, greeting)
+            if self.source.card.world:
+                self.report.notes.append(
+                    f"the card links the World Info {self.source.card.world!r} (extensions.world), a file of its "
+                    "own: import it too to bring its lore"
+                )
         for entry in self.source.entries:
             self.entry(entry)
         if self.canon:
@@ -176,6 +193,10 @@ class Mapper:
         if same:
             self.report.skipped.append(f"{label}: already in the story (knowledge.json {same!r})")
             return
+        if (earlier := self.entry_named(entry)) is not None:  # the same entry, imported again after an edit
+            earlier["content"] = text
+            self.report.mapped.append(f"{label} -> knowledge.json {earlier['id']!r} updated (imported before)")
+            return
         instruction = text != self.sub(entry.content)
         keys = [k for k in dict.fromkeys(self.sub(k) for k in entry.keys) if k and not looks_like_instruction(k)]
         name = self.sub(entry.name)
@@ -196,6 +217,15 @@ class Mapper:
         shown = f"keys: {', '.join(keys)}" if keys else "no keys: recalled by its title and text"
         told = self.topic(keys, text)
         self.report.mapped.append(f"{label} -> knowledge.json {lore_id!r} ({category}{canon}; {shown}){held}{told}")
+
+    def entry_named(self, entry: LoreEntry) -> dict[str, Any] | None:
+        """The story's lore entry an earlier import made of this one: the same name and keys."""
+        keys = [k for k in dict.fromkeys(self.sub(k) for k in entry.keys) if k]
+        name = self.sub(entry.name) or (keys[0] if keys else "")
+        for known in self.files.knowledge:
+            if keys and known.get("keywords") == keys and str(known.get("title", "")).startswith(name):
+                return known
+        return None
 
     def lore_with(self, text: str) -> str:
         """The id of the story's lore entry with this text ("" when there is none): an import made twice adds
@@ -241,8 +271,13 @@ class Mapper:
             return same
         taken = {str(n["id"]) for n in self.files.npcs}
         npc_id = make_id(name, taken, "person")
-        start = str(self.files.story["start_node"])
-        node = next(n for n in self.files.map["nodes"] if n["id"] == start)
+        start = self.place or str(self.files.story["start_node"])
+        node = next((n for n in self.files.map["nodes"] if n["id"] == start), None)
+        if node is None:
+            places = ", ".join(str(n["id"]) for n in self.files.map["nodes"])
+            raise ImportFailure(
+                f"{self.report.source}: --place {start}: no such place in the story (its places: {places})"
+            )
         node.setdefault("npcs", []).append(npc_id)
         words = name.split()
         self.files.npcs.append(
@@ -281,13 +316,21 @@ class Mapper:
             )
         field = "data.first_mes" if greeting == 0 else f"data.alternate_greetings[{greeting - 1}]"
         intro = self.guarded(field, self.sub(greetings[greeting]))
-        if intro:
+        own = not str(self.files.story.get("intro", "")).endswith(SCAFFOLD_INTRO)
+        if intro and own and not self.replace_opening:
+            self.report.skipped.append(
+                f"{field}: the story keeps the opening its author wrote (add --opening to open with the card's "
+                "greeting instead)"
+            )
+        elif intro:
             self.files.story["intro"] = intro
+        if intro:
             said = re.search(r'["\u201c]([^"\u201d]{8,300})["\u201d]', intro)
             if said:
                 person = next(n for n in self.files.npcs if n["id"] == npc_id)
                 person["greeting"] = said.group(1).strip()
-            self.report.mapped.append(f"{field} -> story.json intro ({{{{char}}}} and {{{{user}}}} named)")
+            if self.files.story["intro"] == intro:
+                self.report.mapped.append(f"{field} -> story.json intro ({{{{char}}}} and {{{{user}}}} named)")
         else:
             self.report.skipped.append(f"{field}: no text to open the story with; the story keeps its intro")
         others = len([g for i, g in enumerate(greetings) if i != greeting and g.strip()])

@@ -279,6 +279,9 @@ def _card_fields(data: _Fields, label: str, prefix: str) -> Source:
         first_mes=data.text("first_mes"),
         alternate_greetings=data.texts("alternate_greetings"),
     )
+    extensions = data.record.get("extensions")
+    world = extensions.get("world") if isinstance(extensions, dict) else None
+    card.world = world.strip() if isinstance(world, str) else ""
     used = _CARD_USED if prefix else {*_CARD_USED, "spec", "spec_version"}
     source = Source(label, card=card, unused=[f"{prefix}{n}" for n in unused_fields(data.record, used)])
     book = data.record.get("character_book")

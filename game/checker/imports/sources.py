@@ -65,6 +65,8 @@ class Card:
     first_mes: str = ""
     alternate_greetings: list[str] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)
+    world: str = ""
+    """The World Info the card links (``extensions.world``): a file of its own, named in the report."""
 
 
 @dataclass
