@@ -154,3 +154,20 @@ def test_a_browser_game_is_saved_when_its_page_goes_and_when_the_server_stops(se
         browser.close()
     assert requests
     assert {urlsplit(address).hostname for address in requests} == {"127.0.0.1"}, requests
+
+
+def test_each_tab_runs_the_textual_game_with_the_flags_serve_was_given(tmp_path):
+    """The game a tab starts is told to be the Textual one (it runs over pipes, where the terminal check would send
+    it to the line prompt), with serve's game flags; serve itself listens on loopback unless told otherwise."""
+    import shlex
+
+    from game.args import game_args, parse
+    from game.web.serve import game_command
+
+    args = parse(["serve", "--port", "8123", "--data-dir", str(tmp_path), "--llm", "scripted", "--no-embeddings"])
+    assert (args.host, args.port) == ("127.0.0.1", 8123)
+    command = shlex.split(game_command(args))
+    assert command[:5] == [sys.executable, "-m", "game", "play", "--textual"]
+    assert command[5:] == ["--llm", "scripted", "--data-dir", str(tmp_path.resolve()), "--no-embeddings"]
+    played = parse(command[3:])
+    assert game_args(played) is played  # the Textual game, whether or not stdin and stdout are a terminal
