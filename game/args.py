@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     _add_play_and_run(sub)
     _add_slots(sub)
+    _add_serve(sub)
     _add_doctor(sub)
     _add_index(sub)
     _add_content(sub)
@@ -90,6 +91,9 @@ def _add_play_and_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     play = sub.add_parser("play", help="play in the terminal (the Textual game; --headless: a line prompt)")
     play.add_argument("--story", default=None)
     play.add_argument("--headless", action="store_true", help="the line-based prompt instead of the Textual game")
+    play.add_argument(
+        "--textual", action="store_true", help="the Textual game even when not in a terminal (what 'serve' runs)"
+    )
     _add_game_flags(play)
     run = sub.add_parser("run", help="play actions from a file or stdin")
     run.add_argument("--story", default=None, help="the story (optional when --slot names an existing save)")
@@ -117,6 +121,15 @@ def _add_slots(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     for cmd in (slots, *slots_sub.choices.values()):
         cmd.add_argument("--data-dir", type=Path, default=None, help="saves folder")
         cmd.add_argument("--config", type=Path, default=None, help="TOML settings file")
+
+
+def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = sub.add_parser(
+        "serve", help="play in a browser: one game per tab (needs the web extra: pip install -e '.[web]')"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000)")
+    _add_game_flags(serve)  # each tab's game is started with these
 
 
 def _add_doctor(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -226,11 +239,18 @@ def settings_for(args: argparse.Namespace) -> Settings:
 
 def game_args(args: argparse.Namespace) -> argparse.Namespace | None:
     """The ``play`` arguments when the command starts the Textual game (no command, or ``play`` without
-    ``--headless``, in a terminal), else None."""
+    ``--headless``, in a terminal or with ``--textual``), else None."""
     if args.command not in (None, "play"):
         return None
-    play = args if args.command == "play" else argparse.Namespace(story=args.story, headless=False, config=None)
-    if play.headless or not (sys.stdin.isatty() and sys.stdout.isatty()):
+    play = (
+        args
+        if args.command == "play"
+        else argparse.Namespace(story=args.story, headless=False, textual=False, config=None)
+    )
+    if play.headless:
+        return None
+    # ``storyecho serve`` starts each tab's game with --textual: textual-serve talks to it over pipes, not a terminal
+    if not (play.textual or (sys.stdin.isatty() and sys.stdout.isatty())):
         return None
     return play
 

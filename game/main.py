@@ -1,9 +1,10 @@
 """The ``storyecho`` command: the Textual game in a terminal, the CLI for everything else.
 
 ``storyecho`` (or ``storyecho play``) starts the Textual game; ``storyecho
-play --headless`` keeps the line prompt, and ``run``, ``slots``, ``content``
-and ``doctor`` are the CLI's. This module sits above both so that the CLI
-never imports Textual and the game never imports the CLI's argument handling.
+play --headless`` keeps the line prompt, ``serve`` plays the game in a browser
+(``game.web``), and ``run``, ``slots``, ``content`` and ``doctor`` are the
+CLI's. This module sits above them so that the CLI never imports Textual and
+the game never imports the CLI's argument handling.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     narrators, which the title screen does not need (the game loads them after its first frame).
     """
     args = parse(argv)
+    if args.command == "serve":  # the game in a browser (textual-serve: the web extra)
+        from game.web.serve import serve
+
+        configure_logging(args.verbose)
+        return serve(args)
     play = game_args(args)
     if play is None:
         from game import cli

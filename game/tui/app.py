@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from game.tui.confirm import ConfirmScreen
-from game.tui.loading import ask_before_loading, unsaved
+from game.tui.leaving import LeavingApp, to_stderr
+from game.tui.loading import ask_before_loading
 from game.tui.logs import HoldsLogs
 from game.tui.messages import Autosaved
 from game.tui.themes import THEMES, TITLE, theme_for
@@ -39,11 +39,10 @@ if TYPE_CHECKING:
     from game.world.content import ContentPack
 
 AUTOSAVE = "autosave"
-QUIT_WAIT_S = 3.0
 log = logging.getLogger("storyecho.tui")
 
 
-class StoryEchoApp(HoldsLogs, App[None]):
+class StoryEchoApp(HoldsLogs, LeavingApp):
     """StoryEcho in the terminal."""
 
     CSS_PATH = Path(__file__).parent / "app.tcss"
@@ -355,18 +354,6 @@ class StoryEchoApp(HoldsLogs, App[None]):
         if self._lore is not None:  # the app closed without closing its game (an error, a test): no batch outlives it
             self._lore.stop()
 
-    def _close_session(self) -> None:
-        """Close the current game (its complete autosave); call with :attr:`game_lock` held."""
-        session, self.session = self.session, None
-        lore, self._lore = self._lore, None
-        if lore is not None:
-            lore.stop()  # the batch under way ends before the store closes
-        if session is not None:
-            try:
-                session.close()
-            except Exception as exc:  # noqa: BLE001 - closing must not stop a quit or a new game
-                self.call_from_thread(self.notify, f"The game could not be saved on close: {exc}", severity="error")
-
     # -------------------------------------------------------------- actions
     def action_help(self) -> None:
         from game.tui.help import HelpScreen
@@ -455,30 +442,6 @@ class StoryEchoApp(HoldsLogs, App[None]):
     def _load(self, name: str, branch: bool) -> None:
         self.start_game(None, slot=name, branch=branch)
 
-    def action_request_quit(self) -> None:
-        session = self.session
-        if session is not None and session.engine.state.turn != self.saved_turn:
-            told = unsaved(session.engine.state.turn, self.saved_turn)
-            message = f"Quit StoryEcho? Your game {told}; it will be autosaved before the game closes."
-            self.push_screen(ConfirmScreen(message, yes="Quit", no="Keep playing"), self._quit_answer)
-        else:
-            self._quit()
-
-    def _quit_answer(self, yes: bool | None) -> None:
-        if yes:
-            self._quit()
-
-    @work(thread=True, group="game")
-    def _quit(self) -> None:
-        """Close the game and leave; a turn still out after QUIT_WAIT_S (a stalled endpoint) is abandoned."""
-        held = self.game_lock.acquire(timeout=QUIT_WAIT_S)
-        if not held and self.session is not None:
-            self.session.engine.abandon()
-        self._close_session()
-        if held:
-            self.game_lock.release()
-        self.call_from_thread(self.exit)
-
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Memory debug panel", "What the last turn's prompt held, and why (F12)", self.action_debug)
@@ -491,9 +454,14 @@ class StoryEchoApp(HoldsLogs, App[None]):
 def run_app(
     settings: Settings | Callable[[], Settings], *, story: str | None = None, config_path: Path | None = None
 ) -> int:
-    """Play in the terminal until the player quits; 2 when the settings are invalid (the reason on stderr)."""
+    """Play until the player quits, or the game is ended otherwise (a signal; its browser tab gone under ``storyecho
+    serve``): the game is saved either way; 2 when the settings are invalid (the reason on stderr)."""
     app = StoryEchoApp(settings, story=story, config_path=config_path)
-    app.run()
+    app.handles_signals = True
+    try:
+        app.run()
+    finally:  # every way out saves the game as ctrl+q does (game.tui.leaving); after ctrl+q there is none left
+        app.leave(to_stderr)
     if app.settings_error is not None:
         print(f"storyecho: {app.settings_error}", file=sys.stderr)
         return 2

@@ -142,6 +142,10 @@ class ChoiceLine(Static):
         self.post_message(Choices.Picked(self.choice))
 
 
+WEB_DELETE_WORD = Binding("ctrl+w", "delete_left_word", "Delete word", key_display="alt+backspace")
+"""The action line's delete-word key as a browser player presses it (``ActionInput.on_mount``)."""
+
+
 class ActionInput(Input):
     """The action line: up/down walk the history, tab completes, 1-4 on an empty line pick a choice."""
 
@@ -160,6 +164,13 @@ class ActionInput(Input):
         super().__init__(placeholder="What do you do?  (1-4: a choice, F1: help)", **kwargs)  # type: ignore[arg-type]
         self.history: list[str] = []
         self._position = 0
+
+    def on_mount(self) -> None:
+        """In a browser (``storyecho serve``), the footer shows how to delete a word: the browser keeps ctrl+w (it
+        closes the tab), and its alt+backspace reaches the game as ctrl+w (Textual reads ESC DEL so)."""
+        if self.app.is_web:  # in place of Input's own ctrl+w binding, which the footer does not show
+            self._bindings.key_to_bindings["ctrl+w"] = [WEB_DELETE_WORD]
+            self.refresh_bindings()
 
     def remember(self, text: str) -> None:
         if text and (not self.history or self.history[-1] != text):

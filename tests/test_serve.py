@@ -1,0 +1,173 @@
+"""Issue 45, items 1 and 2: ``storyecho serve`` played in a real browser, and nothing lost when the page goes.
+
+The real ``storyecho serve`` (textual-serve, one game process per tab) runs on a free port; Playwright from PyPI
+drives Debian's chromium (``executable_path``: no browser is downloaded; ``.ci/run`` installs it). The game is
+read from what the server sends the page (the websocket's frames, escape sequences taken out): xterm.js draws it
+on a canvas, where no text can be read. Every request the page makes is recorded: none may leave 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from game.saves.format import SaveError
+from game.saves.slots import SlotStore
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ESCAPES = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+SLOT = "autosave-fantasy_001"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``storyecho serve`` on a free port (the scripted narrator, keyword memory: a game starts in a second)."""
+    port = _free_port()
+    env = os.environ | {
+        "PYTHONPATH": str(ROOT),
+        "STORYECHO_LLM": "scripted",
+        "STORYECHO_MEMORY__EMBEDDINGS": "false",
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+    }
+    command = [sys.executable, "-m", "game", "serve", "--port", str(port), "--data-dir", str(tmp_path / "saves")]
+    log = tmp_path / "serve.log"  # a file, not a pipe: a pipe nobody reads would stop the server once full
+    with log.open("w") as out:
+        process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 30
+    while f"http://127.0.0.1:{port}" not in log.read_text():
+        assert process.poll() is None and time.monotonic() < deadline, f"no server: {log.read_text()}"
+        time.sleep(0.1)
+    yield process, f"http://127.0.0.1:{port}/"
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+class Page:
+    """A browser page on the game: keys go to it, and what the game draws is read from the websocket."""
+
+    def __init__(self, browser: Any, url: str, requests: list[str]) -> None:
+        self.page = browser.new_page(viewport={"width": 1200, "height": 800})
+        self.text: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("request", lambda request: requests.append(request.url))
+        self.page.on("websocket", self._watch)
+        self.page.on("dialog", self._answer)
+        self.page.goto(url)
+
+    def _watch(self, websocket: Any) -> None:
+        def received(payload: str | bytes) -> None:
+            if isinstance(payload, bytes):
+                self.text.append(ESCAPES.sub("", payload.decode("utf-8", "replace")))
+
+        websocket.on("framereceived", received)
+
+    def _answer(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.type)
+        dialog.accept()
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in "".join(self.text):
+            assert time.monotonic() < deadline, f"{text!r} never appeared; the page was sent:\n{''.join(self.text)}"
+            self.page.wait_for_timeout(100)  # Playwright's events arrive while it waits, not in time.sleep
+
+    def press(self, key: str) -> None:
+        self.page.keyboard.press(key)
+
+    def play(self, action: str, turn: int) -> None:
+        self.page.keyboard.type(action)
+        self.press("Enter")
+        self.wait_for(f"Turn {turn}")
+
+
+def _saved_turn(saves: Path, turn: int = 0, timeout: float = 30.0) -> int:
+    """The turn of the game's autosave, once one of ``turn`` or later is written (a game saves as its process
+    ends, which is after its page has gone)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            saved = SlotStore(saves).read(SLOT).save.game.turn
+        except SaveError:
+            saved = -1
+        if saved >= turn and saved >= 0:
+            return saved
+        assert time.monotonic() < deadline, f"the game was not saved (the save holds turn {saved})"
+        time.sleep(0.1)
+
+
+def test_a_browser_game_is_saved_when_its_page_goes_and_when_the_server_stops(server, tmp_path):
+    process, url = server
+    saves = tmp_path / "saves"
+    requests: list[str] = []
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed for the browser test (.ci/run installs it)"
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        first = Page(browser, url, requests)
+        first.wait_for("New game")  # no click: the page puts the keys in the game on load
+        first.press("n")
+        first.wait_for("Choose your story")
+        first.press("Enter")
+        first.wait_for("What do you do?")
+        first.wait_for("Delete word")  # the footer's way to delete a word, as the browser keeps ctrl+w
+        first.play("go east", 1)
+        first.page.close()  # the tab closed
+        assert _saved_turn(saves) == 1  # and its game saved: autosaves come only every 5 turns
+
+        again = Page(browser, url, requests)  # a new page offers Continue of the same game
+        again.wait_for("Misty Forest, turn 1")
+        again.press("c")
+        again.wait_for("continuing at turn 1")
+        again.play("talk to garrick", 2)
+        again.text.clear()
+        again.page.reload()  # the leave-page prompt is asked (and accepted): the game goes, saved
+        assert again.dialogs == ["beforeunload"]
+        assert _saved_turn(saves, turn=2) == 2
+        again.wait_for("New game")
+        again.press("c")  # Continue loads the newest save when pressed
+        again.wait_for("continuing at turn 2")
+        again.play("look", 3)
+        process.send_signal(signal.SIGTERM)  # the server stops: its games are told to quit, and save
+        assert process.wait(timeout=30) == 0
+        assert _saved_turn(saves) == 3
+        browser.close()
+    assert requests
+    assert {urlsplit(address).hostname for address in requests} == {"127.0.0.1"}, requests
+
+
+def test_each_tab_runs_the_textual_game_with_the_flags_serve_was_given(tmp_path):
+    """The game a tab starts is told to be the Textual one (it runs over pipes, where the terminal check would send
+    it to the line prompt), with serve's game flags; serve itself listens on loopback unless told otherwise."""
+    import shlex
+
+    from game.args import game_args, parse
+    from game.web.serve import game_command
+
+    args = parse(["serve", "--port", "8123", "--data-dir", str(tmp_path), "--llm", "scripted", "--no-embeddings"])
+    assert (args.host, args.port) == ("127.0.0.1", 8123)
+    command = shlex.split(game_command(args))
+    assert command[:5] == [sys.executable, "-m", "game", "play", "--textual"]
+    assert command[5:] == ["--llm", "scripted", "--data-dir", str(tmp_path.resolve()), "--no-embeddings"]
+    played = parse(command[3:])
+    assert game_args(played) is played  # the Textual game, whether or not stdin and stdout are a terminal
