@@ -129,6 +129,13 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default 8000)")
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="the page and its games answer only with this token (?token=..., then a cookie); also "
+        "STORYECHO_SERVE_TOKEN; needed to listen on any address but this machine's own",
+    )
+    serve.add_argument("--max-games", type=int, default=4, help="games at once; one more tab is told to try later")
     _add_game_flags(serve)  # each tab's game is started with these
 
 

@@ -7,8 +7,14 @@ server), the terminal focused on load, a prompt before the page is left. Every w
 does (``game.tui.leaving``): the tab closed or the connection lost (textual-serve sends the game "quit"), and the
 server stopped (SIGINT, SIGTERM, SIGHUP: each game is sent "quit" and waited for before the server goes).
 
-What is not built yet (issue 45, items 3-5; docs/serving.md): a data folder per visitor, a token, a cap on games,
-an idle timeout, a deadline for a hung game.
+Safe to expose (issue 45, item 4, in part): with a token (``--token`` or ``STORYECHO_SERVE_TOKEN``) every request
+(the page, its files, the websocket) needs it, once as ``?token=`` and then from a cookie, or as a bearer header,
+else it is answered 401; listening on any address but this machine's own without a token is refused, since
+textual-serve has no login of its own; ``--max-games`` caps the games at once (each is a process of 300-400 MB),
+and a tab past the cap gets a "try later" page (503).
+
+What is not built yet (issue 45, items 3-5; docs/serving.md): a data folder per visitor, an idle timeout, a deadline
+for a hung game, the many-player bench.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hmac
+import ipaddress
+import os
 import shlex
 import signal
 import sys
@@ -27,6 +36,30 @@ SHUTDOWN_S = 20.0
 
 TEMPLATES = Path(__file__).parent / "templates"
 TITLE = "StoryEcho"
+COOKIE = "storyecho_token"
+TOKEN_ENV = "STORYECHO_SERVE_TOKEN"
+
+
+def loopback(host: str) -> bool:
+    """Whether ``host`` is this machine's own address (only its own users can reach it)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def token_given(request: Any, token: str) -> tuple[bool, bool]:
+    """Whether ``request`` carries ``token`` (in its query, its cookie or a bearer header), and whether it came in
+    the query (then a cookie keeps it for the page's own requests)."""
+    header = request.headers.get("Authorization", "")
+    bearer = header[7:] if header.startswith("Bearer ") else ""
+    query = request.query.get("token", "")
+    for supplied in (query, request.cookies.get(COOKIE, ""), bearer):
+        if supplied and hmac.compare_digest(supplied.encode(), token.encode()):
+            return True, supplied == query
+    return False, False
 
 
 def game_command(args: argparse.Namespace) -> str:
@@ -54,6 +87,14 @@ def game_command(args: argparse.Namespace) -> str:
 
 def serve(args: argparse.Namespace) -> int:
     """Serve the game on ``args.host``:``args.port`` until stopped; 2 when textual-serve is not installed."""
+    token = args.token or os.environ.get(TOKEN_ENV) or ""
+    if not token and not loopback(args.host):
+        print(
+            f"storyecho: serve on {args.host} would answer anyone who can reach it, and textual-serve has no login: "
+            f"give --token TOKEN (or {TOKEN_ENV}), or listen on 127.0.0.1 behind a proxy that logs players in",
+            file=sys.stderr,
+        )
+        return 2
     try:
         from aiohttp import web
         from aiohttp.web_runner import GracefulExit
@@ -76,6 +117,26 @@ def serve(args: argparse.Namespace) -> int:
                 await super()._process_messages(websocket, app_service)
             finally:
                 self.games.discard(app_service)
+
+        async def _make_app(self) -> web.Application:
+            app = await super()._make_app()
+            app.middlewares.append(self._guard)
+            return app
+
+        @web.middleware
+        async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+            """401 without the token; 503 for a new game past the cap; the token kept in a cookie once given."""
+            given, in_query = token_given(request, token) if token else (True, False)
+            if not given:
+                return web.Response(status=401, text="StoryEcho asks for its token: open the address with ?token=...")
+            if request.path in ("/", "/ws") and len(self.games) >= args.max_games:
+                return web.Response(
+                    status=503, text="StoryEcho is full: every game it can run is being played. Try later."
+                )
+            response: web.StreamResponse = await handler(request)
+            if in_query and not isinstance(response, web.WebSocketResponse):
+                response.set_cookie(COOKIE, token, httponly=True, samesite="Strict")
+            return response
 
         async def on_startup(self, app: web.Application) -> None:
             print(f"StoryEcho on {self.public_url} (ctrl+c stops it; every game is saved first)", flush=True)
