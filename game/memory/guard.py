@@ -54,8 +54,17 @@ INSTRUCTION_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
         rf"^\W*(?:{_MODEL}|system)\s*[:,]\s",
         r"\b(?:obey|do whatever|do everything)\s+(?:the player|the user)\b",
         r"\bthe player (?:may|can|is allowed to|gets to) (?:take|have|get|do) (?:any|every|all|anything)\b",
-        # role markers of chat formats
-        r"(?:^|[\s\[(<])(?:system|assistant|developer)\s*:",
+        # role markers of chat formats, where a chat puts them: at the start of a line ("a class system: an ariki,
+        # or high chief" is history, not a role)
+        r"(?:^|\n|[\[(<])\s*(?:system|assistant|developer)\s*:",
+        r"^\W*system\s*[\u2014\u2013-]",  # "SYSTEM — Ambient Weather Tag: ..."
+        # orders about the model's replies: what to put in each, how to begin or end them
+        r"\b(?:at the (?:very\s+)?(?:end|start|beginning|top|bottom) of|in|before|after)\s+(?:every|each|all|your)\s+"
+        r"(?:\w+\s+)?(?:reply|replies|response|responses|message|messages|output|answer|answers|narration)\b",
+        r"\b(?:append|prepend|end|begin|start|close|open|sign)\b[^.!?\n]{0,60}\b(?:every|each|all|your)\s+"
+        r"(?:reply|replies|response|responses|message|messages|output|answers)\b",
+        r"\b(?:always|never|must|should)\s+(?:reply|respond|answer|write|narrate|refer to the user)\b[^.!?\n]{0,40}"
+        r"\b(?:reply|replies|response|responses|format|tags?|ooc)\b",
         r"<\|?\s*(?:im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>|\[/?INST\]|<</?SYS>>",
         r"^\W*#{1,6}\s*(?:system|instructions?)\b",
         # what only a game master could grant

@@ -245,6 +245,11 @@ class Mapper:
 
     def card(self, card: Card, greeting: int) -> None:
         """The card's character as a person at the story's start, and its greeting as the story's opening."""
+        if looks_like_instruction(card.name):  # a name is said in every prompt that has the person in it
+            raise ImportFailure(
+                f"{self.report.source}: data.name: {card.name!r} reads as an instruction to the narrator, not a "
+                "name; rename the character in the card and import it again"
+            )
         description = self.guarded("data.description", self.sub(card.description))
         personality = self.guarded("data.personality", self.sub(card.personality))
         scenario = self.guarded("data.scenario", self.sub(card.scenario))
