@@ -33,6 +33,7 @@ from game.checker.commands import content_command, title_of
 from game.config import ConfigError, Settings
 from game.engine import replay
 from game.engine.kept import start_fresh
+from game.engine.lines import AS_A_NEW_LINE
 from game.engine.replay import told
 from game.engine.report import turn_json
 from game.engine.results import TurnResult
@@ -77,6 +78,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     opened = open_here(session) if args.slot is not None else []
     for notice in [*notices, *opened]:
         print(f"storyecho: {notice}", file=sys.stderr)
+    opened[:0] = [notice for notice in notices if AS_A_NEW_LINE in notice]  # and in the first turn's (--json)
     engine = session.engine
     source: TextIO = sys.stdin if args.actions in (None, "-") else open(args.actions, encoding="utf-8")  # noqa: SIM115
     try:
