@@ -417,7 +417,7 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
         print(
             visible(
                 f"slot:      {args.name}\nstory:     {save.story_title} ({save.story_id})\nturn:      {save.turn}\n"
-                f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nsession:   {save.session_id}\n"
+                f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nline:      {save.session_id}\n"
                 f"hp:        {game.hp}/{game.max_hp}, {money(game.gold, pack) if pack else f'gold {game.gold}'}, "
                 f"level {game.level}\n"
                 f"inventory: {', '.join(items) or 'nothing'}\n"
