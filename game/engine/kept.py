@@ -3,9 +3,10 @@ in place of the one in play, never overwrites the game its story's autosave hold
 
 The TUI and ``storyecho play`` save every game of a story to one slot, ``autosave-<story>``. A new game
 (:func:`start_fresh`) and a loaded save of another game (:func:`continue_in`) first set the game in that slot
-aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``). A save of the same game (the
-same session: a quick save of it, a branch of it) loaded to go back in it saves over the autosave, as undo and
-retry do.
+aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``). A save of the same game (any
+line of it: a quick save, a branch, ``saves/lines.py``) loaded to go back in it plays on in the autosave, which
+:func:`write_own` writes over only when it holds an earlier moment of the game's line (or of a line it went on
+from); else the game goes on in a slot of its own.
 
 Neither sets aside nor plays in a slot another window holds (``window.py``, issue 43, item 2): a new game then
 saves to a slot of its own, and a loaded one goes on in one.

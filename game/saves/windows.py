@@ -3,11 +3,14 @@ data folder knows before it loads that game (issue 43, item 2: two windows of on
 moments, and the second was told only after the fact, by the slot header check of ``kept.write_own``).
 
 A game holds an OS advisory lock (``flock``) on ``<data dir>/.open/<slot>.lock`` for as long as it plays in that
-slot, and the file names the game (its session id). The lock belongs to the process: it dies with it, so a crash
+slot, and the file names the game (its line). The lock belongs to the process: it dies with it, so a crash
 or a kill leaves nothing held (the file may stay behind; unlocked, it means nothing, and the slot's next holder
 removes it when it lets go). Another process asks :func:`held_elsewhere`, a shared try that never waits and never
 takes the slot. Within one process the slots held are counted here instead: ``flock`` locks taken on two
 descriptors of one process refuse each other, and two sessions of one process (a test's) are one window.
+
+A game also holds the line it plays on (``saves/lines.py``, issue 43, item 1) the same way, in
+``<data dir>/.open/lines/<digest>.lock`` (:func:`hold_line`), so that no two windows go on on one line.
 
 Where there is no ``flock`` (Windows) nothing is held and nothing is found held: the header checks of
 ``kept.write_own`` are then the only guard, as before.
@@ -141,11 +144,6 @@ def held_elsewhere(root: Path, slot: str) -> str | None:
     """The game (its line) another process plays in ``slot`` ("" when its lock file does not say yet); None when no
     other process holds the slot (nobody, or this process)."""
     return _held_elsewhere(lock_path(root, slot))
-
-
-def line_held_elsewhere(root: Path, line: str) -> bool:
-    """Whether another process plays on ``line``."""
-    return _held_elsewhere(line_path(root, line)) is not None
 
 
 def _held_elsewhere(path: Path) -> str | None:
