@@ -33,6 +33,7 @@ from game.checker.commands import content_command, title_of
 from game.config import ConfigError, Settings
 from game.engine import replay
 from game.engine.kept import start_fresh
+from game.engine.lines import AS_A_NEW_LINE
 from game.engine.replay import told
 from game.engine.report import turn_json
 from game.engine.results import TurnResult
@@ -78,6 +79,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     opened = open_here(session) if args.slot is not None else []
     for notice in [*notices, *opened]:
         print(f"storyecho: {notice}", file=sys.stderr)
+    opened[:0] = [notice for notice in notices if AS_A_NEW_LINE in notice]  # and in the first turn's (--json)
     engine = session.engine
     source: TextIO = sys.stdin if args.actions in (None, "-") else open(args.actions, encoding="utf-8")  # noqa: SIM115
     try:
@@ -416,7 +418,7 @@ def cmd_slots(args: argparse.Namespace, settings: Settings) -> int:
         print(
             visible(
                 f"slot:      {args.name}\nstory:     {save.story_title} ({save.story_id})\nturn:      {save.turn}\n"
-                f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nsession:   {save.session_id}\n"
+                f"place:     {save.place}\nsaved at:  {save.saved_at} ({save.kind})\nline:      {save.session_id}\n"
                 f"hp:        {game.hp}/{game.max_hp}, {money(game.gold, pack) if pack else f'gold {game.gold}'}, "
                 f"level {game.level}\n"
                 f"inventory: {', '.join(items) or 'nothing'}\n"

@@ -3,9 +3,10 @@ in place of the one in play, never overwrites the game its story's autosave hold
 
 The TUI and ``storyecho play`` save every game of a story to one slot, ``autosave-<story>``. A new game
 (:func:`start_fresh`) and a loaded save of another game (:func:`continue_in`) first set the game in that slot
-aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``). A save of the same game (the
-same session: a quick save of it, a branch of it) loaded to go back in it saves over the autosave, as undo and
-retry do.
+aside in a slot of its own, ``<autosave>-previous-<n>`` (``SlotStore.set_aside``). A save of the same game (any
+line of it: a quick save, a branch, ``saves/lines.py``) loaded to go back in it plays on in the autosave, which
+:func:`write_own` writes over only when it holds an earlier moment of the game's line (or of a line it went on
+from); else the game goes on in a slot of its own.
 
 Neither sets aside nor plays in a slot another window holds (``window.py``, issue 43, item 2): a new game then
 saves to a slot of its own, and a loaded one goes on in one.
@@ -13,11 +14,18 @@ saves to a slot of its own, and a loaded one goes on in one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+import orjson
+
+from game.engine.pipeline import TurnPipeline
+from game.engine.timeline import Timeline
 from game.engine.window import Opening, branch_off, go_apart, hold_slot, open_here
-from game.saves.format import SaveError
+from game.memory.records import model_fields
+from game.saves.format import SaveError, encode
+from game.saves.lines import game_of, new_line
 from game.saves.slots import SlotStore
 
 
@@ -46,7 +54,7 @@ def start_fresh(session: Playing, autosave: str, how_to_load: str, *, what: str 
     if slots is None:
         return []
     if hold_slot(session) is not None:  # held first: no other window starts playing in it while it is set aside
-        session.slot = f"{autosave}-{session.game_id}"
+        session.slot = f"{autosave}-{session.line}"
         told = [
             f"{what} The game in slot {autosave!r} is open in another window and stays as it is; "
             f"this game saves to {session.slot!r}."
@@ -63,7 +71,7 @@ def _set_aside(session: Playing, slots: SlotStore, autosave: str, how_to_load: s
     try:
         kept = slots.set_aside(autosave, f"{autosave}-previous")
     except SaveError as exc:
-        session.slot = f"{autosave}-{session.game_id}"
+        session.slot = f"{autosave}-{session.line}"
         return [
             f"{what} Your last one could not be set aside ({exc}); it stays in slot {autosave!r}, "
             f"and this game saves to {session.slot!r}."
@@ -89,8 +97,8 @@ def continue_in(session: Playing, autosave: str, loaded: str, how_to_load: str) 
     other = hold_slot(session)
     if other is not None:  # another window plays there: never set aside, never written here
         return go_apart(session, other)
-    if slots.game_of(autosave) == session.game_id:  # the same game: going back in it
-        return []
+    if slots.game_of(autosave) == session.game_id:  # the same game, any line: going back in it (``write_own``
+        return []  # then writes over an earlier moment of its line only, else goes on in a slot of its own)
     return start_fresh(session, autosave, how_to_load, what=f"Loaded {loaded!r}.")  # another, or one unread
 
 
@@ -110,11 +118,19 @@ def go_on(session: Playing, autosave: str, loaded: str | None, how_to_load: str,
 
 
 def write_own(
-    slots: SlotStore, slot: str, data: bytes, game: str, turn: int, wrote: tuple[str, int] | None
+    slots: SlotStore,
+    slot: str,
+    data: bytes,
+    line: str,
+    turn: int,
+    wrote: tuple[str, str, int] | None,
+    ancestors: Mapping[str, int],
 ) -> tuple[str, Path, str | None]:
-    """Write the game in play (``game`` at ``turn``) to its own slot, never over another game nor over a later
-    moment of this one that this session did not write itself (``wrote``: the slot and turn it last wrote; undo
-    and retry go back over the session's own moments, as they always did). When the slot holds what must stay,
+    """Write the game in play (on ``line``, at ``turn``) to its own slot, over nothing but an earlier (or the same)
+    moment of its line or of a line it went on from (``ancestors``: each line and the last turn of it in the game's
+    history), which the moment written carries in its history (a line never holds two moments at one turn:
+    ``saves/lines.py``), or what this session wrote there last itself (``wrote``: the slot, line and turn;
+    undo and retry go back over the session's own moments, as they always did). When the slot holds anything else,
     the game goes on in a new slot ``<slot>-<n>`` of its own (issue 43: a branch loaded and played on wrote over
     the main line's turn 20; two windows of one story wrote over each other's game).
 
@@ -125,18 +141,18 @@ def write_own(
         SaveError: the write failed; nothing was replaced.
     """
     held = slots.moment_of(slot)
-    if held is None or (held[0] == game and (held[1] <= turn or wrote == (slot, held[1]))):
+    if held is None or held[1] <= (turn if held[0] == line else ancestors.get(held[0], -1)) or wrote == (slot, *held):
         return slot, slots.write(slot, data), None
     other, later = held
-    kept = f"turn {later} of this game" if other == game else "another game"
+    kept = f"turn {later} of this game" if game_of(other) == game_of(line) else "another game"
     new = slots.claim(slot, data)
     told = f"Slot {slot!r} holds {kept}, which stays as it is: this game goes on in slot {new!r}."
     return new, slots.path(new), told
 
 
-def quick_kept(slots: SlotStore, quick: str, game: str, turn: int) -> str:
-    """Before a quick save of ``game`` at ``turn`` to ``quick``: when the slot holds another game's quick save, or a
-    later turn of this game (another window played on from it), set it aside in a slot of its own
+def quick_kept(slots: SlotStore, quick: str, line: str, turn: int) -> str:
+    """Before a quick save of the game on ``line`` at ``turn`` to ``quick``: when the slot holds another game's quick
+    save, or a later turn of this game (another window played on from it), set it aside in a slot of its own
     (``<quick>-previous-<n>``) and say where (issue 43: F5 replaced another game's quick save without a word, and
     turn 0 of a game over its turn 1); "" when there is nothing to keep.
 
@@ -144,28 +160,66 @@ def quick_kept(slots: SlotStore, quick: str, game: str, turn: int) -> str:
         SaveError: what the quick slot holds could not be set aside; nothing was written.
     """
     held = slots.moment_of(quick) if slots.exists(quick) else None
-    if held is None or (held[0] == game and held[1] <= turn):
+    if held is None or (held[0] == line and held[1] <= turn):
         return ""
     kept = slots.set_aside(quick, f"{quick}-previous")
     if not kept:
         return ""
-    what = f"turn {held[1]} of this game" if held[0] == game else f"your other game (turn {held[1]})"
+    same = game_of(held[0]) == game_of(line)
+    what = f"turn {held[1]} of this game" if same else f"your other game (turn {held[1]})"
     return f" The quick save of {what} is kept in slot {kept!r}."
 
 
-def replace_question(slots: SlotStore, name: str, game: str, turn: int) -> str | None:
+def replace_question(slots: SlotStore, name: str, line: str, turn: int) -> str | None:
     """What to ask before ``save NAME`` replaces slot ``name`` (issue 43: a slot the player names is replaced only
     after a question): when it holds another game, or a later moment of this one; None when nothing would be lost
     (no such slot, or this game at this turn or before)."""
     if not slots.exists(name):
         return None
     held = slots.moment_of(name)
-    if held is not None and held[0] == game and held[1] <= turn:
+    if held is not None and held[0] == line and held[1] <= turn:
         return None
     if held is None:
         what = "a save that does not read"
-    elif held[0] != game:
+    elif game_of(held[0]) != game_of(line):
         what = f"another game (turn {held[1]})"
+    elif held[0] != line:
+        what = f"turn {held[1]} of another line of this game (a branch, or a moment gone back from)"
     else:
         what = f"turn {held[1]} of this game"
     return f"Slot {name!r} holds {what}. Type 'save {name}' again to replace it, or save under another name."
+
+
+class Branching(Protocol):
+    """What of a game in play a branch of it reads (a :class:`~game.engine.session.GameSession`)."""
+
+    engine: TurnPipeline
+    timeline: Timeline
+
+    def wait_for_autosave(self) -> None:
+        """Wait until the autosave under way (if any) is written."""
+        ...
+
+
+def branch_at(session: Branching, store: SlotStore, turn: int, name: str) -> str:
+    """Save the game as it was after ``turn`` (a turn of the session's timeline) to a new slot ``name``, on a new line
+    (``saves/lines.py``: loaded and played on, it never writes over the game's own later turns); returns what to
+    tell the player.
+
+    Raises:
+        SaveError: no such turn in the timeline, a bad or taken slot name, a failed write.
+    """
+    store.path(name)
+    if store.exists(name):
+        raise SaveError(f"there is already a save named {name!r}; pick another name")
+    moment = session.timeline.at(turn)
+    if moment is None:
+        first, last = session.timeline.moments[0].turn, session.timeline.now.turn
+        raise SaveError(f"this session holds turns {first} to {last}, not turn {turn}")
+    memory = orjson.dumps(moment.memory, default=model_fields)
+    history = session.timeline.saved(upto=turn)
+    game, pack = moment.memory.session_id, session.engine.pack
+    data = encode(pack, moment.game, memory, session_id=game, line=new_line(game), history=history)
+    session.wait_for_autosave()
+    store.write(name, data)
+    return f"Branched turn {turn} to {name!r}: load it to play on from there. This game goes on."

@@ -47,16 +47,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
+from game.engine import lines
 from game.engine.background import Background
-from game.engine.kept import continue_in, quick_kept, replace_question, write_own
+from game.engine.kept import branch_at, continue_in, quick_kept, replace_question, write_own
 from game.engine.pipeline import TurnPipeline
 from game.engine.results import TurnResult, answered, by_block, joined
 from game.engine.timeline import Moment, Timeline
 from game.engine.window import branch_off, follow, let_go, load_question, open_here
 from game.language.parser import Command, parse
-from game.memory.records import model_fields
 from game.memory.vectors.foreground import FOREGROUND
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
@@ -109,8 +107,14 @@ class GameSession:
         """Called on the autosave thread once an autosave is written (turn, None) or failed (turn, notice)."""
         self._background = Background()
         """The autosave thread, and what it has to tell (the next result tells it)."""
-        self._wrote: tuple[str, int] | None = None
-        """The slot and turn this session last wrote its game to (``kept.write_own``)."""
+        self._wrote: tuple[str, str, int] | None = None
+        """The slot, line and turn this session last wrote its game to (``kept.write_own``)."""
+        self.line = self.game_id
+        """The line the game goes on on (``saves/lines.py``): a new game's first is named by its id."""
+        self.line_held: OpenSlot | None = None
+        """The hold on :attr:`line` in this window (``engine/lines.py``), from its first write or its load."""
+        self.ancestors: dict[str, int] = {}
+        """The lines the game went on from, and the last turn of each its history holds (``engine/lines.py``)."""
         self.opened: OpenSlot | None = None
         """The slot this game is open in, in this window (``window.open_here``), once a front end has opened it."""
         self._retrying: Moment | None = None
@@ -201,6 +205,8 @@ class GameSession:
             raise RewindError(f"Nothing to undo: this session starts at turn {self.timeline.now.turn}.")
         undone = self.timeline.now
         now = self.timeline.back()
+        self.wait_for_autosave()
+        lines.fork(self, now.turn)  # the turns undone may stay in other slots: the game goes on as a line of its own
         self._return_to(now)
         self._forget(undone)
         return (
@@ -247,6 +253,7 @@ class GameSession:
             message = f"{result.error or 'The turn could not be told again.'} The last telling stands."
             result.narration, result.error, result.ok = message, message, False
             return result
+        lines.fork(self, before.turn)  # as undo: the telling replaced may stay in other slots
         self._forget(told)
         self.history.append(result)
         del self.history[:-HISTORY_LIMIT]
@@ -265,27 +272,14 @@ class GameSession:
         return self._told(command, message, ok)
 
     def branch(self, turn: int, name: str) -> str:
-        """Save the game as it was after ``turn`` (a turn of this session) to a new slot ``name``; the game goes on
-        as it is. Returns what to tell the player.
+        """Save the game as it was after ``turn`` (a turn of this session) to a new slot ``name``, on a line of its
+        own (``kept.branch_at``); the game goes on as it is. Returns what to tell the player.
 
         Raises:
             SaveError: no such turn in this session, a bad or taken slot name, a failed write.
         """
-        store = self._store()
-        store.path(name)
-        if store.exists(name):
-            raise SaveError(f"there is already a save named {name!r}; pick another name")
         self._begin()
-        moment = self.timeline.at(turn)
-        if moment is None:
-            first, last = self.timeline.moments[0].turn, self.timeline.now.turn
-            raise SaveError(f"this session holds turns {first} to {last}, not turn {turn}")
-        memory = orjson.dumps(moment.memory, default=model_fields)
-        history = self.timeline.saved(upto=turn)
-        data = encode(self.engine.pack, moment.game, memory, session_id=moment.memory.session_id, history=history)
-        self.wait_for_autosave()
-        store.write(name, data)
-        return f"Branched turn {turn} to {name!r}: load it to play on from there. This game goes on."
+        return branch_at(self, self._store(), turn, name)
 
     def prompt_tokens_by_block(self) -> list[tuple[int, dict[str, int]]]:
         """Prompt tokens per block for each turn of :attr:`history` that composed a prompt (``results.by_block``)."""
@@ -297,7 +291,7 @@ class GameSession:
         try:
             question = None
             if command.verb == "save" and name not in (self.quick_slot, self.slot) and ("save", name) != asked:
-                question = replace_question(self._store(), name, self.game_id, self.engine.state.turn)
+                question = replace_question(self._store(), name, self.line, self.engine.state.turn)
             elif command.verb == "load" and ("load", name) != asked:
                 question = load_question(self._store(), name, self.slot)
             if question:  # a slot the player names is replaced, or a game open elsewhere branched, once asked twice
@@ -331,9 +325,8 @@ class GameSession:
         """The bytes of a save of the game as it stands (see ``Memory.export_json`` for ``complete``)."""
         memory = self.engine.memory
         data = memory.export_json(complete=complete)
-        return encode(
-            self.engine.pack, self.engine.state, data, kind=kind, session_id=memory.session_id, history=self._saved()
-        )
+        pack, state, game = self.engine.pack, self.engine.state, memory.session_id
+        return encode(pack, state, data, kind=kind, session_id=game, line=self.line, history=self._saved())
 
     def _saved(self) -> dict[str, Any] | None:
         """The game's history as a save keeps it (None before the first turn: the save is where it starts)."""
@@ -349,15 +342,16 @@ class GameSession:
         store = self._store()
         store.path(name)  # a bad name fails before any work
         self.wait_for_autosave()
+        lines.keep(self)
         data, turn = self.snapshot(kind=kind, complete=complete), self.engine.state.turn
         if name != self.slot:
             if held_elsewhere(store.root, name) is not None:  # another window plays there (issue 43, item 2)
                 raise SaveError(f"slot {name!r} is open in another window; save under another name")
-            kept = quick_kept(store, name, self.game_id, turn) if kind == "quick" else ""
+            kept = quick_kept(store, name, self.line, turn) if kind == "quick" else ""
             log.info("saved turn %d to %s", turn, store.write(name, data))
             return f"Saved to {name!r} (turn {turn}).{kept}"
-        self.slot, path, moved = write_own(store, name, data, self.game_id, turn, self._wrote)
-        self._wrote = (self.slot, turn)
+        self.slot, path, moved = write_own(store, name, data, self.line, turn, self._wrote, self.ancestors)
+        self._wrote = (self.slot, self.line, turn)
         follow(self)
         log.info("saved turn %d to %s", turn, path)
         return moved or f"Saved to {self.slot!r} (turn {turn})."
@@ -368,8 +362,10 @@ class GameSession:
         if self.slots is None:
             return
         self.wait_for_autosave()  # one at a time, in order
+        lines.keep(self)
         state, memory = self.engine.state, self.engine.memory
-        job = (self.slot, self._kind(), state, memory.session_id, memory.export_later(), self._saved())
+        ids = (memory.session_id, self.line, dict(self.ancestors))
+        job = (self.slot, self._kind(), state, ids, memory.export_later(), self._saved())
         self._background.submit(self._write_autosave, *job)
 
     def _write_autosave(
@@ -377,16 +373,17 @@ class GameSession:
         slot: str,
         kind: SlotKind,
         state: GameState,
-        session_id: str,
+        ids: tuple[str, str, dict[str, int]],
         export: Callable[[], bytes],
         history: dict[str, Any] | None,
     ) -> None:
         FOREGROUND.wait_idle()  # after the turn's own work (foreground.py)
         notice = None
         try:
-            data = encode(self.engine.pack, state, export(), kind=kind, session_id=session_id, history=history)
-            self.slot, path, moved = write_own(self._store(), slot, data, session_id, state.turn, self._wrote)
-            self._wrote = (self.slot, state.turn)
+            (game, line, ancestors), pack = ids, self.engine.pack
+            data = encode(pack, state, export(), kind=kind, session_id=game, line=line, history=history)
+            self.slot, path, moved = write_own(self._store(), slot, data, line, state.turn, self._wrote, ancestors)
+            self._wrote = (self.slot, line, state.turn)
             follow(self)
             log.info("autosaved turn %d to %s", state.turn, path)
             if moved:
@@ -414,7 +411,7 @@ class GameSession:
 
     @property
     def game_id(self) -> str:
-        """The game's own id: its memory's session id, which every save and branch of it carries."""
+        """The game's own id: its memory's session id, which names every line of it (``saves/lines.py``)."""
         return self.engine.memory.session_id
 
     def load(self, name: str, *, branch: bool = False) -> list[str]:
@@ -463,6 +460,7 @@ class GameSession:
         self.engine.memory.restore(save.memory)
         self.engine.state = save.game
         self._wrote = None  # a moment loaded never writes over a later one it did not write (``kept.write_own``)
+        notices += lines.go_on_from(self, save)  # its own line, or a new one when it is not that line's latest
         moment = Moment(save.game.snapshot(), self.engine.memory.mark(), place=save.place)
         places = {node_id: node.name for node_id, node in self.engine.pack.nodes.items()}
         self.timeline.resume(moment, GameHistory.of(save.history, save.game), save.memory, places)
@@ -492,6 +490,7 @@ class GameSession:
                 notice = f"Could not save on quit: {exc}"
                 log.warning("%s", notice)
         let_go(self)
+        lines.let_go(self)
         self.engine.memory.close()
         return notice
 

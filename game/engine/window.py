@@ -15,7 +15,10 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
+from game.engine.lines import OnLine, fork, keep
+from game.engine.pipeline import TurnPipeline
 from game.saves.format import SaveError, SlotKind
+from game.saves.lines import game_of
 from game.saves.slots import SlotStore
 from game.saves.windows import OpenSlot, held_elsewhere, hold
 
@@ -27,8 +30,10 @@ OPEN_ELSEWHERE = "This game is open in another window."
 BRANCH_OFFER = "Play it here as a branch of its own, in a new slot? The other window's game stays as it is."
 
 
-class Opening(Protocol):
+class Opening(OnLine, Protocol):
     """What of a game in play its window reads and sets (a :class:`~game.engine.session.GameSession`)."""
+
+    engine: TurnPipeline
 
     slot: str
     slots: SlotStore | None
@@ -62,7 +67,7 @@ def open_elsewhere(slots: SlotStore, name: str, autosave: str) -> bool:
     if autosave == name:
         return False
     there = held_elsewhere(slots.root, autosave)
-    return there is not None and there == slots.game_of(name)
+    return there is not None and there == slots.line_of(name)
 
 
 def load_question(slots: SlotStore, name: str, slot: str) -> str | None:
@@ -104,6 +109,8 @@ def branch_off(session: Opening, prefix: str) -> str:
     if slots is None:
         raise SaveError("this game is played without saves")
     session.wait_for_autosave()
+    fork(session, session.engine.state.turn)  # a line of its own, held from now on: the other window's stays
+    keep(session)
     kind: SlotKind = "autosave" if prefix.startswith(AUTOSAVE_KIND) else "manual"  # as the session's own writes
     session.slot = slots.claim(prefix, session.snapshot(kind=kind, complete=False))
     hold_slot(session)
@@ -136,11 +143,11 @@ def hold_slot(session: Opening) -> str | None:
         return None
     opened = session.opened
     if opened is not None and opened.slot == session.slot:
-        opened.record(session.game_id)
+        opened.record(session.line)
         return None
     let_go(session)
     try:
-        session.opened = hold(slots.root, session.slot, session.game_id)
+        session.opened = hold(slots.root, session.slot, session.line)
     except (OSError, SaveError) as exc:
         log.warning("slot %r cannot be marked open in this window: %s", session.slot, exc)
         return None
@@ -151,12 +158,12 @@ def hold_slot(session: Opening) -> str | None:
 
 def go_apart(session: Opening, other: str) -> list[str]:
     """The game goes on in a slot of its own, its slot being held by another window that plays ``other``."""
-    held = session.slot
+    held, same = session.slot, game_of(other) == game_of(session.line)
     try:
         told = branch_off(session, held)
     except SaveError as exc:
         return [f"Slot {held!r} is open in another window, and this game could not go on in a slot of its own: {exc}."]
-    if other == session.game_id:
+    if same:
         return [told]
     return [
         f"Slot {held!r} is open in another window, with another game, which stays as it is: "

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from game.memory.records import MemoryState, model_fields
 from game.saves.history import GameHistory, HistoryError, SavedHistory
+from game.saves.lines import new_line
 from game.world.content import ContentPack
 from game.world.state import MAX_TURN, GameState
 
@@ -66,7 +67,10 @@ class SaveFile(BaseModel):
     story_id: str
     story_title: str = ""
     content_hash: str = Field(description="Hash of the content pack the game was played with")
-    session_id: str
+    session_id: str = Field(
+        description="The line this moment is on (lines.py: ``<game>`` or ``<game>.<n>``); the game's own id is the "
+        "memory's session id. Before lines, the game's id: a save written then is on its game's first line"
+    )
     turn: int = Field(ge=0, le=MAX_TURN)
     place: str = Field("", description="Name of the place the player is at")
     saved_at: str = Field(description="UTC, ISO 8601")
@@ -89,6 +93,7 @@ def encode(
     *,
     kind: SlotKind = "manual",
     session_id: str | None = None,
+    line: str | None = None,
     history: dict[str, Any] | None = None,
 ) -> bytes:
     """The bytes of a save of ``game`` and ``memory`` (and the game's ``history``: ``GameHistory.saved``).
@@ -96,6 +101,8 @@ def encode(
     ``memory`` is the memory state as JSON bytes (``GameMemory.export_json``,
     spliced in as is, with ``session_id`` given) or as a dict. ``schema_version``
     is written first, so a reader can tell the version before parsing the rest.
+    ``line`` is the line the save is on (``lines.py``: its header's ``session_id``); without it, the game's first,
+    named by its session id.
     """
     node_id, turn = (str(game["node"]), game["turn"]) if isinstance(game, dict) else (game.node, game.turn)
     node = pack.nodes.get(node_id)
@@ -111,7 +118,7 @@ def encode(
         "story_id": pack.id,
         "story_title": pack.story.title,
         "content_hash": pack.content_hash,
-        "session_id": session_id,
+        "session_id": line or session_id,
         "turn": turn,
         "place": node.name if node else node_id,
         "saved_at": now_iso(),
@@ -201,8 +208,10 @@ def _explain(exc: ValidationError) -> str:
     return f"damaged save: {where}: {first['msg']}{more}"
 
 
-def branch(save: SaveFile, turn: int, places: Mapping[str, str] | None = None) -> bytes:
-    """The bytes of a save of the game in ``save`` as it was after ``turn``: the game state from its history,
+def branch(save: SaveFile, turn: int, places: Mapping[str, str] | None = None, *, line: str = "") -> bytes:
+    """The bytes of a save of the game in ``save`` as it was after ``turn``, on a line of its own (``line``, else a
+    new one: ``lines.new_line``; issue 43, a branch on its game's line wrote over the line's later turns): the game
+    state from its history,
     memory as of that turn (``MemoryState.as_of``: nothing recorded after it), the history up to it. Its place is
     the one told at that turn, else the state's node by its name in ``places`` (node id -> name), else its id
     (issue 43: a branch at turn 0 was said to be at the last turn's place).
@@ -218,7 +227,8 @@ def branch(save: SaveFile, turn: int, places: Mapping[str, str] | None = None) -
     memory = save.memory.as_of(turn)
     told = memory.told(turn)
     place = told.node if told is not None else (places or {}).get(game.node, game.node)
-    fields = dict(save.__dict__, turn=turn, place=place, saved_at=now_iso(), kind="manual")
+    line = line or new_line(save.session_id)
+    fields = dict(save.__dict__, session_id=line, turn=turn, place=place, saved_at=now_iso(), kind="manual")
     fields.update(game=game, memory=memory, history=history.saved(upto=turn))
     try:
         data = orjson.dumps(fields, default=model_fields)

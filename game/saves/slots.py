@@ -35,6 +35,7 @@ from pathlib import Path
 from game.files import sync_folder, write_synced
 from game.saves.format import SaveError, SaveFile, SlotKind, branch, decode
 from game.saves.header import SaveHeader, read_bytes, read_header
+from game.saves.lines import game_of
 
 SLOT_SUFFIX = ".json"
 BACKUP_SUFFIX = ".bak"
@@ -386,15 +387,21 @@ class SlotStore:
         h = header
         return SlotInfo(name, h.story_id, h.story_title, h.turn, h.place, h.saved_at, h.kind, "", self._mtime(name))
 
-    def game_of(self, name: str) -> str | None:
-        """The session id of the game in slot ``name`` (its file's header, else its backup's, as a load falls back
-        to it); None when neither reads. Headers only: a slot of a long game costs no parse."""
+    def line_of(self, name: str) -> str | None:
+        """The line of the moment in slot ``name`` (``lines.py``; its file's header, else its backup's, as a load
+        falls back to it); None when neither reads. Headers only: a slot of a long game costs no parse."""
         moment = self.moment_of(name)
         return moment[0] if moment is not None else None
 
+    def game_of(self, name: str) -> str | None:
+        """The game (its id) of the moment in slot ``name``, any line of it (``lines.game_of``); None when it does
+        not read."""
+        line = self.line_of(name)
+        return game_of(line) if line is not None else None
+
     def moment_of(self, name: str) -> tuple[str, int] | None:
-        """The game (session id) and turn slot ``name`` holds, from its file's header, else its backup's; None when
-        neither reads. Headers only."""
+        """The line and turn slot ``name`` holds, from its file's header, else its backup's; None when neither
+        reads. Headers only."""
         for path in (self.path(name), self.backup_path(name)):
             try:
                 header = self._header(path)
@@ -402,6 +409,12 @@ class SlotStore:
                 continue
             return header.session_id, header.turn
         return None
+
+    def latest_of(self, line: str) -> tuple[str, int] | None:
+        """The slot holding the latest turn of ``line``, and that turn (headers only); None when no slot holds it."""
+        held = [(moment[1], name) for name in self._names() if (moment := self.moment_of(name)) and moment[0] == line]
+        turn, name = max(held, default=(-1, ""))
+        return (name, turn) if held else None
 
     def verify(self, name: str) -> SlotInfo:
         """The slot's line from a full read, as a load reads it (its backup when the file is damaged): what

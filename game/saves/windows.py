@@ -3,11 +3,14 @@ data folder knows before it loads that game (issue 43, item 2: two windows of on
 moments, and the second was told only after the fact, by the slot header check of ``kept.write_own``).
 
 A game holds an OS advisory lock (``flock``) on ``<data dir>/.open/<slot>.lock`` for as long as it plays in that
-slot, and the file names the game (its session id). The lock belongs to the process: it dies with it, so a crash
+slot, and the file names the game (its line). The lock belongs to the process: it dies with it, so a crash
 or a kill leaves nothing held (the file may stay behind; unlocked, it means nothing, and the slot's next holder
 removes it when it lets go). Another process asks :func:`held_elsewhere`, a shared try that never waits and never
 takes the slot. Within one process the slots held are counted here instead: ``flock`` locks taken on two
 descriptors of one process refuse each other, and two sessions of one process (a test's) are one window.
+
+A game also holds the line it plays on (``saves/lines.py``, issue 43, item 1) the same way, in
+``<data dir>/.open/lines/<digest>.lock`` (:func:`hold_line`), so that no two windows go on on one line.
 
 Where there is no ``flock`` (Windows) nothing is held and nothing is found held: the header checks of
 ``kept.write_own`` are then the only guard, as before.
@@ -16,6 +19,7 @@ Where there is no ``flock`` (Windows) nothing is held and nothing is found held:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sys
 import threading
@@ -30,6 +34,8 @@ if sys.platform != "win32":
 
 FOLDER = ".open"
 """The lock files' folder in the data folder (a dot folder: never listed as a slot)."""
+LINES = "lines"
+"""The lines' lock files' folder in it."""
 TRIES = 20
 TRY_PAUSE_S = 0.005
 """A slot found locked is tried again for ``TRIES * TRY_PAUSE_S``: another process's look
@@ -94,13 +100,32 @@ class OpenSlot:
                 os.close(lock.fd)
 
 
+def line_path(root: Path, line: str) -> Path:
+    """The lock file of ``line`` (``lines.py``), named by a digest: a line id read from a save names no path."""
+    digest = hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return Path(root) / FOLDER / LINES / f"{digest}.lock"
+
+
 def hold(root: Path, slot: str, game: str) -> OpenSlot | None:
-    """Hold ``slot`` open for ``game``; None when another process holds it.
+    """Hold ``slot`` open for ``game`` (its line); None when another process holds it.
 
     Raises:
         OSError: the lock file cannot be made (a read-only data folder); nothing is held.
     """
-    path = lock_path(root, slot)
+    return _hold(lock_path(root, slot), slot, game)
+
+
+def hold_line(root: Path, line: str) -> OpenSlot | None:
+    """Hold ``line`` for the game that goes on on it (``engine/lines.py``: no two windows play one line on); None
+    when another process holds it.
+
+    Raises:
+        OSError: the lock file cannot be made; nothing is held.
+    """
+    return _hold(line_path(root, line), "", line)
+
+
+def _hold(path: Path, slot: str, game: str) -> OpenSlot | None:
     with _guard:
         lock = _held.get(path)
         if lock is not None:
@@ -116,11 +141,14 @@ def hold(root: Path, slot: str, game: str) -> OpenSlot | None:
 
 
 def held_elsewhere(root: Path, slot: str) -> str | None:
-    """The game another process plays in ``slot`` ("" when its lock file does not say yet); None when no other
-    process holds the slot (nobody, or this process)."""
+    """The game (its line) another process plays in ``slot`` ("" when its lock file does not say yet); None when no
+    other process holds the slot (nobody, or this process)."""
+    return _held_elsewhere(lock_path(root, slot))
+
+
+def _held_elsewhere(path: Path) -> str | None:
     if sys.platform == "win32":
         return None
-    path = lock_path(root, slot)
     with _guard:  # this process's own lock is never mistaken for another's, nor taken while it is looked at
         if path in _held:
             return None

@@ -283,7 +283,7 @@ def test_two_windows_of_one_story_never_write_over_each_others_game(tmp_path):
     store = SlotStore(tmp_path)
     assert store.moment_of(AUTOSAVE) == (second.game_id, 5)
     assert store.moment_of(first.slot) == (first.game_id, 10)
-    kept = [i.name for i in store.list() if store.game_of(i.name) == first.game_id]
+    kept = [i.name for i in store.list() if store.line_of(i.name) == first.line]
     assert max(store.read(name).save.turn for name in kept) == 10  # the first game's turn 10 is kept
 
 

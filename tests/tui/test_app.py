@@ -240,6 +240,32 @@ async def test_loading_another_game_keeps_the_game_in_the_autosave(tmp_path):
     assert (now.session_id, now.turn) == (games["mine"], 3)
 
 
+async def test_loading_an_older_moment_goes_on_as_a_new_line_and_says_so(tmp_path):
+    """Issue 43, item 1: a moment older than its game's latest, loaded with F3, goes on as a new line, told in one
+    sentence; the later turns stay in the autosave."""
+    from game.engine.lines import AS_A_NEW_LINE
+    from game.wiring import make_engine
+
+    settings = settings_for(tmp_path)
+    session = GameSession(make_engine("fantasy_001", settings, embedder=None, say=lambda _: None), None)
+    session.slots, session.slot = SlotStore(settings.data_dir), "autosave-fantasy_001"
+    for action in ("look", "go east", "save mine", "look", "look"):
+        assert session.play(action).ok
+    assert session.close() is None
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TitleScreen), what="title")
+        app.start_game(None, slot="mine")
+        await until(pilot, lambda: playing(app), what="play")
+        await until(pilot, lambda: AS_A_NEW_LINE in log_text(app), what="the sentence")
+        assert "went on to turn 4" in log_text(app)
+        await play(pilot, "look")
+        app._quit()
+        await until(pilot, lambda: not app.is_running, what="exit")
+    store = SlotStore(settings.data_dir)
+    assert store.moment_of("autosave-fantasy_001") == (session.line, 4)
+
+
 async def test_quit_asks_when_there_is_unsaved_progress_and_autosaves(tmp_path):
     settings = settings_for(tmp_path)
     app = StoryEchoApp(settings)
