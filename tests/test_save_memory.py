@@ -8,6 +8,7 @@ then ``prepare()``) reuses the vectors the store has and embeds what it lacks.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import orjson
@@ -77,7 +78,7 @@ def test_loading_an_older_save_never_recalls_its_future(fantasy, embedder, chrom
     seen = everything_injected(asked)
     assert "zebulon" not in seen and "chalice" not in seen
     secret = everything_injected(game.play("what did I tell garrick about the silver chalice?"))
-    assert "zebulon" not in secret and "stole" not in secret
+    assert "zebulon" not in secret and not re.search(r"\bstole\b", secret)  # lore says "stolen elven silver"
 
     game.load("late")  # and forward again: the later save's memories are all there
     assert "zebulon" in everything_injected(game.play("what is my name?"))
