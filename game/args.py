@@ -136,6 +136,12 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "STORYECHO_SERVE_TOKEN; needed to listen on any address but this machine's own",
     )
     serve.add_argument("--max-games", type=int, default=4, help="games at once; one more tab is told to try later")
+    serve.add_argument(
+        "--user-header",
+        default=None,
+        help="a header an authenticating proxy sets to the player's login (e.g. X-Forwarded-User): their own "
+        "folder; without it a signed cookie tells visitors apart",
+    )
     _add_game_flags(serve)  # each tab's game is started with these
 
 

@@ -8,6 +8,7 @@ on a canvas, where no text can be read. Every request the page makes is recorded
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -68,7 +69,7 @@ class Page:
     """A browser page on the game: keys go to it, and what the game draws is read from the websocket."""
 
     def __init__(self, browser: Any, url: str, requests: list[str]) -> None:
-        self.page = browser.new_page(viewport={"width": 1200, "height": 800})
+        self.page = browser.new_page()  # a context's page: the pages of one context are one visitor
         self.text: list[str] = []
         self.dialogs: list[str] = []
         self.page.on("request", lambda request: requests.append(request.url))
@@ -103,14 +104,14 @@ class Page:
 
 
 def _saved_turn(saves: Path, turn: int = 0, timeout: float = 30.0) -> int:
-    """The turn of the game's autosave, once one of ``turn`` or later is written (a game saves as its process
-    ends, which is after its page has gone)."""
+    """The turn of the game's autosave in the visitor's folder, once one of ``turn`` or later is written (a game
+    saves as its process ends, which is after its page has gone)."""
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            saved = SlotStore(saves).read(SLOT).save.game.turn
-        except SaveError:
-            saved = -1
+        saved = -1
+        for folder in sorted((saves / "visitors").glob("*")):  # the one visitor's own folder (issue 45, item 3)
+            with contextlib.suppress(SaveError):
+                saved = max(saved, SlotStore(folder).read(SLOT).save.game.turn)
         if saved >= turn and saved >= 0:
             return saved
         assert time.monotonic() < deadline, f"the game was not saved (the save holds turn {saved})"
@@ -124,7 +125,8 @@ def test_a_browser_game_is_saved_when_its_page_goes_and_when_the_server_stops(se
     assert Path(CHROMIUM).exists(), "Debian's chromium is needed for the browser test (.ci/run installs it)"
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        first = Page(browser, url, requests)
+        visitor = browser.new_context(viewport={"width": 1200, "height": 800})  # one visitor: their cookies kept
+        first = Page(visitor, url, requests)
         first.wait_for("New game")  # no click: the page puts the keys in the game on load
         first.press("n")
         first.wait_for("Choose your story")
@@ -135,7 +137,7 @@ def test_a_browser_game_is_saved_when_its_page_goes_and_when_the_server_stops(se
         first.page.close()  # the tab closed
         assert _saved_turn(saves) == 1  # and its game saved: autosaves come only every 5 turns
 
-        again = Page(browser, url, requests)  # a new page offers Continue of the same game
+        again = Page(visitor, url, requests)  # a new page of the same visitor offers Continue of the same game
         again.wait_for("Misty Forest, turn 1")
         again.press("c")
         again.wait_for("continuing at turn 1")

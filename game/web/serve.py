@@ -13,8 +13,11 @@ else it is answered 401; listening on any address but this machine's own without
 textual-serve has no login of its own; ``--max-games`` caps the games at once (each is a process of 300-400 MB),
 and a tab past the cap gets a "try later" page (503).
 
-What is not built yet (issue 45, items 3-5; docs/serving.md): a data folder per visitor, an idle timeout, a deadline
-for a hung game, the many-player bench.
+Each visitor's games live in a data folder of their own (``game.web.visitors``: a signed cookie, or a header an
+authenticating proxy sets, ``--user-header``).
+
+What is not built yet (issue 45, items 4-5; docs/serving.md): an idle timeout, a deadline for a hung game, the
+many-player bench.
 """
 
 from __future__ import annotations
@@ -62,8 +65,9 @@ def token_given(request: Any, token: str) -> tuple[bool, bool]:
     return False, False
 
 
-def game_command(args: argparse.Namespace) -> str:
-    """The shell command each tab's game runs: ``storyecho play --textual`` with the game flags ``serve`` was given."""
+def game_command(args: argparse.Namespace, data_dir: Path | None = None) -> str:
+    """The shell command each tab's game runs: ``storyecho play --textual`` with the game flags ``serve`` was given
+    (``data_dir``: the visitor's own folder, in place of ``--data-dir``)."""
     flags = ["--textual"]
     given = {
         "--llm": args.llm,
@@ -72,7 +76,7 @@ def game_command(args: argparse.Namespace) -> str:
         "--base-url": args.base_url,
         "--seed": args.seed,
         "--chroma-url": args.chroma_url,
-        "--data-dir": args.data_dir and Path(args.data_dir).resolve(),
+        "--data-dir": data_dir or (args.data_dir and Path(args.data_dir).resolve()),
         "--config": args.config and Path(args.config).resolve(),
     }
     for flag, value in given.items():
@@ -99,17 +103,51 @@ def serve(args: argparse.Namespace) -> int:
         from aiohttp import web
         from aiohttp.web_runner import GracefulExit
         from textual_serve.app_service import AppService
-        from textual_serve.server import Server
+        from textual_serve.server import Server, to_int
     except ImportError:
         print("storyecho: serve needs the web extra: pip install -e '.[web]'", file=sys.stderr)
         return 2
 
+    from game.config import default_data_dir
+    from game.web.visitors import COOKIE as VISITOR
+    from game.web.visitors import Visitors
+
+    visitors = Visitors(Path(args.data_dir).resolve() if args.data_dir else default_data_dir(), args.user_header or "")
+
     class GameServer(Server):
-        """textual-serve's server with our page, and every game saved before the server stops."""
+        """textual-serve's server with our page, each visitor's games in their own folder, and every game saved
+        before the server stops."""
 
         def __init__(self) -> None:
             super().__init__(game_command(args), host=args.host, port=args.port, title=TITLE, templates_path=TEMPLATES)
             self.games: set[AppService] = set()
+
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            """textual-serve's own, with the game started in the visitor's folder."""
+            visitor, _ = visitors.identify(request.headers, dict(request.cookies))
+            command = game_command(args, visitors.folder(visitor))
+            websocket = web.WebSocketResponse(heartbeat=15)
+            width = to_int(request.query.get("width", "80"), 80)
+            height = to_int(request.query.get("height", "24"), 24)
+            game: AppService | None = None
+            try:
+                await websocket.prepare(request)
+                game = AppService(
+                    command,
+                    write_bytes=websocket.send_bytes,
+                    write_str=websocket.send_str,
+                    close=websocket.close,  # type: ignore[arg-type]  # as textual-serve itself passes it
+                    download_manager=self.download_manager,
+                    debug=self.debug,
+                )
+                await game.start(width, height)
+                await self._process_messages(websocket, game)
+            except asyncio.CancelledError:
+                await websocket.close()
+            finally:
+                if game is not None:
+                    await game.stop()
+            return websocket
 
         async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
             self.games.add(app_service)
@@ -134,8 +172,13 @@ def serve(args: argparse.Namespace) -> int:
                     status=503, text="StoryEcho is full: every game it can run is being played. Try later."
                 )
             response: web.StreamResponse = await handler(request)
-            if in_query and not isinstance(response, web.WebSocketResponse):
+            if isinstance(response, web.WebSocketResponse):
+                return response
+            if in_query:
                 response.set_cookie(COOKIE, token, httponly=True, samesite="Strict")
+            _, new = visitors.identify(request.headers, dict(request.cookies)) if request.path == "/" else ("", "")
+            if new:  # a visitor the page has not met: their own folder from now on
+                response.set_cookie(VISITOR, new, httponly=True, samesite="Strict", max_age=365 * 24 * 3600)
             return response
 
         async def on_startup(self, app: web.Application) -> None:
