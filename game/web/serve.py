@@ -16,30 +16,21 @@ and a tab past the cap gets a "try later" page (503).
 Each visitor's games live in a data folder of their own (``game.web.visitors``: a signed cookie, or a header an
 authenticating proxy sets, ``--user-header``).
 
-What is not built yet (issue 45, items 4-5; docs/serving.md): an idle timeout, a deadline for a hung game, the
+The server itself is :mod:`game.web.server`, imported only when serving (it needs the web extra). What is not
+built yet (issue 45, items 4-5; docs/serving.md): an idle timeout, a deadline for a hung game, the
 many-player bench.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import hmac
 import ipaddress
 import os
 import shlex
-import signal
 import sys
 from pathlib import Path
-from typing import Any
 
-SHUTDOWN_S = 20.0
-"""How long a stopping server waits for its games to save and end (aiohttp's graceful shutdown)."""
-
-TEMPLATES = Path(__file__).parent / "templates"
-TITLE = "StoryEcho"
-COOKIE = "storyecho_token"
 TOKEN_ENV = "STORYECHO_SERVE_TOKEN"
 
 
@@ -51,18 +42,6 @@ def loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def token_given(request: Any, token: str) -> tuple[bool, bool]:
-    """Whether ``request`` carries ``token`` (in its query, its cookie or a bearer header), and whether it came in
-    the query (then a cookie keeps it for the page's own requests)."""
-    header = request.headers.get("Authorization", "")
-    bearer = header[7:] if header.startswith("Bearer ") else ""
-    query = request.query.get("token", "")
-    for supplied in (query, request.cookies.get(COOKIE, ""), bearer):
-        if supplied and hmac.compare_digest(supplied.encode(), token.encode()):
-            return True, supplied == query
-    return False, False
 
 
 def game_command(args: argparse.Namespace, data_dir: Path | None = None) -> str:
@@ -100,113 +79,16 @@ def serve(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        from aiohttp import web
         from aiohttp.web_runner import GracefulExit
-        from textual_serve.app_service import AppService
-        from textual_serve.server import Server, to_int
+
+        from game.web.server import GameServer
     except ImportError:
         print("storyecho: serve needs the web extra: pip install -e '.[web]'", file=sys.stderr)
         return 2
-
     from game.config import default_data_dir
-    from game.web.visitors import COOKIE as VISITOR
     from game.web.visitors import Visitors
 
     visitors = Visitors(Path(args.data_dir).resolve() if args.data_dir else default_data_dir(), args.user_header or "")
-
-    class GameServer(Server):
-        """textual-serve's server with our page, each visitor's games in their own folder, and every game saved
-        before the server stops."""
-
-        def __init__(self) -> None:
-            super().__init__(game_command(args), host=args.host, port=args.port, title=TITLE, templates_path=TEMPLATES)
-            self.games: set[AppService] = set()
-
-        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-            """textual-serve's own, with the game started in the visitor's folder."""
-            visitor, _ = visitors.identify(request.headers, dict(request.cookies))
-            command = game_command(args, visitors.folder(visitor))
-            websocket = web.WebSocketResponse(heartbeat=15)
-            width = to_int(request.query.get("width", "80"), 80)
-            height = to_int(request.query.get("height", "24"), 24)
-            game: AppService | None = None
-            try:
-                await websocket.prepare(request)
-                game = AppService(
-                    command,
-                    write_bytes=websocket.send_bytes,
-                    write_str=websocket.send_str,
-                    close=websocket.close,  # type: ignore[arg-type]  # as textual-serve itself passes it
-                    download_manager=self.download_manager,
-                    debug=self.debug,
-                )
-                await game.start(width, height)
-                await self._process_messages(websocket, game)
-            except asyncio.CancelledError:
-                await websocket.close()
-            finally:
-                if game is not None:
-                    await game.stop()
-            return websocket
-
-        async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
-            self.games.add(app_service)
-            try:
-                await super()._process_messages(websocket, app_service)
-            finally:
-                self.games.discard(app_service)
-
-        async def _make_app(self) -> web.Application:
-            app = await super()._make_app()
-            app.middlewares.append(self._guard)
-            return app
-
-        @web.middleware
-        async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-            """401 without the token; 503 for a new game past the cap; the token kept in a cookie once given."""
-            given, in_query = token_given(request, token) if token else (True, False)
-            if not given:
-                return web.Response(status=401, text="StoryEcho asks for its token: open the address with ?token=...")
-            if request.path in ("/", "/ws") and len(self.games) >= args.max_games:
-                return web.Response(
-                    status=503, text="StoryEcho is full: every game it can run is being played. Try later."
-                )
-            response: web.StreamResponse = await handler(request)
-            if isinstance(response, web.WebSocketResponse):
-                return response
-            if in_query:
-                response.set_cookie(COOKIE, token, httponly=True, samesite="Strict")
-            _, new = visitors.identify(request.headers, dict(request.cookies)) if request.path == "/" else ("", "")
-            if new:  # a visitor the page has not met: their own folder from now on
-                response.set_cookie(VISITOR, new, httponly=True, samesite="Strict", max_age=365 * 24 * 3600)
-            return response
-
-        async def on_startup(self, app: web.Application) -> None:
-            print(f"StoryEcho on {self.public_url} (ctrl+c stops it; every game is saved first)", flush=True)
-
-        async def on_shutdown(self, app: web.Application) -> None:
-            # each game gets "quit" (as when its tab closes), saves and ends; its websocket then closes
-            await asyncio.gather(*(game.stop() for game in list(self.games)), return_exceptions=True)
-
-        def run(self) -> None:
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                loop.add_signal_handler(signum, self.request_exit)
-            web.run_app(
-                self._make_app(),
-                host=self.host,
-                port=self.port,
-                handle_signals=False,
-                loop=loop,
-                print=_quiet,
-                shutdown_timeout=SHUTDOWN_S,
-            )
-
     with contextlib.suppress(GracefulExit):
-        GameServer().run()
+        GameServer(args, token, visitors, lambda folder: game_command(args, folder)).run()
     return 0
-
-
-def _quiet(*args: Any) -> None:
-    """aiohttp's own start-up lines are not printed (``on_startup`` says where the game is)."""

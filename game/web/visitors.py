@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 COOKIE = "storyecho_visitor"
@@ -36,10 +37,10 @@ class Visitors:
         base.mkdir(parents=True, exist_ok=True)
         self.secret = _secret(base / SECRET)
 
-    def identify(self, headers: object, cookies: dict[str, str]) -> tuple[str, str]:
+    def identify(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> tuple[str, str]:
         """The visitor's id, and the cookie to set ("" when the request's own is good, or a header names them)."""
         if self.header:
-            named = str(getattr(headers, "get", lambda *_: "")(self.header, "") or "").strip()
+            named = str(headers.get(self.header, "") or "").strip()
             if named:
                 return (named if _CLEAN.match(named) and named not in (".", "..") else _hashed(named)), ""
         held = cookies.get(COOKIE, "")
