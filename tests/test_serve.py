@@ -9,11 +9,9 @@ on a canvas, where no text can be read. Every request the page makes is recorded
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,42 +25,19 @@ from playwright.sync_api import sync_playwright
 
 from game.saves.format import SaveError
 from game.saves.slots import SlotStore
+from tests.serving import start_serve, stop
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ESCAPES = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 SLOT = "autosave-fantasy_001"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``storyecho serve`` on a free port (the scripted narrator, keyword memory: a game starts in a second)."""
-    port = _free_port()
-    env = os.environ | {
-        "PYTHONPATH": str(ROOT),
-        "STORYECHO_LLM": "scripted",
-        "STORYECHO_MEMORY__EMBEDDINGS": "false",
-        "HF_HUB_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-    }
-    command = [sys.executable, "-m", "game", "serve", "--port", str(port), "--data-dir", str(tmp_path / "saves")]
-    log = tmp_path / "serve.log"  # a file, not a pipe: a pipe nobody reads would stop the server once full
-    with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 30
-    while f"http://127.0.0.1:{port}" not in log.read_text():
-        assert process.poll() is None and time.monotonic() < deadline, f"no server: {log.read_text()}"
-        time.sleep(0.1)
-    yield process, f"http://127.0.0.1:{port}/"
-    if process.poll() is None:
-        process.kill()
-        process.wait()
+    """``storyecho serve`` on a free port (``tests.serving``)."""
+    process, url = start_serve(tmp_path, tmp_path / "saves")
+    yield process, f"{url}/"
+    stop(process)
 
 
 class Page:

@@ -10,8 +10,6 @@ textual-serve itself is built on), which starts a real game behind it.
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,24 +21,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.serving import free_port, serve_env, start_serve, stop
+
 TOKEN = "s3cret-token-for-tests"
-
-
-def _env() -> dict[str, str]:
-    return os.environ | {
-        "PYTHONPATH": str(ROOT),
-        "STORYECHO_LLM": "scripted",
-        "STORYECHO_MEMORY__EMBEDDINGS": "false",
-        "HF_HUB_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-    }
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
@@ -48,28 +31,13 @@ def serve(tmp_path: Path) -> Iterator[object]:
     started: list[subprocess.Popen[str]] = []
 
     def start(*flags: str) -> str:
-        port = _free_port()
-        command = [sys.executable, "-m", "game", "serve", "--port", str(port), "--data-dir", str(tmp_path / "saves")]
-        log = tmp_path / f"serve-{port}.log"
-        with log.open("w") as out:
-            process = subprocess.Popen(
-                [*command, *flags], cwd=tmp_path, env=_env(), stdout=out, stderr=subprocess.STDOUT, text=True
-            )
+        process, url = start_serve(tmp_path, tmp_path / "saves", *flags)
         started.append(process)
-        deadline = time.monotonic() + 30
-        while f"http://127.0.0.1:{port}" not in log.read_text():
-            assert process.poll() is None and time.monotonic() < deadline, f"no server: {log.read_text()}"
-            time.sleep(0.1)
-        return f"http://127.0.0.1:{port}"
+        return url
 
     yield start
     for process in started:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(process)
 
 
 def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str]]:
@@ -104,9 +72,9 @@ def test_without_the_token_nothing_is_served_and_with_it_everything_is(serve):
 
 def test_listening_beyond_this_machine_without_a_token_is_refused(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "game", "serve", "--host", "0.0.0.0", "--port", str(_free_port())],
+        [sys.executable, "-m", "game", "serve", "--host", "0.0.0.0", "--port", str(free_port())],
         cwd=tmp_path,
-        env={k: v for k, v in _env().items() if k != "STORYECHO_SERVE_TOKEN"},
+        env={k: v for k, v in serve_env().items() if k != "STORYECHO_SERVE_TOKEN"},
         capture_output=True,
         text=True,
         timeout=60,

@@ -9,10 +9,7 @@ where their game writes (its log and index), so the tests read which folders the
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,13 +17,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.serving import start_serve, stop
 
 
 @pytest.fixture
@@ -34,33 +25,13 @@ def serve(tmp_path: Path) -> Iterator[object]:
     started: list[subprocess.Popen[str]] = []
 
     def start(*flags: str) -> tuple[str, Path]:
-        port, data = _free_port(), tmp_path / "data"
-        env = os.environ | {
-            "PYTHONPATH": str(ROOT),
-            "STORYECHO_LLM": "scripted",
-            "STORYECHO_MEMORY__EMBEDDINGS": "false",
-            "HF_HUB_OFFLINE": "1",
-            "ANONYMIZED_TELEMETRY": "False",
-        }
-        log = tmp_path / f"serve-{port}.log"
-        command = [sys.executable, "-m", "game", "serve", "--port", str(port), "--data-dir", str(data), *flags]
-        with log.open("w") as out:
-            process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+        process, url = start_serve(tmp_path, tmp_path / "data", *flags)
         started.append(process)
-        deadline = time.monotonic() + 30
-        while f"http://127.0.0.1:{port}" not in log.read_text():
-            assert process.poll() is None and time.monotonic() < deadline, f"no server: {log.read_text()}"
-            time.sleep(0.1)
-        return f"http://127.0.0.1:{port}", data
+        return url, tmp_path / "data"
 
     yield start
     for process in started:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(process)
 
 
 async def _visit(url: str, headers: dict[str, str] | None = None, cookie: str | None = None) -> str:

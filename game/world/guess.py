@@ -23,8 +23,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from game.language.lexicon import DIRECTIONS, FOE_NOUNS, GRANTS, PEOPLE_NOUNS, SELF_REPORTS, leading, lemma, senses
-from game.text import STOPWORDS, keywords, mentions
+from game.language.lexicon import (
+    DIRECTIONS,
+    FOE_NOUNS,
+    GRANTS,
+    HANDING_OVER,
+    LIST_WORDS,
+    PEOPLE_NOUNS,
+    SELF_REPORTS,
+    leading,
+    lemma,
+    senses,
+)
+from game.text import STOPWORDS, keywords, mentions, whole_words
 from game.world import names
 from game.world.acts import Act, Scene
 from game.world.asked import Asked
@@ -32,6 +43,7 @@ from game.world.content import ContentPack
 from game.world.resolve import feature_named
 from game.world.rules.trade import traders_here
 from game.world.state import GameState
+from game.world.ways import way_named
 
 _MOST = 4
 """The most acts one question offers (the keys 1-4)."""
@@ -121,10 +133,6 @@ def _together(asked: Asked, line: Sequence[Act], scene: Scene) -> Asked:
     return replace(asked, acts=(), offer=tuple(stepped), together=True, notes=(*asked.notes, note))
 
 
-_LISTING = frozenset({"n", "plus", "then", "both", "also", "too"})
-"""Words of a bare list that are no names ("the watch n the burner")."""
-
-
 def _bare(words: str, scene: Scene) -> tuple[Act, ...]:
     """The things a clause with no verb names ("fuse + gloves", "the watch n the burner", "chip & salve"): each
     lying here taken, or the one thing carried used ("fuse in breaker"); () when it says a verb or names nothing
@@ -138,7 +146,7 @@ def _bare(words: str, scene: Scene) -> tuple[Act, ...]:
             rest = rest.lower().replace(word, " ")
     here = scene.pack.nodes[scene.node].features
     spots = {w for f in here for name in (f.name, *f.aliases) for w in keywords(name)}  # "in breaker"
-    if not ids or any(w not in spots for w in keywords(rest) if w not in _LISTING):
+    if not ids or any(w not in spots for w in keywords(rest) if w not in LIST_WORDS):
         return ()  # a word that is no name: a verb the lexicon lacks ("draw my baton"), a flourish
     said = words.lower()
     where = {
@@ -155,12 +163,6 @@ def _first_said(said: str, called: list[str]) -> int:
     """Where in ``said`` a word of a thing's names first comes (a list's things in the order said)."""
     found = [m.start() for name in called for w in keywords(name) for m in [re.search(rf"\b{re.escape(w)}", said)] if m]
     return min(found, default=len(said))
-
-
-_HANDING = re.compile(
-    r"^here\b|\b(?:this|these|it|they)\s+(?:is|was|are|were|belongs?|belonged)\s+(?:yours|your|to you)\b"
-)
-"""Words that hand over a thing unnamed ("here, lass, this was your mother's")."""
 
 
 def _awaited(asked: Asked, scene: Scene) -> Act | None:
@@ -186,7 +188,8 @@ def _awaited(asked: Asked, scene: Scene) -> Act | None:
     text = asked.reading.text.lower()
     said = set(re.findall(r"[a-z0-9']+", text)) - STOPWORDS
     named = {(i, n) for i, n in owed for name in pack.items[i].names for w in name.lower().split() if w in said}
-    if not named and _HANDING.search(text):  # "here, lass, this was your mother's": the one thing owed
+    handing = re.match(r"^here\b", text) or any(whole_words(phrase).search(text) for phrase in HANDING_OVER)
+    if not named and handing:  # "here, lass, this was your mother's": the one thing owed
         named = owed
     if len(named) != 1:
         return None
@@ -249,7 +252,7 @@ def _named(words: str, scene: Scene, why: str) -> tuple[Act, ...]:
         shared = said & set(keywords(" ".join([*called, told])))
         if len(shared) >= 2 or shared & set(keywords(" ".join(called))):
             scored[act] = len(shared)
-    way = _way_said(words, scene)
+    way = way_named(words, scene, guessed=True)
     if way is not None:
         scored[way] = scored.get(way, 0) + 2
     if not scored:
@@ -290,12 +293,6 @@ def _pools(scene: Scene) -> list[tuple[Act, list[str], str]]:
 
 
 _DIRECTION_WORDS = frozenset(DIRECTIONS)
-
-
-def _way_said(words: str, scene: Scene) -> Act | None:
-    """The one way out a line's direction word names ("back south to the trailhead": south)."""
-    ways = {DIRECTIONS[w] for w in re.findall(r"[a-z]+", words.lower()) if w in DIRECTIONS} & set(scene.exits)
-    return Act("go", scene.exits[ways.pop()], guessed=True) if len(ways) == 1 else None
 
 
 def _unique(acts: list[Act]) -> list[Act]:

@@ -142,6 +142,10 @@ def _talks_to(reading: Reading, npc_id: str, state: GameState, pack: ContentPack
     return here and any((c.speaks or c.pronoun()) and not _someone_else(c, npc.names, npc.role) for c in acting)
 
 
+_ANYONE = frozenset(keywords(" ".join(PEOPLE_NOUNS)))
+"""Words that call anyone ("the fellow", "that man"): they name no one else."""
+
+
 def _someone_else(clause: Clause, names: Iterable[str], role: str) -> bool:
     """Whether a clause of talk is to someone its words name and the person is not, by name or role ("talk to the
     receptionist hologram" with Dr Senda here, "have a word with the coastguard" with the boatman)."""
@@ -149,7 +153,7 @@ def _someone_else(clause: Clause, names: Iterable[str], role: str) -> bool:
     said = re.sub(r"^(?:to|with)\s+", "", said).strip()
     if not said or said in ("you", "him", "her", "them", "everyone", "anyone", "someone"):
         return False
-    words = set(keywords(said)) - set(keywords(" ".join(PEOPLE_NOUNS)))  # "the fellow" fits anyone
+    words = set(keywords(said)) - _ANYONE
     return bool(words) and not words & set(keywords(" ".join([*names, role])))
 
 

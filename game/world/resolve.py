@@ -29,7 +29,7 @@ from game.world.describe import the
 from game.world.names import elsewhere, full_name, item_names, match, named, person
 from game.world.rules.trade import offered_price, traders_here
 from game.world.wares import MEASURE, asked_for, sold_here
-from game.world.ways import go, way_taken
+from game.world.ways import go, way_named, way_taken
 
 _ALL = re.compile(r"^(?:all|everything|every\s*thing|it\s+all|all\s+of\s+it|all\s+items|the\s+lot|whatever)\b")
 
@@ -118,7 +118,7 @@ def _all_of(handler: Any, command: Command, parts: list[str], said: Clause, scen
     acts: list[Act] = []
     for part in parts:
         found = handler(replace(command, target=part), said, scene, reading)
-        if acts and not found.acts and (way := _way_listed(part, scene)) is not None:
+        if acts and not found.acts and (way := way_named(part, scene)) is not None:
             found = Found(acts=(way,), note=f"then the way: {way.target}")  # "bag the gloves, hatch east"
         if found.refusal or found.offer or not found.acts:
             return found if not acts else Found(acts=tuple(acts), note="the rest: " + found.note)
@@ -126,12 +126,6 @@ def _all_of(handler: Any, command: Command, parts: list[str], said: Clause, scen
         for act in found.acts:
             scene = scene.after(act)
     return Found(acts=tuple(acts), note=f"each of {len(parts)}")
-
-
-def _way_listed(part: str, scene: Scene) -> Act | None:
-    """The way out a list's last words name by one direction ("hatch east"), when it leads somewhere."""
-    ways = {DIRECTIONS[w] for w in part.lower().split() if w in DIRECTIONS} & set(scene.exits)
-    return Act("go", scene.exits[ways.pop()]) if len(ways) == 1 else None
 
 
 def _take(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:

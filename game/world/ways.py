@@ -113,6 +113,13 @@ def _named_enough(target: str, name: str) -> bool:
     return full_name(target, [name]) or len(stems(target) & stems(name)) >= 2
 
 
+def way_named(words: str, scene: Scene, *, guessed: bool = False) -> Act | None:
+    """The one way out the direction words of ``words`` name ("back south to the trailhead", "hatch east"), or
+    None (none, or several)."""
+    said = {DIRECTIONS[w] for w in re.findall(r"[a-z]+", words.lower()) if w in DIRECTIONS} & set(scene.exits)
+    return Act("go", scene.exits[said.pop()], guessed=guessed) if len(said) == 1 else None
+
+
 def _way_said(core: str, ways: dict[str, str]) -> str | None:
     """The one way out a movement says beside its place: "go north into the fog", "step out into the corridor to
     the east", "ride the lift up to the street" ("out" names no way out here; "east" and "up" do)."""

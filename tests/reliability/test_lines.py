@@ -4,7 +4,6 @@ of the same one. Each test here failed on 0d7437c, where a branch carried its ga
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import orjson
@@ -15,8 +14,7 @@ from game.saves.format import SaveFile
 from game.saves.lines import game_of
 from game.saves.slots import SlotStore
 from tests.reliability.test_new_games import AUTOSAVE, HOW, session_in
-from tests.reliability.test_no_moment_lost import RUN, fingerprint
-from tests.reliability.test_processes import ENV, ROOT
+from tests.reliability.test_no_moment_lost import fingerprint, run_a_turn
 
 
 def moment(save: SaveFile) -> bytes:
@@ -121,17 +119,7 @@ def test_a_branch_made_by_another_window_loaded_and_played_on_keeps_the_first_wi
         assert a.play(action).ok
     a.wait_for_autosave()
     assert a.save(AUTOSAVE, kind="autosave", complete=False)
-    done = subprocess.run(
-        [*RUN, "--data-dir", str(tmp_path), "--slot", AUTOSAVE],
-        input="look\n",
-        capture_output=True,
-        text=True,
-        env=ENV,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_a_turn(tmp_path, AUTOSAVE)
     branch = f"{AUTOSAVE}-1"
     store = SlotStore(tmp_path)
     assert store.read(branch).save.turn == 4
@@ -157,17 +145,7 @@ def test_storyecho_run_says_an_older_moment_goes_on_as_a_new_line_in_json_too(tm
         assert game.play("look").ok
     assert game.close() is None
 
-    done = subprocess.run(
-        [*RUN, "--data-dir", str(tmp_path), "--slot", "mine"],
-        input="look\n",
-        capture_output=True,
-        text=True,
-        env=ENV,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_a_turn(tmp_path, "mine")
     [first] = [orjson.loads(line) for line in done.stdout.splitlines()]
     assert any(AS_A_NEW_LINE in notice for notice in first["notices"]), first["notices"]
     assert AS_A_NEW_LINE in done.stderr

@@ -52,10 +52,27 @@ ACTIONS = ("look", "go east", "go west", "go north", "go south", "talk to garric
 NAMES = ("mine", "keep")
 WINDOWS = ("A", "B")
 RUNS = 1
+"""Real ``storyecho run`` steps at most per example (each costs most of a second)."""
 RUN = (sys.executable, "-m", "game", "run", "--json", "--llm", "scripted", "--no-embeddings")
 AUTOSAVE_EVERY = 2
 """Autosave every other turn (the game's is 5, its consolidation interval): more writes for a few turns."""
-"""Real ``storyecho run`` steps at most per example (each costs most of a second)."""
+
+
+def run_a_turn(data: Path, slot: str) -> subprocess.CompletedProcess[str]:
+    """A real ``storyecho run --slot SLOT`` in the data folder ``data``: one "look", saved as it ends."""
+    done = subprocess.run(
+        [*RUN, "--data-dir", str(data), "--slot", slot],
+        input="look\n",
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
 
 Moment = tuple[str, int, bytes]
 """A moment the player can load: the game's id, the turn, and the game then (:func:`fingerprint`)."""
@@ -254,18 +271,7 @@ class NoMomentLost(RuleBasedStateMachine):
     def another_process(self, data: st.DataObject) -> None:
         """A real ``storyecho run --slot NAME`` plays a turn on a listed slot, and saves as it ends."""
         self.runs += 1
-        name = data.draw(st.sampled_from(self.listed()))
-        done = subprocess.run(
-            [*RUN, "--data-dir", str(self.root), "--slot", name],
-            input="look\n",
-            capture_output=True,
-            text=True,
-            env=ENV,
-            cwd=ROOT,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
+        run_a_turn(self.root, data.draw(st.sampled_from(self.listed())))
 
     # ----------------------------------------------------------- the check
     @invariant()

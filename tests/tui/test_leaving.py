@@ -8,19 +8,16 @@ autosaves every 5 turns, so before this issue the first turn was lost: the signa
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from game.saves.format import SaveError
 from game.saves.slots import SlotStore
-from tests.tui.test_terminal import Tmux
+from tests.tui.test_terminal import Tmux, start_game
 
 ROOT = Path(__file__).parents[2]
 
@@ -28,26 +25,10 @@ ROOT = Path(__file__).parents[2]
 @pytest.fixture
 def game(tmp_path):
     """``python -m game`` in tmux, exec'd so that the pane's process is the game's own."""
-    assert shutil.which("tmux"), "tmux is needed for the terminal test (.ci/run installs it)"
-    name = f"storyecho-{uuid.uuid4().hex[:8]}"
-    env = {
-        "STORYECHO_DATA_DIR": str(tmp_path / "saves"),
-        "STORYECHO_LLM": "scripted",
-        "STORYECHO_MEMORY__EMBEDDINGS": "false",
-        "HF_HUB_OFFLINE": "1",
-        "TERM": "xterm-256color",
-    }
-    exports = " ".join(f"{k}={v}" for k, v in env.items())
-    command = f"cd {tmp_path} && exec env {exports} PYTHONPATH={ROOT} {sys.executable} -m game"
-    subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", command],
-        check=True,
-        env={**os.environ, "TMUX": ""},
-    )
-    session = Tmux(name)
+    session = start_game(tmp_path, own_pane=True)
     yield session
     if session.alive():
-        subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+        subprocess.run(["tmux", "kill-session", "-t", session.name], check=False)
 
 
 def _play_a_turn(game: Tmux) -> int:

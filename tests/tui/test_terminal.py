@@ -54,28 +54,35 @@ class Tmux:
         return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
 
 
-@pytest.fixture
-def tmux(tmp_path):
+def start_game(folder: Path, *, own_pane: bool = False) -> Tmux:
+    """``python -m game`` in a new tmux session in ``folder`` (saves in ``folder/saves``, the scripted narrator);
+    ``own_pane``: exec'd, so that the pane's process is the game's own (else the pane stays a second after it)."""
     assert shutil.which("tmux"), "tmux is needed for the terminal test (.ci/run installs it)"
     name = f"storyecho-{uuid.uuid4().hex[:8]}"
     env = {
-        "STORYECHO_DATA_DIR": str(tmp_path / "saves"),
+        "STORYECHO_DATA_DIR": str(folder / "saves"),
         "STORYECHO_LLM": "scripted",
         "STORYECHO_MEMORY__EMBEDDINGS": "false",
         "HF_HUB_OFFLINE": "1",
         "TERM": "xterm-256color",
     }
     exports = " ".join(f"{k}={v}" for k, v in env.items())
-    command = f"cd {tmp_path} && env {exports} PYTHONPATH={ROOT} {sys.executable} -m game; sleep 1"
+    game = f"env {exports} PYTHONPATH={ROOT} {sys.executable} -m game"
+    command = f"cd {folder} && exec {game}" if own_pane else f"cd {folder} && {game}; sleep 1"
     subprocess.run(
         ["tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", command],
         check=True,
         env={**os.environ, "TMUX": ""},
     )
-    session = Tmux(name)
+    return Tmux(name)
+
+
+@pytest.fixture
+def tmux(tmp_path):
+    session = start_game(tmp_path)
     yield session
     if session.alive():
-        subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+        subprocess.run(["tmux", "kill-session", "-t", session.name], check=False)
 
 
 def test_a_new_game_and_three_turns_in_a_real_terminal(tmux, tmp_path):

@@ -394,10 +394,13 @@ HANDING_OVER = phrases(
     """here you go | here you are | here's | here is | it's yours | it is yours | that's yours | they're yours
     | yours again | belongs to you | belong to you | take it back | take them back | have it back | have it
     | take it | for you | brought you | got you | fetched you | you wanted | you asked for | you were after
-    | as promised | as you asked"""
+    | as promised | as you asked | this is yours | this was yours | these are yours | this is your | this was your
+    | these were your | belonged to you"""
 )
 """Words that hand over a thing the line names to the person it is said to ("yo runner, brought you some noodles",
 "here you go, old sage: the moonvine you wanted")."""
+LIST_WORDS = words("n plus then both also too")
+"""Words of a bare list of things that are no names ("the watch n the burner", "fuse + gloves too")."""
 GIFT_OPENERS = phrases("here's | here is | here are | this | these | that")
 """What opens a thing handed to someone ("here's a bottle for your trouble", "this ramen's for you")."""
 OWN_FRAMES = frames(
