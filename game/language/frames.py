@@ -78,6 +78,11 @@ def plainer(core: str) -> tuple[str, str]:
     swallowed = next((t for t in SWALLOWED if len(words) > len(t) + 1 and tuple(words[-len(t) :]) == t), None)
     if swallowed and lemma(words[0]) in ("get", "put", "knock", "send"):  # "get that toddy down me": drink it
         return " ".join(["consume", *words[1 : -len(swallowed)]]), f"{words[0]} ... {' '.join(swallowed)}"
+    for i in range(1, min(4, len(words) - 1)):
+        if words[i] in ("a", "an") and words[i + 1] in BLOW_SIZES | _SIZES:
+            plain, idiom = plainer(" ".join(words[: i + 1] + words[i + 2 :]))
+            if " " in idiom:  # "have a proper go at the thief": "have a go at", not "have" (= order)
+                return plain, idiom
     for phrase, plain in _idioms():
         if _split_particle(words, phrase):  # "knock it back", "wolf them down"
             return " ".join([plain, *words[1:2], *words[3:]]), " ".join(phrase)
@@ -90,7 +95,26 @@ def plainer(core: str) -> tuple[str, str]:
             if phrase[0] in ("pass", "slip") and "to" not in rest:
                 continue
         return " ".join([plain, *rest]), " ".join(phrase)
-    return core, ""
+    return _reworded(words)
+
+
+def _reworded(words: list[str]) -> tuple[str, str]:
+    """The idioms said around their words: an errand asked of a seller ("get bess to sell me a toddy"), a beast
+    put down for good, a liquid tipped into something."""
+    if not words:
+        return "", ""
+    if lemma(words[0]) in ("get", "ask", "have") and "to" in words[2:5]:
+        errand = words[words.index("to", 2) + 1 :]
+        if errand[:2] in (["sell", "me"], ["sell", "us"]):  # "get bess to sell me one of her toddies"
+            return " ".join(["buy", *errand[2:]]), f"{words[0]} ... to sell me"
+    if lemma(words[0]) == "put" and words[-3:] == ["down", "for", "good"] and len(words) > 4:
+        return " ".join(["attack", *words[1:-3]]), "put ... down for good"  # a beast put down, never a thing
+    if lemma(words[0]) == "tip" and any(w in ("into", "onto", "over", "out") for w in words[2:]):
+        return " ".join(["pour", *words[1:]]), "tip ... into"  # poured, not a payment ("tip the porter")
+    return " ".join(words), ""
+
+
+_SIZES = frozenset(_split("quick little long hard big fair decent serious swift brief careful"))
 
 
 def _split_particle(words: list[str], phrase: tuple[str, ...]) -> bool:
@@ -235,7 +259,7 @@ def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, s
         if not 1 <= len(words) <= longest or any(w in _NOT_VOCATIVE for w in words):
             continue
         called = words[:1] if hail and index == 1 else words  # "hey, amber eye": a verb after the first word
-        if any(senses(w) for w in called if w not in PEOPLE_NOUNS) or re.search(r"[^a-z0-9' .-]", name):
+        if any(senses(w) for w in called if w not in PEOPLE_NOUNS | known) or re.search(r"[^a-z0-9' .-]", name):
             continue
         rest = ", ".join(p for i, p in enumerate(parts) if i != index)
         return name, rest

@@ -93,10 +93,11 @@ def _cased(text: str) -> str:
 _QUALIFIER = re.compile(
     # not a list: "the fuse, the gloves and the baton", "the branch, then the vine"
     r"(?:\s*,(?!.*\sand\s)(?!\s*then\s).*"
-    r"|\s+(?:(?:" + DIRECTION_WORDS + r")\s+of|that|which|who|whom|guarding|before|after|while|until"
+    r"|(?<!\band)(?<!\bplus)\s+that\b.*"  # "the man that ...", not a list's "and that bead of sap"
+    r"|\s+(?:(?:" + DIRECTION_WORDS + r")\s+of|which|who|whom|guarding|before|after|while|until"
     r"|on|in|at|near|by|from|beneath|behind|beyond|below|above|beside|inside|within|next\s+to|off|out\s+of"
     r"|among|amid|with|again|once\s+more|now|please|for\s+me|right\s+away|right\s+now|at\s+once"
-    r"|straight\s+away|immediately)\b.*)$"
+    r"|straight\s+away|straight\s+off|immediately)\b.*)$"
 )
 _PLACE_LEAD = re.compile(
     r"^(?:(?:back|out|over|on|onward|onwards|along|across|through|past|before|toward|towards|to|into|in\s+to|onto"
@@ -174,7 +175,9 @@ def clauses(text: str) -> list[str]:
 def _first_step(line: str) -> str:
     """The first step of "do this and do that" (not of "take the fuse and the gloves")."""
     return re.split(
-        r"\s+(?:and then|then|and)\s+(?=(?!the\b|a\b|an\b|my\b|some\b|his\b|her\b|then\b)[a-z'-]+\s)", line
+        r"\s+(?:and then|then|and)\s+(?=(?!the\b|a\b|an\b|my\b|some\b|his\b|her\b|then\b|(?:that|this|these|those)\s"
+        r"|your\b|their\b|its\b|both\b)[a-z'-]+\s)",
+        line,
     )[0]
 
 

@@ -352,6 +352,9 @@ def _new_clause(piece: str) -> bool:
     if first in DIRECTIONS or first in ROUTE_STARTS:
         return True  # "go north and then north again", "..., then west back to the pods", "..., then back out"
     words = piece.split()
+    if first in ("through", "into", "across", "past") and len(words) > 1 and words[1] in ("the", "that", "this"):
+        return True  # "go down the shaft and then through the round door": a way, with no verb
+
     if len(words) <= 3 and DIRECTIONS.get(words[-1], "in") not in ("in", "out", "up", "down"):
         return True  # "bag the gloves, hatch east": a way, not a thing of the list
     if first in OTHER_VERBS or frames.thinks_better(piece):  # "..., then think better of it"

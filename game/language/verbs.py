@@ -125,6 +125,8 @@ VERBS: tuple[Verb, ...] = (
         first=(
             r"^(?:drink|sip|bathe|wash|scoop\s+water|fill\s+\S+(?:\s+\S+)?)\s+(?:from|in|at)\s+(?P<target>.+)$",
             r"^(?:unlock|open)\s+(?P<obj>.+?)\s+with\s+(?P<target>.+)$",
+            r"^(?:drink|sip|swig|gulp|quaff)\s+(?:\S+\s+){1,3}?from\s+(?P<target>(?:my|the|your|this|that)\s.+)$",
+            r"^(?:slap|stick|strap|slip|pull|pop)\s+(?P<target>\S+(?:\s+\S+){0,3}?)\s+on$",  # "slap it on": worn
             rf"^(?:{'|'.join(sorted(APPLYING))})\s+(?P<target>.+?)\s+(?:into|onto|on|in)\s+(?:my|your|this|the)\s+"
             rf"(?:{'|'.join(sorted(BODY_PARTS))})$",
         ),

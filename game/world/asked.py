@@ -174,10 +174,11 @@ def story_names(pack: ContentPack) -> frozenset[str]:
 
 
 def story_people(pack: ContentPack) -> frozenset[str]:
-    """The words of the names the story's people go by (a line calls them by these: "Reverend, ...")."""
-    return frozenset(
-        w for npc in pack.npcs.values() for name in npc.names for w in re.split(r"[^a-z0-9']+", name.lower()) if w
-    )
+    """The words of the names and roles the story's people go by (a line calls them by these: "Reverend, ...",
+    "guardian of strength, ...")."""
+    names = {w for npc in pack.npcs.values() for name in npc.names for w in re.split(r"[^a-z0-9']+", name.lower())}
+    roles = {w for npc in pack.npcs.values() for w in re.split(r"[^a-z0-9']+", npc.role.lower()) if len(w) > 3}
+    return frozenset(w for w in names | roles if w)
 
 
 def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
@@ -219,8 +220,9 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
         acts += _stepped(found.acts, acts)
         for act in found.acts:
             scene = scene.after(act)
-    if all(a.verb == "talk" for a in acts) and (handed := _handed_over(reading, scene, addressee)) is not None:
-        return Asked(reading, acts=(handed,), notes=tuple([*notes, f"handed over: {handed.target} to {handed.to}"]))
+    if all(a.verb == "talk" for a in acts) and (handed := _handed_over(reading, scene, addressee)):
+        told = ", ".join(f"{h.target} to {h.to}" for h in handed)
+        return Asked(reading, acts=tuple(_stepped(handed, [])), notes=tuple([*notes, f"handed over: {told}"]))
     own = any(is_verb_phrase(c.core) and leading(c.text, INTENT_FRAMES) for c in opened)  # "Corbyn, I'll take it"
     if not acts and not own and (addressee or not any(is_verb_phrase(c.core) for c in opened)):  # said to someone
         told = choice_told(reading, scene)
@@ -323,24 +325,34 @@ def _gift(text: str) -> str:
     return thing.strip()
 
 
-def _handed_over(reading: Reading, scene: Scene, addressee: str | None) -> Act | None:
+def _handed_over(reading: Reading, scene: Scene, addressee: str | None) -> tuple[Act, ...]:
     """A gift told with no verb of giving, to the person the line calls or the one here ("yo runner, brought you
     some noodles, here"; "Miss Crane, I found your mother's locket. Please, have it."): words that hand over
-    (:data:`HANDING_OVER`) and one thing carried named by its name; never in a line that refuses or supposes."""
+    (:data:`HANDING_OVER`) and the things carried named by their names, in the order said (several only when
+    listed: "here's everything for the harp, elvin: the branch and the moonvine strand"); never in a line that
+    refuses or supposes."""
     if any(c.negated or c.mood in ("hypothetical", "wish", "question") for c in reading.clauses):
-        return None
+        return ()
     if all(c.mood == "report" or _told_of(c.text) for c in reading.clauses):
-        return None  # "your father gave me a herb for you": told, not handed
+        return ()  # "your father gave me a herb for you": told, not handed
     text = reading.text.lower()
     opened = re.match(r"^here\b", text) is not None  # "here elvin, the branch from the tree"
     if not opened and not any(whole_words(phrase).search(text) for phrase in HANDING_OVER):
-        return None
+        return ()
     who = addressee or (scene.people[0] if len(scene.people) == 1 else None)
-    said = set(re.findall(r"[a-z]+", text))
-    things = {i for i in scene.carried for name in scene.pack.items[i].names if name.lower().split()[-1] in said}
-    if who is None or len(things) != 1:  # a thing carried named by its name's last word ("your mother's locket")
-        return None
-    return Act("give", things.pop(), who)
+    said = re.findall(r"[a-z]+", text)
+    at = {}  # each thing carried named by its name's last word ("your mother's locket"), where it is first said
+    for item in dict.fromkeys(scene.carried):
+        places = [
+            said.index(n.lower().split()[-1]) for n in scene.pack.items[item].names if n.lower().split()[-1] in said
+        ]
+        if places:
+            at[item] = min(places)
+    if who is None or not at:
+        return ()
+    if len(at) > 1 and not re.search(r":|\band\b|&|\+", text):  # several named, not listed: which is unsaid
+        return ()
+    return tuple(Act("give", item, who) for item in sorted(at, key=at.__getitem__))
 
 
 def _told_of(text: str) -> bool:

@@ -67,7 +67,7 @@ def _by_lexicon(said: Clause) -> Command:
         words = words[1:]
         if words and (words[0] not in DIRECTIONS or words[1:2] in (["to"], ["into"], ["towards"])):
             return Command("go", target=place(" ".join(words)), text=said.text)
-    if words and words[0] in ("into", "onto", "inside"):  # "into the cottage to the north, ..."
+    if words and words[0] in ("into", "onto", "inside", "through", "across", "past"):  # "into the cottage to the north"
         return Command("go", target=place(" ".join(words)), text=said.text)
     if len(words) > 1 and words[1] in ("into", "to", "towards", "toward", "through"):
         fixed = nearest(words[0], [w for w in DIRECTIONS if len(w) > 2], short=True)
@@ -103,7 +103,7 @@ def _moved_down(said: Clause, scene: Scene) -> Clause:
 
 
 _MANY = frozenset({"take", "drop", "give", "sell", "use", "buy"})
-_AND = re.compile(r"\s*,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+")
+_AND = re.compile(r"\s*,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and|plus)\s+(?:then\s+)?|\s+then\s+")
 
 
 def _each(target: str) -> list[str]:
@@ -367,6 +367,12 @@ def _attack(command: Command, said: Clause, scene: Scene, reading: Reading) -> F
             return Found(refusal=f"There is no {said_name.lower()} here.", note="another enemy named in a fight")
         return Found(acts=(Act("attack", scene.state.combat.enemy_id),), note="the fight goes on")
     here = scene.enemies
+    if (
+        target
+        and match(target, named(scene.pack, here, "enemy"))[0] is None
+        and (elsewhere := _enemy_elsewhere(target, scene))
+    ):
+        return Found(refusal=f"There is no {elsewhere.lower()} here.", note="an enemy of elsewhere named", unknown=True)
     if not target or said.pronoun():
         if len(here) == 1:
             return Found(acts=(Act("attack", here[0]),), note="the one enemy here")
@@ -386,6 +392,16 @@ def _attack(command: Command, said: Clause, scene: Scene, reading: Reading) -> F
         bare = re.sub(r"^(?:the|a|an)\s+", "", target)
         return Found(refusal=f"There is no {bare} here.", note="no such enemy", unknown=True)
     return Found(acts=(Act("attack", enemy, guessed=guessed),), note=f"attack {enemy}")
+
+
+def _enemy_elsewhere(target: str, scene: Scene) -> str | None:
+    """The name of a story's enemy that ``target`` names in full and that is not here ("shoot that harpy" on the
+    troll's stair): never read as the one enemy here."""
+    elsewhere = [e for e in scene.pack.enemies if e not in scene.enemies]
+    foe = best_match(target, named(scene.pack, elsewhere, "enemy"))
+    if foe is None or not full_name(target, scene.pack.enemies[foe].names):
+        return None
+    return next((n for n in scene.pack.enemies[foe].names if n.lower() in target.lower()), scene.pack.enemies[foe].name)
 
 
 def _fight_move(verb: str) -> Any:

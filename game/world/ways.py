@@ -9,6 +9,7 @@ quay ..." makes "the quay" the harbour. A place the story has but not next door 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from game.language.lexicon import DIRECTIONS, OWNED_PLACES, place_kin, role_kin
 from game.language.parser import Command
@@ -32,6 +33,10 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     way = DIRECTIONS.get(target, target)
     if way in ways:
         return Found(acts=(Act("go", ways[way]),), note=f"way {way}")
+    if " to " in target:  # "down the lane to the quay": where the way leads names the place
+        found = go(replace(command, target=target.rsplit(" to ", 1)[1]), said, scene, reading)
+        if found.acts:
+            return found
     nodes = [(n, [scene.pack.nodes[n].name, n.replace("_", " ")]) for n in set(exits.values())]
     if way in DIRECTIONS.values():
         place, guessed = match(said.core, nodes)
@@ -75,7 +80,9 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
             refused=Act("go", somewhere),
             note="not adjacent",
         )
-    past = re.search(r"\b(?:past|by|around|round)\s+(?:the\s+)?(?P<x>.+)$", said.core)
+    past = re.search(
+        r"\b(?:(?:past|by|around)\s+(?:the\s+)?|round\s+the\s+)(?P<x>.+)$", said.core
+    )  # not "the round door"
     if past and not match(past.group("x"), named(scene.pack, scene.enemies, "enemy"))[0]:
         return Found(refusal=f"There is no {past.group('x')} here.", note="nothing to get past")
     return Found(open=True, note=f"no way named {target!r}: left to the narrator")
@@ -137,15 +144,27 @@ def _described_way(target: str, scene: Scene) -> str | None:
     wanted = set(keywords(target))
     if not wanted:
         return None
+    here = scene.pack.nodes[scene.node]
+    locked = [
+        way for way, lock in here.locked_exits.items() if way in scene.exits and wanted <= set(keywords(lock.message))
+    ]
+    if len(locked) == 1:  # "through the round door": the door its lock's words name ("... bars the round door")
+        return scene.exits[locked[0]]
     for sentence in re.split(r"(?<=[.!?;])\s+", scene.pack.nodes[scene.node].description):
         if wanted <= set(keywords(sentence)):
             ways = {DIRECTIONS[w] for w in re.findall(r"[a-z]+", sentence.lower()) if w in _COMPASS}
             if len(ways & set(scene.exits)) == 1:  # "down" in "the lane down into the village" is no way out
                 return scene.exits[(ways & set(scene.exits)).pop()]
+    own = [here.name, here.description, *(" ".join([f.name, *f.aliases]) for f in here.features)]
+    if wanted <= set(keywords(" ".join(own))):
+        return None  # "climb the tower" in the chapel: its own tower, not the street whose words see it
     told = {}
     for node in sorted(set(scene.exits.values())):
         place = scene.pack.nodes[node]
-        words = [place.name, place.description, *(" ".join([f.name, *f.aliases]) for f in place.features)]
+        # a sentence there that names this place tells of here ("the squat tower of St Brannoc's Chapel")
+        ours = set(keywords(here.name))
+        seen = [s for s in re.split(r"(?<=[.!?;])\s+", place.description) if not ours <= set(keywords(s))]
+        words = [place.name, *seen, *(" ".join([f.name, *f.aliases]) for f in place.features)]
         told[node] = set(keywords(" ".join(words)))
     near = [node for node, said in told.items() if wanted <= said]
     if not near:  # "the pub": "A low-beamed taproom ..."

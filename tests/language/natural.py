@@ -21,7 +21,9 @@ from game.world.content import ContentPack
 from tests.language.acts import acts_applied, first_not_done, load_module, same_act, shipped_packs, state_for
 from tests.language.rows import Natural
 
-ALWAYS_FORBIDDEN = ("not possible now", "needs ")
+ALWAYS_FORBIDDEN = ("not possible now",)
+_NEEDS = re.compile(r"\bneeds (?:[a-z]+:[a-z_]+|strength|agility|intelligence|level)\b")
+"""A rule's condition shown raw ("needs talked:kage", "needs intelligence 12"), not "who no longer needs it"."""
 ECHOES = ("For all your trying to", "Nothing much comes of trying to", "You try to", "You make an attempt to")
 """The scripted narrator's tellings of an attempt: an echo with its pronouns turned when the words are no act."""
 _FLAG = re.compile(r"\b[a-z]+:[a-z_]+\b|\b[a-z]+_[a-z_]+\b")
@@ -57,7 +59,7 @@ def judge(sentence: Natural, pack: ContentPack) -> str:
         forbidden.append("You recall")
     if shown := [
         f for f in forbidden if f in told and not (f in (e.title for e in pack.endings) and game.state.ending)
-    ]:
+    ] + _NEEDS.findall(told):
         return f"shows {shown}: {told[:160]!r}"
     if any(e in told for e in ECHOES) and not is_verb_phrase(reading(sentence.action)):
         return f"echoes the sentence back: {told[:160]!r}"

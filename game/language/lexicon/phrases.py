@@ -37,6 +37,7 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | take a pull from = drink from | take a pull of = drink | take a bite of = eat | slam = drink | pop = use
         | go get = get | go and get = get | go fetch = fetch | go grab = grab | go pick up = pick up
         | help myself to = take | get my hands on = take | lay my hands on = take | pass = give | slip = give
+        | arm myself with = take
         | have a word with = talk to | have a chat with = talk to | have a word = talk
         | have a moment of your time = talk | have a moment = talk | a moment of your time = talk
         | spare a moment = talk | got a minute = talk | have a minute = talk | trouble you for = order

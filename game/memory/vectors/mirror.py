@@ -388,7 +388,7 @@ class MirroredStore(InProcessVectorStore):
         try:
             self._write_snapshot(clean=False)
         except Exception as exc:  # noqa: BLE001 - readers read an older snapshot
-            log.warning("the memory index snapshot could not be published (%s)", exc)
+            log.warning("the memory index snapshot could not be published (%s: %s)", type(exc).__name__, exc)
 
     # ------------------------------------------------------- flush, close
     def flush(self) -> None:
