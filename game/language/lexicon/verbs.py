@@ -31,7 +31,8 @@ WORDS: dict[str, str] = {
     "use": "use play strum activate operate start insert install plug fit seat slot pour put place apply load"
     " attach connect hold_up raise light ignite burn ring blow sprinkle spill empty drip dip power_up turn_on"
     " switch_on fire_up inject swap replace feed mount brandish wave offer_up lay set sound tune invoke trigger"
-    " press flip wield wear equip don kindle strap_on put_on pull_on slip_on stick drink sip quaff gulp guzzle swig slurp"
+    " press flip wield wear equip don kindle strap_on put_on pull_on slip_on stick drink sip quaff gulp guzzle"
+    " swig slurp"
     " imbibe chug"
     " eat consume chew swallow munch munch_on nibble nibble_on devour gobble scoff nosh bite feast_on snack_on"
     " read peruse",
