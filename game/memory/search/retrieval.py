@@ -221,11 +221,11 @@ class MemoryRecall:
         whose condition over the game's state holds (``lore_state.py``; those held back go into ``held``, with
         why), and the entries constant while theirs holds."""
         memory = self.memory
-        assert memory.knowledge is not None and memory.pack is not None
+        assert memory.knowledge is not None
         pack = memory.pack
 
         def gate(doc: KnowledgeDoc) -> str | None:
-            return lore_gate(doc.when, state, pack)
+            return lore_gate(doc.when, state, pack) if pack is not None else None
 
         found = memory.knowledge.search(action, memory.config.knowledge_k, query_vector=query_vector, gate=gate)
         strategies["knowledge"] = found.strategy
