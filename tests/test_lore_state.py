@@ -195,3 +195,14 @@ def test_a_condition_naming_what_the_story_lacks_is_an_error_naming_the_field(tm
         assert line in message
     with pytest.raises(ContentError, match=r"knowledge.json: \[1\].when.time_of_day\[0\]: Input should be 'morning'"):
         load_pack(story(tmp_path / "b", {**SONG, "when": {"time_of_day": ["midnight"]}}))
+
+
+def test_content_check_names_the_field_of_an_unknown_id(tmp_path):
+    from tests.test_content_import import storyecho
+
+    stories = tmp_path / "stories"
+    stories.mkdir()
+    shutil.copytree(story(tmp_path, {**SONG, "when": {"at_node": "old_mill"}}), stories / "mini")
+    checked = storyecho(stories, tmp_path / "data", "content", "check", "--story", "mini")
+    assert checked.returncode == 1
+    assert "knowledge.json: [ferry_song].when.at_node: unknown node 'old_mill'" in checked.stdout + checked.stderr
