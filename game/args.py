@@ -208,6 +208,12 @@ def _add_content(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--opening", action="store_true", help="open with the card's greeting even where the story has its own opening"
     )
     imported.add_argument("--place", default="", help="where the card's person stands (a place id; default: the start)")
+    imported.add_argument(
+        "--keep-orders",
+        action="store_true",
+        help="keep text that orders the narrator about as the author's note (story.json author_note), shown as the "
+        "author's wish for the telling, never as a fact of the world; without it such text is only reported",
+    )
     validate = content_sub.add_parser("validate", help="validate content packs")
     validate.add_argument("--story", default=None)
     check = content_sub.add_parser(

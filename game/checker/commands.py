@@ -64,6 +64,7 @@ def import_(args: argparse.Namespace, library: StoryLibrary, stories_folder: Pat
             greeting=args.greeting,
             opening=args.opening,
             place=args.place,
+            keep_orders=args.keep_orders,
         )
     except ImportFailure as exc:
         print(f"storyecho: {exc}", file=sys.stderr)

@@ -5,12 +5,14 @@ cache) reuse the longest prefix a prompt shares with the one before, so the
 messages go from what changes least to what changes every turn:
 
     system  persona          the story's persona and DATA_NOT_ORDERS       never changes
+            author_note      the author's wishes for the telling (if any)  never changes
             json_instruction the answer format (JSON template)             never changes
             main_quest, side_quests                                         when a quest moves on
             synopsis         the running L3 synopsis ("Previously: ...")    when memory consolidates
             pinned, open_threads  the Story Bible's pinned facts and threads  when the Story Bible does
     window  the L1 window: the last exchanges as chat messages              slides every turn
-    user    current_context, node_info, combat_hints,                       every turn
+    user    current_context, node_info, voice (how the person talked to   every turn
+            speaks), combat_hints,
             memory_header ("stay consistent with them"), then the recalled blocks: bible_core (the
             characters this turn needs), knowledge, relevant_memories, history_recall, recent_story,
             player_action, answer_reminder
@@ -47,10 +49,12 @@ from dataclasses import dataclass, replace
 from game.engine.turn_parts import (
     ANSWER_REMINDER,
     JSON_INSTRUCTION,
+    author_note_text,
     fixed_blocks,
     persona_text,
     prompt_block,
     synopsis_text,
+    voice_text,
 )
 from game.language.parser import Command
 from game.llm.base import PromptBundle, PromptCut
@@ -74,6 +78,7 @@ __all__ = [
 
 SYSTEM_BLOCKS = (
     "persona",
+    "author_note",
     "json_instruction",
     "main_quest",
     "side_quests",
@@ -92,6 +97,7 @@ memory header."""
 FIXED_BLOCKS_BEFORE_MEMORY = (
     "current_context",
     "node_info",
+    "voice",
     "combat_hints",
     "memory_header",
 )
@@ -410,6 +416,8 @@ def _assemble(
             {"memory_header": prompt_block("memory_header", f"## {memory.header}")} if memory.header and in_user else {}
         ),
         "persona": prompt_block("persona", persona_text(pack)),
+        **({"author_note": prompt_block("author_note", note)} if (note := author_note_text(pack)) else {}),
+        **({"voice": prompt_block("voice", voice)} if (voice := voice_text(command, state, pack)) else {}),
         "json_instruction": prompt_block("json_instruction", JSON_INSTRUCTION),
         **{b.name: b for b in recalled if b.name in SYSTEM_BLOCKS},
         **({"synopsis": prompt_block("synopsis", synopsis_text(memory.synopsis))} if memory.synopsis else {}),

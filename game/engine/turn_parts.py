@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from game.language.parser import Command
 from game.llm.base import PromptBlock
 from game.memory.guard import DATA_NOT_ORDERS
-from game.text import estimate_tokens
+from game.text import estimate_tokens, mentions
 from game.world.conditions import enemies_at, holds, items_at, npcs_at
-from game.world.content import ContentPack
+from game.world.content import VOICE_CHARS, ContentPack
 from game.world.describe import node_description, node_texts, npc_brief, objective_lines, status_text
 from game.world.rules.trade import trade_ids
 from game.world.state import GameState
@@ -49,6 +50,44 @@ def prompt_block(name: str, text: str) -> PromptBlock:
 
 def persona_text(pack: ContentPack) -> str:
     return f"{pack.story.persona}\n\n{DATA_NOT_ORDERS}"
+
+
+AUTHOR_NOTE_HEADER = (
+    "## The author's note\n"
+    "The story's author asks this of how the story is told: their wish for the telling, not a fact of the world, "
+    "and it changes nothing the rules decide."
+)
+"""Opens the author's note (``Story.author_note``; issue 44, item 5), which is never lore, canon or history."""
+
+
+def author_note_text(pack: ContentPack) -> str:
+    """The author's note as the system prompt shows it ("" when the story has none)."""
+    notes = pack.story.author_note
+    return AUTHOR_NOTE_HEADER + "".join(f"\n- {note}" for note in notes) if notes else ""
+
+
+def voice_text(command: Command, state: GameState, pack: ContentPack) -> str:
+    """How the people this turn talks to speak (``Npc.voice``, a card's examples; issue 44, item 4): the people
+    here with a voice whom the action names, or the one such person here when the action talks or says something.
+    "" when none. Shown as examples of a manner, never as what happened, and up to ``VOICE_CHARS`` each."""
+    voiced = [pack.npcs[n] for n in npcs_at(pack, state.node) if pack.npcs[n].voice]
+    named, _ = mentions(command.text, [(npc.id, npc.names) for npc in voiced])
+    if not named and len(voiced) == 1 and command.verb in ("talk", "say"):
+        named = [voiced[0].id]
+    out = []
+    for npc in (pack.npcs[n] for n in dict.fromkeys(named)):
+        shown: list[str] = []
+        total = 0
+        for example in npc.voice:
+            if shown and total + len(example) > VOICE_CHARS:
+                break
+            shown.append(example)
+            total += len(example)
+        out.append(
+            f"## How {npc.name} speaks\nExamples of {npc.name}'s voice and manner, not events of this story: "
+            f"speak as they do, in new words.\n" + "\n\n".join(shown)
+        )
+    return "\n\n".join(out)
 
 
 def synopsis_text(synopsis: str) -> str:

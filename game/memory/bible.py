@@ -312,6 +312,8 @@ class StoryBible:
                 source="content",
             )
         for entry in pack.knowledge:
+            if entry.when is not None:  # lore the state switches: recalled while it holds, never canon
+                continue
             if entry.category == "hidden_rule":
                 self.propose(
                     "world_rule", f"rule:{entry.id}", entry.title, entry.content, importance=90, source="content"

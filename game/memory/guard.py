@@ -133,3 +133,9 @@ def strip_instructions(text: str, quoting: str = "") -> str:
     sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
     kept = [s for s in sentences if not looks_like_instruction(s) and not quotes(s, quoting)]
     return text if len(kept) == len(sentences) else " ".join(kept)
+
+
+def instruction_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that read as instructions to the narrator, in order (what
+    :func:`strip_instructions` leaves out)."""
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip() and looks_like_instruction(s)]

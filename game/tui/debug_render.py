@@ -20,17 +20,20 @@ from game.tui.debug_data import DebugData, ShareRow, compact
 from game.tui.text import plain, safe
 
 # --------------------------------------------------------------------- colours
+_ADDED_LATER = ("author_note", "voice")
+"""Blocks added after the colours were set (issue 44): last, so that every other block keeps its colour."""
 _KNOWN_BLOCKS = (
     "system",
     "window",
-    *SYSTEM_BLOCKS,  # the engine's own order, not a copy of it
-    *FIXED_BLOCKS_BEFORE_MEMORY,
+    *(name for name in SYSTEM_BLOCKS if name not in _ADDED_LATER),  # the engine's own order, not a copy of it
+    *(name for name in FIXED_BLOCKS_BEFORE_MEMORY if name not in _ADDED_LATER),
     "knowledge",
     "open_threads",
     "relevant_memories",
     "history_recall",
     "recent_story",
     *FIXED_BLOCKS_AFTER_MEMORY,
+    *_ADDED_LATER,
 )
 _PALETTE = (
     "grey62",

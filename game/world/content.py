@@ -29,11 +29,21 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from game.world.content_base import FROZEN, MAX_AMOUNT, MAX_STAT, ItemKind
+from game.world.content_base import Aggression as Aggression
 from game.world.content_base import Condition as Condition  # the building blocks, re-exported
 from game.world.content_base import Data as Data
+from game.world.content_base import HeavyAttack as HeavyAttack
 from game.world.content_base import Identifier as Identifier
+from game.world.content_base import Loot as Loot
+from game.world.content_base import LoreCondition as LoreCondition
 from game.world.content_base import Stat as Stat
 from game.world.content_base import Trade as Trade
+from game.world.content_base import Weakness as Weakness
+
+AUTHOR_NOTE_CHARS = 1_000
+"""The longest of the author's notes (``Story.author_note``): each is in every system prompt."""
+VOICE_CHARS = 600
+"""The longest example of a person's voice (``Npc.voice``), shown on each turn the player talks to them."""
 
 
 class _Model(BaseModel):
@@ -111,6 +121,12 @@ class Story(_Model):
     )
     help_examples: list[str] = Field(
         default_factory=list, description="Sample actions the help shows; empty: generic ones (game.world.describe)"
+    )
+    author_note: list[Annotated[str, Field(min_length=1, max_length=AUTHOR_NOTE_CHARS)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="The author's wishes for how the story is told (style, form: 'end each reply with a weather "
+        "tag'): every system prompt shows them as the author's, never as facts of the world (never canon or lore)",
     )
 
 
@@ -279,6 +295,13 @@ class Npc(_Named):
     )
     true_while: LineTruths
     trade: Trade | None = Field(None, description="What they sell and buy; none: they do not trade")
+    voice: list[Annotated[str, Field(min_length=1, max_length=VOICE_CHARS)]] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Example exchanges in their own voice (a card's mes_example): the prompt shows them, as how they "
+        "speak and never as what happened, on a turn the player talks to them",
+    )
+    tags: list[Data] = Field(default_factory=list, description="Words that class them (a card's tags): lore, not rules")
 
     @model_validator(mode="after")
     def _aliases_name_topics(self) -> Npc:
@@ -371,33 +394,6 @@ class QuestBook(_Model):
         return self
 
 
-class Loot(_Model):
-    item: Identifier
-    chance: float = Field(ge=0.0, le=1.0)
-
-
-class HeavyAttack(_Model):
-    """An enemy's strong attack, announced (``tell``) a round ahead so that defending or an item can answer it."""
-
-    chance: float = Field(0.3, ge=0.0, le=1.0, description="Chance each round from the second (never twice running)")
-    multiplier: float = Field(2.5, ge=1.0, description="Its damage, as a multiple of an ordinary hit; never dodged")
-    tell: str = Field(description="What the player sees it prepare, the round before")
-    text: str = Field("", description="The blow landing (optional)")
-
-
-class Weakness(_Model):
-    item: Identifier
-    damage: int = Field(ge=0, description="Damage it takes when the item breaks its heavy attack")
-    text: str
-
-
-class Aggression(_Model):
-    """An aggressive enemy: it attacks a player who stays in its place without fighting it (``rules.combat``)."""
-
-    tell: str = Field(description="What the player sees the turn before it attacks")
-    text: str = Field("", description="It attacking (optional)")
-
-
 class Enemy(_Countable):
     category: str
     tier: int = Field(ge=1, le=5)
@@ -454,6 +450,9 @@ class KnowledgeEntry(_Model):
     title: str
     content: str = Field(min_length=10)
     keywords: list[str] = []
+    when: LoreCondition | None = Field(
+        None, description="Reaches the prompt only while this holds over the game's state, never otherwise"
+    )
 
 
 class ContentError(Exception):

@@ -78,6 +78,28 @@ class Condition(Model):
         return ", ".join(parts) or "always"
 
 
+TimeOfDay = Literal["morning", "afternoon", "evening", "night"]
+"""A part of the game's day (``state.clock_minutes``): morning 06:00-12:00, afternoon to 18:00, evening to 22:00,
+night to 06:00 (``game.world.lore_state.time_of_day``)."""
+
+
+class LoreCondition(Condition):
+    """When a lore entry may reach the prompt (``knowledge.json`` ``when``): the condition language of choices,
+    exits and endings, and three clauses of its own that only lore asks about. Every clause given must hold."""
+
+    npcs_present: list[Identifier] = Field([], description="These people are at the player's place")
+    quests_active: list[Identifier] = Field([], description="These quests are under way (started, not completed)")
+    time_of_day: list[TimeOfDay] = Field([], description="The game's clock is in one of these parts of the day")
+
+    def describe(self) -> str:
+        parts = [] if super().describe() == "always" else [super().describe()]
+        parts += [f"{n} present" for n in self.npcs_present]
+        parts += [f"quest {q} under way" for q in self.quests_active]
+        if self.time_of_day:
+            parts.append(" or ".join(self.time_of_day))
+        return ", ".join(parts) or "always"
+
+
 Share = Annotated[float, Field(gt=0, le=1)]
 
 
@@ -100,3 +122,30 @@ class Trade(Model):
     @property
     def trades(self) -> bool:
         return bool(self.sells or self.buys)
+
+
+class Loot(Model):
+    item: Identifier
+    chance: float = Field(ge=0.0, le=1.0)
+
+
+class HeavyAttack(Model):
+    """An enemy's strong attack, announced (``tell``) a round ahead so that defending or an item can answer it."""
+
+    chance: float = Field(0.3, ge=0.0, le=1.0, description="Chance each round from the second (never twice running)")
+    multiplier: float = Field(2.5, ge=1.0, description="Its damage, as a multiple of an ordinary hit; never dodged")
+    tell: str = Field(description="What the player sees it prepare, the round before")
+    text: str = Field("", description="The blow landing (optional)")
+
+
+class Weakness(Model):
+    item: Identifier
+    damage: int = Field(ge=0, description="Damage it takes when the item breaks its heavy attack")
+    text: str
+
+
+class Aggression(Model):
+    """An aggressive enemy: it attacks a player who stays in its place without fighting it (``rules.combat``)."""
+
+    tell: str = Field(description="What the player sees the turn before it attacks")
+    text: str = Field("", description="It attacking (optional)")

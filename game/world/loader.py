@@ -195,8 +195,23 @@ def check_references(pack: ContentPack) -> list[str]:
         *_check_enemies(pack),
         *_check_quests(pack),
         *_check_growth(pack),
+        *_check_knowledge(pack),
         *_check_connected(pack),
     ]
+
+
+def _check_knowledge(pack: ContentPack) -> list[str]:
+    """knowledge.json: the condition over the game's state an entry is recalled under (``when``)."""
+    p: list[str] = []
+    quest_ids = {q.id for q in pack.all_quests()}
+    for entry in pack.knowledge:
+        if entry.when is None:
+            continue
+        where = f"knowledge.json: [{entry.id}].when"
+        p += _check_condition(pack, where, entry.when)
+        p += [f"{where}.npcs_present: unknown npc {n!r}" for n in entry.when.npcs_present if n not in pack.npcs]
+        p += [f"{where}.quests_active: unknown quest {q!r}" for q in entry.when.quests_active if q not in quest_ids]
+    return p
 
 
 def _check_story(pack: ContentPack) -> list[str]:

@@ -44,10 +44,12 @@ def import_file(
     greeting: int = 0,
     opening: bool = False,
     place: str = "",
+    keep_orders: bool = False,
 ) -> ImportReport:
     """Import the file at ``path`` into the story ``story`` of the stories folder ``folder`` (made first with
     ``new``); ``greeting`` picks the card's opening (0: ``first_mes``, N: its N-th alternate greeting), which
-    replaces an opening the author wrote only with ``opening``; ``place``: where the card's person stands.
+    replaces an opening the author wrote only with ``opening``; ``place``: where the card's person stands;
+    ``keep_orders``: text that orders the narrator about goes to the story's author's note, not only the report.
 
     Raises:
         ImportFailure: the file cannot be imported or the story cannot take it; nothing was changed.
@@ -68,7 +70,9 @@ def import_file(
         report.kept_as = _keep(path, staged)
         files = PackFiles.read(staged)
         character = "" if source.card else _imported_character(staged, path)
-        Mapper(source, files, report, character=character, opening=opening, place=place).run(greeting)
+        Mapper(source, files, report, character=character, opening=opening, place=place, keep_orders=keep_orders).run(
+            greeting
+        )
         files.write(staged)
         try:
             load_pack(staged)

@@ -12,11 +12,14 @@
   scenario as a topic and a worldview section;
 - a card's own lore entry -> also a topic its person answers about (``ask mira about the gull``);
 - the card's ``first_mes`` (or, with ``--greeting N``, its N-th alternate greeting) -> the story's ``intro``;
+- the card's ``mes_example`` -> the person's ``voice`` (:mod:`~game.checker.imports.voice`), its ``tags`` ->
+  theirs, its ``creator_notes`` and other greetings -> the report;
 - ``{{char}}`` / ``<BOT>`` -> the card's name, ``{{user}}`` / ``<USER>`` -> the story's player name.
 
 Imported text is untrusted: every text passes :func:`game.memory.guard.strip_instructions`, the guard memory
 puts what a model or a player writes through. A sentence that reads as an order to the narrator is left out (the
-file kept in ``imported/`` still holds it), the entry is never made canon, and the report names it.
+file kept in ``imported/`` still holds it), the entry is never made canon, and the report names it; with
+``--keep-orders`` the sentence is kept in the story's author's note (:mod:`~game.checker.imports.author_note`).
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from game.checker.imports.author_note import AuthorNote
 from game.checker.imports.report import ImportReport
 from game.checker.imports.sources import Card, ImportFailure, LoreEntry, Source
+from game.checker.imports.voice import voice
 from game.checker.scaffold import SCAFFOLD_INTRO
 from game.files import write_synced
-from game.memory.guard import looks_like_instruction, strip_instructions
+from game.memory.guard import instruction_sentences, looks_like_instruction, strip_instructions
 from game.text import clip, estimate_tokens, keywords
 
 MIN_LORE_CHARS = 10
@@ -124,12 +129,15 @@ class Mapper:
         character: str = "",
         opening: bool = False,
         place: str = "",
+        keep_orders: bool = False,
     ) -> None:
         """``character``: the person a lorebook's ``{{char}}`` names when the file brings no card of its own (the
         one character an earlier import's card made of this story); ``opening``: a card's greeting replaces an
-        opening the author wrote; ``place``: where the card's person stands (the story's start by default)."""
+        opening the author wrote; ``place``: where the card's person stands (the story's start by default);
+        ``keep_orders``: what the guard takes out goes to the author's note (:mod:`.author_note`)."""
         self.source, self.files, self.report = source, files, report
         self.replace_opening, self.place = opening, place
+        self.orders = AuthorNote(files.story, report) if keep_orders else None
         player = str(files.story.get("player", {}).get("name", "Traveller"))
         self.sub = Substitution(source.card.name if source.card else character, player)
         self.lore_ids = {str(k["id"]) for k in files.knowledge}
@@ -140,9 +148,13 @@ class Mapper:
         """``text`` with its instruction-like sentences left out (the report names where)."""
         kept = strip_instructions(text)
         if kept != text or looks_like_instruction(kept):
+            kept_as = f"{self.report.kept_as} keeps them"
+            if self.orders is not None:
+                self.orders.keep(where, instruction_sentences(text))
+                kept_as = "kept as the author's note, story.json author_note, with --keep-orders"
             self.report.guarded.append(
-                f"{where}: reads as an instruction to the narrator: those sentences were left out (never canon, "
-                f"never obeyed; {self.report.kept_as} keeps them)"
+                f"{where}: reads as an instruction to the narrator: those sentences were left out of the lore (never "
+                f"canon; {kept_as})"
             )
             kept = "" if looks_like_instruction(kept) else kept
         return kept
@@ -162,6 +174,8 @@ class Mapper:
                 )
         for entry in self.source.entries:
             self.entry(entry)
+        if self.orders is not None:
+            self.orders.write()
         if self.canon:
             persona = str(self.files.story["persona"]).rstrip()
             if CANON_HEADER not in persona:
@@ -254,6 +268,7 @@ class Mapper:
         personality = self.guarded("data.personality", self.sub(card.personality))
         scenario = self.guarded("data.scenario", self.sub(card.scenario))
         npc_id = self.person_id = self.person(card.name, description, personality, scenario)
+        self.card_voice(card, next(n for n in self.files.npcs if n["id"] == npc_id))
         about = "\n\n".join(t for t in (description, personality) if t)
         if len(about) >= MIN_LORE_CHARS and not self.lore_with(about):
             lore_id = make_id(card.name, self.lore_ids, "lore")
@@ -267,6 +282,25 @@ class Mapper:
             self.files.worldview = self.files.worldview.rstrip() + f"\n\n{section}\n{scenario}\n"
             self.report.mapped.append(f"data.scenario -> worldview.md section and {npc_id}'s topic 'situation'")
         self.opening(card, greeting, npc_id)
+
+    def card_voice(self, card: Card, person: dict[str, Any]) -> None:
+        """The card's example dialogue as the person's voice (:mod:`.voice`), its tags as theirs, its creator's
+        notes in the report."""
+        said = voice(self.guarded("data.mes_example", self.sub(card.mes_example)), self.sub)
+        if said.examples and person.get("voice") != said.examples:  # an import made again changes nothing
+            person["voice"] = said.examples
+            self.report.mapped.append(
+                f"data.mes_example -> npcs.json {person['id']!r} voice ({len(said.examples)} exchange(s), shown as how "
+                "they speak when the player talks to them)"
+            )
+        self.report.skipped += [f"data.mes_example {why}" for why in said.left_out]
+        had = person.get("tags", [])
+        tags = [t.strip() for t in card.tags if t.strip() and not looks_like_instruction(t) and t.strip() not in had]
+        if tags:
+            person["tags"] = list(dict.fromkeys([*had, *tags]))
+            self.report.mapped.append(f"data.tags -> npcs.json {person['id']!r} tags ({', '.join(tags)})")
+        if card.creator_notes.strip():
+            self.report.notes.append(f"the card's creator notes: {clip(' '.join(card.creator_notes.split()), 300)}")
 
     def person(self, name: str, description: str, personality: str, scenario: str) -> str:
         """The card's character as a person at the story's start (one of that name already there is kept)."""
@@ -338,11 +372,12 @@ class Mapper:
                 self.report.mapped.append(f"{field} -> story.json intro ({{{{char}}}} and {{{{user}}}} named)")
         else:
             self.report.skipped.append(f"{field}: no text to open the story with; the story keeps its intro")
-        others = len([g for i, g in enumerate(greetings) if i != greeting and g.strip()])
+        others = [(i, g) for i, g in enumerate(greetings) if i != greeting and g.strip()]
         if others:
             self.report.unused.append(
-                f"{others} other greeting(s) of the card (a story has one opening: pick one with --greeting N)"
+                f"{len(others)} other greeting(s) of the card (a story has one opening: pick one with --greeting N)"
             )
+            self.report.notes += [f"--greeting {i} opens with: {clip(self.sub(g), 80)!r}" for i, g in others]
 
 
 _SPEAKER = re.compile(r"(?:^|(?<=[\s\"\u201d*.!?]))([A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s")

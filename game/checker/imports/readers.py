@@ -33,7 +33,10 @@ FORMATS = (
 CARD_SPECS = ("chara_card_v2", "chara_card_v3")
 _REGEX_KEY = re.compile(r"^/.+/[a-z]*$", re.S)
 _BOOK_ENTRY_USED = {"keys", "content", "enabled", "constant", "name", "comment", "id", "use_regex"}
-_CARD_USED = {"name", "description", "personality", "scenario", "first_mes", "alternate_greetings", "character_book"}
+_CARD_USED = {
+    *("name", "description", "personality", "scenario", "first_mes", "alternate_greetings", "character_book"),
+    *("mes_example", "creator_notes", "tags"),
+}
 
 
 class _Fields:
@@ -278,6 +281,9 @@ def _card_fields(data: _Fields, label: str, prefix: str) -> Source:
         scenario=data.text("scenario"),
         first_mes=data.text("first_mes"),
         alternate_greetings=data.texts("alternate_greetings"),
+        mes_example=data.text("mes_example"),
+        creator_notes=data.text("creator_notes"),
+        tags=data.texts("tags"),
     )
     extensions = data.record.get("extensions")
     world = extensions.get("world") if isinstance(extensions, dict) else None

@@ -64,6 +64,11 @@ class Card:
     scenario: str = ""
     first_mes: str = ""
     alternate_greetings: list[str] = field(default_factory=list)
+    mes_example: str = ""
+    """Example dialogue: how the character speaks (``Npc.voice``)."""
+    creator_notes: str = ""
+    """The card's author's notes to its user (the report shows them)."""
+    tags: list[str] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)
     world: str = ""
     """The World Info the card links (``extensions.world``): a file of its own, named in the report."""

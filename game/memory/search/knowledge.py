@@ -32,7 +32,7 @@ from game.memory.search.indexing import IndexItem
 from game.memory.vectors.embedders import Embedder, Vectors
 from game.memory.vectors.foreground import FOREGROUND, MAX_WAIT_S
 from game.memory.vectors.stores import VectorStore
-from game.world.content import Condition, ContentPack, Stat
+from game.world.content import Condition, ContentPack, LoreCondition, Stat
 
 log = logging.getLogger("storyecho.memory")
 
@@ -59,6 +59,11 @@ class KnowledgeDoc:
     text: str
     keywords: tuple[str, ...] = ()
     """Words the author gave it (``knowledge.json`` ``keywords``): found by keyword search, not embedded."""
+    when: LoreCondition | None = field(default=None, compare=False)
+    """The condition over the game's state it is recalled under (``knowledge.json`` ``when``; ``lore_state.py``)."""
+    constant: bool = False
+    """In every prompt while ``when`` holds: a ``hidden_rule`` entry with a condition (the Story Bible's canon
+    cannot be switched by the state, so such an entry is never canon)."""
 
     @property
     def digest(self) -> str:
@@ -89,6 +94,7 @@ def _story_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
         dislikes = ", ".join(npc.dislikes) or "nothing in particular"
         text = f"{npc.name} ({npc.role}) at {pack.nodes[npc.location].name}. {npc.trait} "
         text += f"Likes: {likes}. Dislikes: {dislikes}. Speaks: {npc.dialogue_style}"
+        text += f" Tags: {', '.join(npc.tags)}." if npc.tags else ""
         yield KnowledgeDoc(f"{sid}:npc:{npc.id}", "npc", npc.name, text)
     for kind, quests in (("main_quest", pack.quests.main), ("side_quest", pack.quests.side)):
         for quest in quests:
@@ -129,7 +135,16 @@ def _world_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
         yield KnowledgeDoc(f"{sid}:achievement:{ach.id}", "achievement", ach.name, text)
     for entry in pack.knowledge:
         text = f"{entry.title}: {entry.content}"
-        yield KnowledgeDoc(f"{sid}:knowledge:{entry.id}", entry.category, entry.title, text, tuple(entry.keywords))
+        constant = entry.category == "hidden_rule" and entry.when is not None
+        yield KnowledgeDoc(
+            f"{sid}:knowledge:{entry.id}",
+            entry.category,
+            entry.title,
+            text,
+            tuple(entry.keywords),
+            entry.when,
+            constant,
+        )
 
 
 def _sections(markdown: str) -> list[tuple[str, str]]:
@@ -172,6 +187,8 @@ class KnowledgeHits:
     found: list[tuple[KnowledgeDoc, Hit]]
     strategy: str
     fallback: str | None = None
+    held: list[tuple[KnowledgeDoc, str]] = field(default_factory=list)
+    """Documents the search ranked among the chosen but the state held back, with why (``lore_state.py``)."""
 
     def __iter__(self) -> Iterator[tuple[KnowledgeDoc, Hit]]:
         return iter(self.found)
@@ -287,9 +304,18 @@ class KnowledgeBase:
         self.vectors_ready.set()
         return self.stats
 
-    def search(self, query: str, k: int = 3, query_vector: Vectors | None = None) -> KnowledgeHits:
-        """Top ``k`` documents, deduplicated by category and text (by keyword alone until :attr:`vectors_ready`)."""
+    def search(
+        self,
+        query: str,
+        k: int = 3,
+        query_vector: Vectors | None = None,
+        gate: Callable[[KnowledgeDoc], str | None] | None = None,
+    ) -> KnowledgeHits:
+        """Top ``k`` documents, deduplicated by category and text (by keyword alone until :attr:`vectors_ready`);
+        ``gate`` says why a document may not be chosen now (None: it may), and those it holds back are counted
+        in ``held``, not in ``k``."""
         out: list[tuple[KnowledgeDoc, Hit]] = []
+        held: list[tuple[KnowledgeDoc, str]] = []
         seen: set[tuple[str, str]] = set()
         ready = self.vectors_ready.is_set()
         index = self.index if ready else self.keywords
@@ -301,12 +327,20 @@ class KnowledgeBase:
             key = (doc.category, doc.text.strip().lower())
             if key in seen:
                 continue
+            why = gate(doc) if gate is not None else None
+            if why is not None:
+                held.append((doc, why))
+                continue
             seen.add(key)
             out.append((doc, hit))
             if len(out) == k:
                 break
         fallback = ranked.fallback if ready else f"lore still indexing ({self.missing} to embed): keyword search"
-        return KnowledgeHits(out, ranked.strategy, fallback)
+        return KnowledgeHits(out, ranked.strategy, fallback, held)
+
+    def constants(self) -> list[KnowledgeDoc]:
+        """The documents in every prompt while their condition holds (:attr:`KnowledgeDoc.constant`)."""
+        return [doc for doc in self.docs.values() if doc.constant]
 
 
 def _wait_for_quiet(stop: threading.Event | None) -> None:

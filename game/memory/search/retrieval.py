@@ -34,7 +34,7 @@ from game.memory.events import EventRecord
 from game.memory.search.answers import answers
 from game.memory.search.bible_view import BibleView, BibleViews, active_at, characters_block
 from game.memory.search.features import MemoryFeatures, SummaryIndex
-from game.memory.search.knowledge import snippet
+from game.memory.search.knowledge import KnowledgeDoc, snippet
 from game.memory.search.question import Question, asked_characters, read_question
 from game.memory.search.recall import (
     MEMORY_HEADER,
@@ -44,6 +44,7 @@ from game.memory.search.recall import (
 )
 from game.memory.vectors.embedders import Vectors
 from game.text import keywords
+from game.world.lore_state import lore_gate
 from game.world.state import GameState
 
 if TYPE_CHECKING:
@@ -150,8 +151,9 @@ class MemoryRecall:
         pending, lag = self._vector_lag(turn)
         strategies: dict[str, str] = {}
         fallbacks: dict[str, str] = {}
+        held: list[dict[str, str]] = []
         if memory.knowledge is not None:
-            blocks.append(self._knowledge_block(action, query_vector, strategies, fallbacks))
+            blocks.append(self._knowledge_block(action, state, query_vector, strategies, fallbacks, held))
         blocks.append(_copy(view.threads))
         shown |= view.thread_ids
         history = self._history_items(action, state, query_vector, strategies, fallbacks)
@@ -179,6 +181,7 @@ class MemoryRecall:
             "strategies": strategies,
             "fallback": "; ".join(f"{name}: {why}" for name, why in fallbacks.items()) or None,
             "knowledge_strategy": strategies.get("knowledge"),
+            **({"lore_held": held} if held else {}),
             "store": memory.store.backend if memory.store is not None else None,
             "embedder": memory.embedder.model_name if memory.embedder and memory.memories.dense_ok else None,
             "session": memory.session_id,
@@ -206,23 +209,38 @@ class MemoryRecall:
         return [*found, *(m for m in relevant if m.id not in ids)][: max(len(relevant), len(found))]
 
     def _knowledge_block(
-        self, action: str, query_vector: Any, strategies: dict[str, str], fallbacks: dict[str, str]
+        self,
+        action: str,
+        state: GameState,
+        query_vector: Any,
+        strategies: dict[str, str],
+        fallbacks: dict[str, str],
+        held: list[dict[str, str]],
     ) -> MemoryBlock:
-        """The knowledge base's hits for ``action`` (call only when memory has a knowledge base)."""
+        """The knowledge base's hits for ``action`` (call only when memory has a knowledge base): the entries
+        whose condition over the game's state holds (``lore_state.py``; those held back go into ``held``, with
+        why), and the entries constant while theirs holds."""
         memory = self.memory
         assert memory.knowledge is not None
-        found = memory.knowledge.search(action, memory.config.knowledge_k, query_vector=query_vector)
+        pack = memory.pack
+
+        def gate(doc: KnowledgeDoc) -> str | None:
+            return lore_gate(doc.when, state, pack) if pack is not None else None
+
+        found = memory.knowledge.search(action, memory.config.knowledge_k, query_vector=query_vector, gate=gate)
         strategies["knowledge"] = found.strategy
         if found.fallback:
             fallbacks["knowledge"] = found.fallback
+        held += [{"source": f"kb:{doc.category}:{doc.name}", "why": why} for doc, why in found.held]
+        chosen = {doc.id for doc, _ in found}
+        constant = [d for d in memory.knowledge.constants() if d.id not in chosen and gate(d) is None]
         items = []
-        for doc, hit in found:
-            score = round(hit.score, 3)
+        for doc, hit in [*((d, None) for d in constant), *found]:
+            score = round(hit.score, 3) if hit is not None else 1.0
             shown = snippet(doc.text)
             left_out = doc.text[len(shown) - 1 :].strip() if shown != doc.text else ""
-            items.append(
-                MemoryItem(shown, score, f"kb:{doc.category}:{doc.name}", {"semantic": score}, left_out=left_out)
-            )
+            parts = {"semantic": score} if hit is not None else {"state": score}  # constant while its state holds
+            items.append(MemoryItem(shown, score, f"kb:{doc.category}:{doc.name}", parts, left_out=left_out))
         return make_block("knowledge", items)
 
     def warm(self, turn: int) -> None:
