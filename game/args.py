@@ -140,7 +140,14 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--user-header",
         default=None,
         help="a header an authenticating proxy sets to the player's login (e.g. X-Forwarded-User): their own "
-        "folder; without it a signed cookie tells visitors apart",
+        "folder; without it a signed cookie tells visitors apart. The proxy is trusted: listening beyond this "
+        "machine without a token needs it, and then a request without the header is refused",
+    )
+    serve.add_argument(
+        "--idle-minutes",
+        type=float,
+        default=30.0,
+        help="a game with no key for this long is saved and closed (default 30; 0: never; fractions allowed)",
     )
     _add_game_flags(serve)  # each tab's game is started with these
 
