@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import time
@@ -25,6 +26,8 @@ from typing import Any
 
 from aiohttp import web
 from textual_serve.app_service import AppService
+
+log = logging.getLogger("storyecho.serve")
 
 DEADLINE_S = 8.0
 """How long a game gets after "quit", and again after SIGTERM, before the next step (SIGKILL last)."""
@@ -122,6 +125,12 @@ class Game(AppService):
             if await self._ended_within(task, self.deadline_s):
                 break
             self.killed = step == signal.SIGKILL
+            log.warning(
+                "a game did not end %g s after %s: %s",
+                self.deadline_s,
+                "SIGTERM" if self.killed else '"quit"',
+                "killed" if self.killed else "SIGTERM sent",
+            )
             self._signal(step)
         await task  # the game's output ends when its process does
         if self._process is not None:
