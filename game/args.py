@@ -25,6 +25,8 @@ NARRATOR_ORDER = ("openai", "local", "scripted")
 """Who narrates when the one asked for cannot start: the next in this order."""
 
 
+CHROMA_TOKEN_HELP = "the Chroma server's token (better: STORYECHO_CHROMA_TOKEN, which others cannot read in ps)"
+
 SETTING_FLAGS: tuple[str, ...] = ("story", "config", "llm", "seed", "data_dir", "embeddings", "chroma_url")
 SETTING_FLAGS += ("preset", "model", "base_url")
 """The flags :func:`settings_for` and the game read; a command that does not take one leaves it None."""
@@ -84,6 +86,7 @@ def _add_game_flags(p: argparse.ArgumentParser) -> None:
         help="keyword recall only (fast start, no torch)",
     )
     p.add_argument("--chroma-url", default=None, help="use a Chroma server instead of the local index")
+    p.add_argument("--chroma-token", default=None, help=CHROMA_TOKEN_HELP)
     p.add_argument("--config", type=Path, default=None, help="TOML settings file (default: ./storyecho.toml)")
 
 
@@ -140,7 +143,14 @@ def _add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--user-header",
         default=None,
         help="a header an authenticating proxy sets to the player's login (e.g. X-Forwarded-User): their own "
-        "folder; without it a signed cookie tells visitors apart",
+        "folder; without it a signed cookie tells visitors apart. The proxy is trusted: listening beyond this "
+        "machine without a token needs it, and then a request without the header is refused",
+    )
+    serve.add_argument(
+        "--idle-minutes",
+        type=float,
+        default=30.0,
+        help="a game with no key for this long is saved and closed (default 30; 0: never; fractions allowed)",
     )
     _add_game_flags(serve)  # each tab's game is started with these
 
@@ -171,6 +181,7 @@ def _add_index(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     index.add_argument("--prune", action="store_true", help="drop the collections of other embedding models")
     index.add_argument("--data-dir", type=Path, default=None, help="saves and index folder")
     index.add_argument("--chroma-url", default=None, help="index on a Chroma server instead of the local index")
+    index.add_argument("--chroma-token", default=None, help=CHROMA_TOKEN_HELP)
     index.add_argument("--config", type=Path, default=None, help="TOML settings file")
 
 

@@ -43,6 +43,7 @@ from game.llm.local_model import find_bundled_model
 from game.memory.vectors.chroma import ChromaVectorStore
 from game.memory.vectors.embedders import space_of
 from game.memory.vectors.foreground import FOREGROUND
+from game.memory.vectors.remote import RemoteStore
 from game.saves.format import SaveError
 from game.saves.slots import SlotStore
 from game.saves.transcript import transcript
@@ -343,7 +344,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     space = space_of(embedder)
     if args.list or args.prune:
         store = make_store(settings, fallback=False)
-        if not isinstance(store, ChromaVectorStore):
+        if not isinstance(store, (ChromaVectorStore, RemoteStore)):
             print("storyecho index: the vector index cannot be opened", file=sys.stderr)
             return 1
         try:

@@ -10,6 +10,7 @@ the game never imports the CLI's argument handling.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     narrators, which the title screen does not need (the game loads them after its first frame).
     """
     args = parse(argv)
+    if getattr(args, "chroma_token", None):  # read where the store opens; serve's games inherit it
+        os.environ["STORYECHO_CHROMA_TOKEN"] = args.chroma_token
     if args.command == "serve":  # the game in a browser (textual-serve: the web extra)
         from game.web.serve import serve
 

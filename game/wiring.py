@@ -33,6 +33,7 @@ from game.memory.vectors.embedders import Embedder, EmbedderUnavailable, Sentenc
 from game.memory.vectors.inprocess import InProcessVectorStore
 from game.memory.vectors.mirror import MirroredStore
 from game.memory.vectors.onnx_embedder import OnnxEmbedder, onnx_available
+from game.memory.vectors.remote import RemoteStore
 from game.memory.vectors.stores import StoreUnavailable, VectorStore
 from game.saves.format import SaveError
 from game.saves.slots import Loaded, SlotStore
@@ -207,9 +208,16 @@ def make_store(
             say(f"{exc}; this game keeps its memory index in memory instead" if fallback else str(exc))
         except StoreUnavailable as exc:
             log.warning("%s%s", exc, "; using the in-process vector index" if fallback else "")
+            if settings.memory.chroma_url and fallback:  # the player chose the server: they are told
+                say(
+                    f"the memory server {shown_url(settings.memory.chroma_url)} cannot be reached; this game keeps "
+                    "its memory index in memory instead"
+                )
         else:
             if chroma.rebuilt_from:
                 say(f"the memory index was damaged ({chroma.rebuilt_from}); it is being rebuilt from your saves")
+            if settings.memory.chroma_url:  # said once when it goes, backed off from, caught up with (remote.py)
+                return RemoteStore(chroma, shown_url(settings.memory.chroma_url), say)
             return chroma
     return InProcessVectorStore() if fallback else None
 

@@ -148,3 +148,32 @@ def test_each_tab_runs_the_textual_game_with_the_flags_serve_was_given(tmp_path)
     assert command[5:] == ["--llm", "scripted", "--data-dir", str(tmp_path.resolve()), "--no-embeddings"]
     played = parse(command[3:])
     assert game_args(played) is played  # the Textual game, whether or not stdin and stdout are a terminal
+
+
+IDLE_MINUTES = 0.2
+"""12 s: the idle timeout for the test (``--idle-minutes`` takes fractions); long enough to start a game and play."""
+
+
+def test_a_game_left_idle_is_saved_and_closed_and_the_page_says_so(tmp_path):
+    """Issue 45, item 4: no idle timeout, a tab left open kept its game (300-400 MB) for ever. Now a game with no key
+    for ``--idle-minutes`` is saved and closed as a closed tab's is, and the page tells why."""
+    process, url = start_serve(tmp_path, tmp_path / "saves", "--idle-minutes", str(IDLE_MINUTES))
+    try:
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            tab = Page(browser.new_context(viewport={"width": 1200, "height": 800}), f"{url}/", [])
+            tab.wait_for("New game")
+            tab.press("n")
+            tab.wait_for("Choose your story")
+            tab.press("Enter")
+            tab.wait_for("What do you do?")
+            tab.play("go east", 1)
+            played = time.monotonic()
+            closed = tab.page.locator("#closed-why")
+            closed.wait_for(state="visible", timeout=(IDLE_MINUTES * 60 + 30) * 1000)
+            assert time.monotonic() - played >= IDLE_MINUTES * 60 - 1  # not before the player had been idle
+            assert "saved and closed after 12 seconds without a key" in closed.inner_text()
+            assert _saved_turn(tmp_path / "saves", turn=1) == 1
+            browser.close()
+    finally:
+        stop(process)

@@ -1,10 +1,10 @@
-"""Issue 45, item 4, in part: ``storyecho serve`` safe to put in front of others, tested over HTTP.
+"""Issue 45, item 4: ``storyecho serve`` safe to put in front of others, tested over HTTP.
 
 textual-serve has no login and no cap: anyone who reached the port got a game process of 300-400 MB each. Now a
 token guards the page, its files and the websocket (401 without it; ``?token=`` once, then a cookie; or a bearer
-header), listening on any address but this machine's own needs one, and ``--max-games`` caps the games at once
-(503 "try later" past it). The real server runs on a free port; the websocket is opened with aiohttp (what
-textual-serve itself is built on), which starts a real game behind it.
+header), listening on any address but this machine's own needs one or a trusted login proxy's header, and
+``--max-games`` caps the games at once (503 "try later" past it). The real server runs on a free port; the
+websocket is opened with aiohttp (what textual-serve itself is built on), which starts a real game behind it.
 """
 
 from __future__ import annotations
@@ -80,6 +80,28 @@ def test_listening_beyond_this_machine_without_a_token_is_refused(tmp_path):
         timeout=60,
     )
     assert done.returncode == 2 and "--token" in done.stderr and "answer anyone" in done.stderr
+    assert "--user-header" in done.stderr  # the other way: a trusted proxy's login header
+
+
+def test_behind_a_trusted_login_proxy_it_listens_beyond_this_machine_and_wants_the_proxys_header(serve):
+    """A proxy that logs players in and sets their login in a header (``--user-header``) is trusted: serve listens
+    beyond this machine without a token, and a request without the header (one that did not come through the
+    proxy) is refused."""
+    url = serve("--host", "0.0.0.0", "--user-header", "X-Forwarded-User")
+    assert _get(f"{url}/")[0] == 401
+    assert _get(f"{url}/", {"X-Forwarded-User": "  "})[0] == 401
+    assert _get(f"{url}/", {"X-Forwarded-User": "alice"})[0] == 200
+
+    async def websocket(headers: dict[str, str]) -> int:
+        async with aiohttp.ClientSession() as session:
+            try:
+                async with session.ws_connect(f"{url}/ws", headers=headers) as socket_:
+                    await socket_.close()
+                    return 101
+            except aiohttp.WSServerHandshakeError as refused:
+                return refused.status
+
+    assert asyncio.run(websocket({})) == 401
 
 
 def test_a_tab_past_the_cap_is_told_to_try_later(serve):

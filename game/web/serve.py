@@ -7,18 +7,19 @@ server), the terminal focused on load, a prompt before the page is left. Every w
 does (``game.tui.leaving``): the tab closed or the connection lost (textual-serve sends the game "quit"), and the
 server stopped (SIGINT, SIGTERM, SIGHUP: each game is sent "quit" and waited for before the server goes).
 
-Safe to expose (issue 45, item 4, in part): with a token (``--token`` or ``STORYECHO_SERVE_TOKEN``) every request
-(the page, its files, the websocket) needs it, once as ``?token=`` and then from a cookie, or as a bearer header,
-else it is answered 401; listening on any address but this machine's own without a token is refused, since
-textual-serve has no login of its own; ``--max-games`` caps the games at once (each is a process of 300-400 MB),
-and a tab past the cap gets a "try later" page (503).
+Safe to expose (issue 45, item 4): with a token (``--token`` or ``STORYECHO_SERVE_TOKEN``) every request (the
+page, its files, the websocket) needs it, once as ``?token=`` and then from a cookie, or as a bearer header, else
+it is answered 401. Listening on any address but this machine's own is refused without a token or a trusted
+proxy's login header (``--user-header``: then a request without that header is answered 401), since
+textual-serve has no login of its own. ``--max-games`` caps the games at once (each is a process of 300-400 MB),
+and a tab past the cap gets a "try later" page (503). ``--idle-minutes`` (30) saves and closes a game with no key
+for that long, and the page says so; a game that does not end when told is killed past a deadline
+(``game.web.games``).
 
 Each visitor's games live in a data folder of their own (``game.web.visitors``: a signed cookie, or a header an
 authenticating proxy sets, ``--user-header``).
 
-The server itself is :mod:`game.web.server`, imported only when serving (it needs the web extra). What is not
-built yet (issue 45, items 4-5; docs/serving.md): an idle timeout, a deadline for a hung game, the
-many-player bench.
+The server itself is :mod:`game.web.server`, imported only when serving (it needs the web extra).
 """
 
 from __future__ import annotations
@@ -71,12 +72,16 @@ def game_command(args: argparse.Namespace, data_dir: Path | None = None) -> str:
 def serve(args: argparse.Namespace) -> int:
     """Serve the game on ``args.host``:``args.port`` until stopped; 2 when textual-serve is not installed."""
     token = args.token or os.environ.get(TOKEN_ENV) or ""
-    if not token and not loopback(args.host):
+    if not token and not args.user_header and not loopback(args.host):
         print(
             f"storyecho: serve on {args.host} would answer anyone who can reach it, and textual-serve has no login: "
-            f"give --token TOKEN (or {TOKEN_ENV}), or listen on 127.0.0.1 behind a proxy that logs players in",
+            f"give --token TOKEN (or {TOKEN_ENV}), or --user-header HEADER naming the login header that the "
+            "authenticating proxy in front sets (it is trusted), or listen on 127.0.0.1",
             file=sys.stderr,
         )
+        return 2
+    if args.idle_minutes < 0:
+        print("storyecho: --idle-minutes is a number of minutes, 0 or more (0: never closed)", file=sys.stderr)
         return 2
     try:
         from aiohttp.web_runner import GracefulExit
@@ -89,6 +94,8 @@ def serve(args: argparse.Namespace) -> int:
     from game.web.visitors import Visitors
 
     visitors = Visitors(Path(args.data_dir).resolve() if args.data_dir else default_data_dir(), args.user_header or "")
+    server = GameServer(args, token, visitors, lambda folder: game_command(args, folder))
+    server.header_required = bool(args.user_header) and not token and not loopback(args.host)
     with contextlib.suppress(GracefulExit):
-        GameServer(args, token, visitors, lambda folder: game_command(args, folder)).run()
+        server.run()
     return 0

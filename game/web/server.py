@@ -1,6 +1,8 @@
-"""The server ``storyecho serve`` runs: textual-serve's ``Server`` with our page, a token and a cap
-(``_guard``), each visitor's games in their own folder (``handle_websocket``), and every game saved before the
-server stops. Imported only when serving: it needs the web extra (``game.web.serve`` says so when it is missing).
+"""The server ``storyecho serve`` runs: textual-serve's ``Server`` with our page, a token, a trusted proxy's
+header and a cap (``_guard``), each visitor's games in their own folder (``handle_websocket``), a game idle for
+``--idle-minutes`` saved and ended, and every game saved before the server stops, a hung one killed past its
+deadline (``game.web.games``). Imported only when serving: it needs the web extra (``game.web.serve`` says so
+when it is missing).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import argparse
 import asyncio
 import hmac
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,11 +20,13 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from game.web.games import DEADLINE_S, Game
 from game.web.visitors import COOKIE as VISITOR
 from game.web.visitors import Visitors
 
-SHUTDOWN_S = 20.0
-"""How long a stopping server waits for its games to save and end (aiohttp's graceful shutdown)."""
+SHUTDOWN_S = 2 * DEADLINE_S + 4
+"""How long a stopping server waits for its games to save and end (aiohttp's graceful shutdown); a game that
+hangs is killed before (``game.web.games``)."""
 
 TEMPLATES = Path(__file__).parent / "templates"
 TITLE = "StoryEcho"
@@ -51,26 +56,28 @@ class GameServer(Server):
         comes from, and their folder; ``command``: the shell command of a game in a folder (None: serve's own)."""
         super().__init__(command(None), host=args.host, port=args.port, title=TITLE, templates_path=TEMPLATES)
         self.args, self.token, self.visitors, self.command_in = args, token, visitors, command
-        self.games: set[AppService] = set()
+        self.games: set[Game] = set()
+        self.deadline_s = DEADLINE_S
+        """How long a stopping game gets after "quit", and again after SIGTERM, before it is killed."""
+        self.idle_s = max(0.0, float(getattr(args, "idle_minutes", 0) or 0)) * 60
+        """A game with no key for this long is saved and ended (0: never)."""
+        self.header_required = False
+        """Listening beyond this machine behind a login proxy: a request without its header did not come through it
+        (``game.web.serve`` says when)."""
+        self._watching: asyncio.Task[None] | None = None
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """textual-serve's own, with the game started in the visitor's folder."""
+        """textual-serve's own, with the game started in the visitor's folder (a :class:`Game`: stopped within a
+        deadline, its last key timed)."""
         visitor, _ = self.visitors.identify(request.headers, dict(request.cookies))
         command = self.command_in(self.visitors.folder(visitor))
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
-        game: AppService | None = None
+        game: Game | None = None
         try:
             await websocket.prepare(request)
-            game = AppService(
-                command,
-                write_bytes=websocket.send_bytes,
-                write_str=websocket.send_str,
-                close=websocket.close,  # type: ignore[arg-type]  # as textual-serve itself passes it
-                download_manager=self.download_manager,
-                debug=self.debug,
-            )
+            game = Game(command, websocket, self.download_manager, self.debug, self.deadline_s)
             await game.start(width, height)
             await self._process_messages(websocket, game)
         except asyncio.CancelledError:
@@ -81,6 +88,7 @@ class GameServer(Server):
         return websocket
 
     async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
+        assert isinstance(app_service, Game)
         self.games.add(app_service)
         try:
             await super()._process_messages(websocket, app_service)
@@ -98,6 +106,8 @@ class GameServer(Server):
         given, in_query = token_given(request, self.token) if self.token else (True, False)
         if not given:
             return web.Response(status=401, text="StoryEcho asks for its token: open the address with ?token=...")
+        if self.header_required and not request.headers.get(self.args.user_header, "").strip():
+            return web.Response(status=401, text="StoryEcho is played through its login page (its proxy).")
         if request.path in ("/", "/ws") and len(self.games) >= self.args.max_games:
             return web.Response(status=503, text="StoryEcho is full: every game it can run is being played. Try later.")
         response: web.StreamResponse = await handler(request)
@@ -111,11 +121,25 @@ class GameServer(Server):
         return response
 
     async def on_startup(self, app: web.Application) -> None:
+        if self.idle_s:
+            self._watching = asyncio.ensure_future(self._end_idle_games())
         print(f"StoryEcho on {self.public_url} (ctrl+c stops it; every game is saved first)", flush=True)
 
     async def on_shutdown(self, app: web.Application) -> None:
-        # each game gets "quit" (as when its tab closes), saves and ends; its websocket then closes
+        if self._watching is not None:
+            self._watching.cancel()
+        # each game gets "quit" (as when its tab closes), saves and ends, or is killed past its deadline
         await asyncio.gather(*(game.stop() for game in list(self.games)), return_exceptions=True)
+
+    async def _end_idle_games(self) -> None:
+        """Every so often, end (saved) each game whose player has sent no key for :attr:`idle_s`."""
+        why = f"Your game was saved and closed after {_minutes(self.idle_s)} without a key. Play again to continue."
+        while True:
+            await asyncio.sleep(min(30.0, self.idle_s / 4))
+            now = time.monotonic()
+            for game in list(self.games):
+                if not game.ended and now - game.last_input >= self.idle_s:
+                    game.end(why)
 
     def run(self) -> None:
         loop = asyncio.new_event_loop()
@@ -131,6 +155,13 @@ class GameServer(Server):
             print=_quiet,
             shutdown_timeout=SHUTDOWN_S,
         )
+
+
+def _minutes(seconds: float) -> str:
+    minutes = seconds / 60
+    if minutes >= 1:
+        return f"{minutes:g} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds:g} seconds"
 
 
 def _quiet(*args: Any) -> None:

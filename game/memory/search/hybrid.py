@@ -32,7 +32,7 @@ from game.memory.search.restoring import Restoring
 from game.memory.search.store_rows import StoreRows
 from game.memory.vectors.embedders import Embedder, EmbedderUnavailable, EmbeddingSpace, Vectors, space_of
 from game.memory.vectors.metadata_table import MetadataTable, Where, equalities, matches
-from game.memory.vectors.stores import DenseAnswer, StoreUnavailable, VectorStore, space_collection
+from game.memory.vectors.stores import DenseAnswer, RefusesWrites, StoreUnavailable, VectorStore, space_collection
 
 log = logging.getLogger("storyecho.memory")
 
@@ -241,8 +241,8 @@ class HybridIndex:
             chosen = list(self.pending) if ids is None else [i for i in ids if i in self.pending]
             todo = [self.items[i] for i in sorted(chosen) if i in self.items]
             vector_ids = [self.vector_id(item) for item in todo]
-        if not todo:
-            with self._lock:
+        if not todo or (isinstance(self.store, RefusesWrites) and not self.store.accepts(len(todo))):
+            with self._lock:  # nothing to do, or nowhere to keep it yet: pending, searchable by keyword
                 return len(self.pending)
         try:
             same_space(self.embedder, self.space, self.collection)

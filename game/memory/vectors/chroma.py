@@ -35,6 +35,9 @@ from game.memory.vectors.stores import (
 )
 
 log = logging.getLogger("storyecho.memory")
+CHROMA_TOKEN_ENV = "STORYECHO_CHROMA_TOKEN"
+"""The environment variable holding a Chroma server's token (``--chroma-token`` sets it): never on a command line
+or in a settings file, which others may read."""
 UPSERT_BATCH = 1000
 """Vectors per Chroma upsert: Chroma refuses a batch over its maximum (5,461 here), which a rebuilt index of
 the largest save (30,000 Story Bible entries) passed in one write, so its vectors were never kept."""
@@ -196,7 +199,9 @@ def chroma_settings() -> Any:
 
 
 def open_chroma(index_dir: Path | None = None, url: str | None = None) -> ChromaVectorStore:
-    """A Chroma store under ``index_dir`` or at ``url`` (``http://host:port``).
+    """A Chroma store under ``index_dir`` or at ``url`` (``http://host:port``, or ``https://``: TLS, port 443
+    unless given), with the token in :data:`CHROMA_TOKEN_ENV` as a bearer header when there is one (Chroma's
+    token authentication reads it; a proxy in front may too).
 
     A local index belongs to one process at a time: Chroma's
     ``PersistentClient`` is not safe across processes, so the folder is locked
@@ -221,11 +226,14 @@ def open_chroma(index_dir: Path | None = None, url: str | None = None) -> Chroma
         from urllib.parse import urlparse
 
         parsed = urlparse(url)
+        secure = parsed.scheme == "https"
+        token = os.environ.get(CHROMA_TOKEN_ENV, "")
         try:
             client = chromadb.HttpClient(
                 host=parsed.hostname or "127.0.0.1",
-                port=parsed.port or 8000,
-                ssl=parsed.scheme == "https",
+                port=parsed.port or (443 if secure else 8000),
+                ssl=secure,
+                headers={"Authorization": f"Bearer {token}"} if token else None,
                 settings=chroma_settings(),
             )
             client.heartbeat()

@@ -29,7 +29,7 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -169,6 +169,16 @@ class VectorStore(Protocol):
 
     def close(self) -> None:
         """Finish queued writes and release what the store holds (a local index's lock)."""
+        ...
+
+
+@runtime_checkable
+class RefusesWrites(Protocol):
+    """A store that may refuse writes for a while (a server away and its queue full: ``remote.py``): asked before
+    texts are embedded, so that they are not embedded for nothing."""
+
+    def accepts(self, count: int) -> bool:
+        """Whether a write of ``count`` vectors would be kept now."""
         ...
 
 
