@@ -25,6 +25,7 @@ from game.language.lexicon import (
     BLOWS,
     COURTESY,
     DECLINES,
+    ENDEARMENTS,
     GREETINGS,
     HELD_BACK,
     IDIOMS,
@@ -109,6 +110,12 @@ def _reworded(words: list[str]) -> tuple[str, str]:
             return " ".join(["buy", *errand[2:]]), f"{words[0]} ... to sell me"
     if lemma(words[0]) == "put" and words[-3:] == ["down", "for", "good"] and len(words) > 4:
         return " ".join(["attack", *words[1:-3]]), "put ... down for good"  # a beast put down, never a thing
+    if lemma(words[0]) == "do" and words[-1] == "in" and len(words) > 2:
+        return " ".join(["attack", *words[1:-1]]), "do ... in"  # "do the rat in": killed
+    if lemma(words[0]) == "keep" and len(words) > 2 and words[1] == "on":
+        words = [words[0], *words[2:]]  # "keep on hitting it"
+    if lemma(words[0]) == "keep" and words[1].endswith("ing") and senses(lemma(words[1])):
+        return " ".join([lemma(words[1]), *words[2:]]), "keep ...ing"  # "keep hitting the drone": hit it
     if lemma(words[0]) == "tip" and any(w in ("into", "onto", "over", "out") for w in words[2:]):
         return " ".join(["pour", *words[1:]]), "tip ... into"  # poured, not a payment ("tip the porter")
     return " ".join(words), ""
@@ -246,7 +253,8 @@ def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, s
     if len(parts) < 2:
         return "", sentence
     hail = hailed(sentence)
-    lead = 1 if len(parts) > 2 and (parts[0] in LEAD_INS or hail) else 0  # "please, nyssa, accept this", "oi, ..."
+    lead = 1 if len(parts) > 2 and (parts[0] in LEAD_INS or hail or not courteous(parts[0])) else 0
+    # "please, nyssa, accept this", "oi, ...", "with your leave, elder, ..."
     middle = [i for i in range(1, len(parts) - 1) if set(parts[i].split()) & known]
     for index in (lead, len(parts) - 1, *middle):
         name = parts[index]
@@ -255,7 +263,11 @@ def vocative(sentence: str, known: frozenset[str] = frozenset()) -> tuple[str, s
         if greeting := leading(name, GREETINGS) or (name.split()[0] == "good" and " ".join(name.split()[:2])):
             name = name[len(greeting) :].strip()  # "hey Garrick", "good morning, ..."
         words = name.split()
-        longest = 5 if hail and index == 1 else 3  # "oi, big fella with the hammer, ...": a call, whatever its words
+        while len(words) > 1 and words[-1] in ENDEARMENTS:  # "ada love, tell me ...", "jory my friend"
+            words = words[:-2] if words[-2] in ("my", "old") and len(words) > 2 else words[:-1]
+        name = " ".join(words)
+        # "oi, big fella with the hammer, ...": a call, whatever its words; "lady of the spring": a title
+        longest = 5 if hail and index == 1 else 4 if "of" in words[1:-1] else 3
         if not 1 <= len(words) <= longest or any(w in _NOT_VOCATIVE for w in words):
             continue
         called = words[:1] if hail and index == 1 else words  # "hey, amber eye": a verb after the first word

@@ -53,7 +53,8 @@ def mood_of(text: str) -> str:
     if first.removesuffix("'s").removesuffix("'re") in WH_WORDS:
         return "question"
     offered = first == "have" and words[1:2] and words[1] in _THINGS  # "have my ramen": a thing offered
-    if first in AUXILIARIES and len(words) > 1 and words[1] in QUESTION_SUBJECTS and not offered:
+    done_in = first == "do" and words[-1] == "in" and "?" not in text  # "do the rat in": kill it, no question
+    if first in AUXILIARIES and len(words) > 1 and words[1] in QUESTION_SUBJECTS and not offered and not done_in:
         return "question"  # "is the lodge to the east?"
     opened = skip(text, OPENERS)
     framed = leading(skip(opened, FILLERS), COMMAND_FRAMES)

@@ -51,6 +51,7 @@ from game.language.lexicon import (
     PRONOUNS,
     ROLES,
     ROUTE_STARTS,
+    SHORTHAND,
     SUBORDINATORS,
     TAGS,
     TITLES,
@@ -204,7 +205,7 @@ def read(action: str, names: frozenset[str] = frozenset(), people: frozenset[str
     """
     raw = normal(action)
     whole = parse(raw)
-    lowered = _SIGNS.sub(lambda m: ", then " if m.group(1) else " and ", raw.lower())
+    lowered = _SIGNS.sub(lambda m: ", then " if m.group(1) else " and ", _unhurried(raw.lower()))
     lowered = _N.sub(lambda m: f" and {m.group(1)}" if senses(m.group(1)) else m.group(), lowered)
     if whole.is_meta:
         return Reading(raw, (), whole)
@@ -250,6 +251,24 @@ _WOULD = re.compile(r"^(?:i would|i'd|id)\s+(?!like\b|love\b|rather\b|be\b|have\
 """A wish told in a courteous sentence's words ("By your leave, I would speak with the Reverend.")."""
 _ABBREVIATED = re.compile(r"\b(mr|mrs|ms|dr|st|jr|sr|mt|capt|rev)\.(?=\s)")
 """Titles whose full stop ends no sentence."""
+_WORD = re.compile(r"[a-z]+")
+_KEENLY = re.compile(r"\b(i'd|i would|i)\s+(?:quite|really|very much|so|just|rather)\s+(?=like|love|want)")
+"""How keenly a wish is said ("I'd quite like to go"): the wish is the same."""
+_GO_AND_SEE = re.compile(r"\bgo and (?:see|visit|check out|have a look at)\s+(?=the\b)")
+"""A place gone to and seen ("go and see the chapel to the south"): the going is the act."""
+_BEFORE_DOING = re.compile(r"\s+before\s+(?=([a-z]+)ing\b)")
+"""A later step said with "before" ("chat with echo-7 before going south")."""
+
+
+def _unhurried(text: str) -> str:
+    """``text`` with words typed in a hurry spelt out (:data:`SHORTHAND`), a keen wish plain, and a step said with
+    "before ...ing" made the next step."""
+    text = _WORD.sub(lambda m: SHORTHAND.get(m.group(), m.group()), text)
+    text = _KEENLY.sub(r"\1 ", text)
+    text = _GO_AND_SEE.sub("go to ", text)
+    return _BEFORE_DOING.sub(lambda m: ", then " if senses(lemma(m.group(1) + "ing")) else m.group(), text)
+
+
 _N = re.compile(r"\s+(?:n|an'|'n'?)\s+([a-z]+)")
 """A typed "and" before a verb ("grab teh pipe n head east"); "go n" stays north."""
 _SIGNS = re.compile(r"\s*(>+|->|=>|→)\s*|\s+[+&]\s*")
@@ -379,7 +398,7 @@ def _clause(text: str, mood: str | None, *, speech: bool = False, names: frozens
     if not said and (frames.declined(core) or frames.left_be(core)):  # "push the purse back", "leave it alone"
         negated, refusal = True, "declined" if frames.declined(core) else "left be"
     command = parse(core) if core else Command("other", text=text)
-    if speech and command.verb == "talk" and command.topic and not said_words(text):
+    if speech and command.verb in ("talk", "ask") and command.topic and not said_words(text):
         speech = False  # "tell me of the harp": asked of someone, not words said
     polite = bool(polite_frame(text))
     return Clause(

@@ -154,7 +154,11 @@ VERBS: tuple[Verb, ...] = (
         "sell",
         (HelpLine("sell THING [to SOMEONE]", "trade, pawn, fence", "sell the pearl to the fixer"),),
         typed=("sell",),
-        first=(rf"^(?:{_SELL})\s+(?P<target>.+?)(?:\s+(?:to|with)\s+(?P<obj>.+))?$",),
+        first=(  # "sell garrick my shard": the buyer first
+            r"^(?:sell|flog)\s+(?P<obj>(?!the\b|a\b|an\b|my\b|some\b|this\b|these\b|that\b|it\b|them\b)\S+)\s+"
+            r"(?:the|a|an|my|this|some|that|one\s+of\s+(?:the|my|these|those))\s+(?P<target>.+)$",
+            rf"^(?:{_SELL})\s+(?P<target>.+?)(?:\s+(?:to|with)\s+(?P<obj>.+))?$",
+        ),
     ),
     Verb(
         "talk",

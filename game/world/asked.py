@@ -210,6 +210,9 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
             )
         if found.offer:
             return Asked(reading, offer=found.offer, notes=tuple(notes))
+        if not found.acts and found.open and _told_again(clause, acts, scene):
+            notes.append(f'"{clause.text}": the use before, told again')
+            continue
         if not found.acts:
             opened += [clause] if found.open else []
             gaps += [(len(acts), clause)] if found.open else []
@@ -276,6 +279,14 @@ def _one_thing_named(clause: Clause, scene: Scene) -> Act | None:
         return None
     verb, target = named[0]
     return Act(verb, target, guessed=True)
+
+
+def _told_again(clause: Clause, acts: list[Act], scene: Scene) -> bool:
+    """Whether ``clause`` tells the use just read again by what it works ("plug the cell in and fire up the
+    generator": the generator is the place's, the cell's use is what starts it)."""
+    if not acts or acts[-1].verb != "use" or clause.command.verb != "use":
+        return False
+    return resolve.feature_named(clause.command.target, scene)
 
 
 def _only_discourse(clause: Clause, addressed: bool) -> bool:

@@ -78,10 +78,21 @@ def person(phrase: str, scene: Scene, reading: Reading | None = None) -> tuple[s
     if phrase in _HIM:
         fits = [n for n in here if scene.pack.npcs[n].pronouns.split("/")[0] == _HIM[phrase]] or here
         return (fits[0], False) if len(fits) == 1 else (None, False)
+    if (kin := KIN_OF.search(phrase)) is not None and not any(
+        phrase in (n.lower() for n in scene.pack.npcs[p].names) for p in here
+    ):
+        phrase = kin.group("kin")  # "the fisherman's wife" is his wife, not the fisherman; "the keeper's daughter"
     found, guessed = match(phrase, named(scene.pack, here, "npc"))
     if found is not None:
         return found, guessed
     return _by_description(phrase, scene), True
+
+
+KIN_OF = re.compile(
+    r"\b[a-z]+'s\s+(?P<kin>(?:wife|husband|son|daughter|mother|father|brother|sister|friend|boss|widow|boy|girl"
+    r"|lad|lass|child|kid|mate|partner|apprentice|servant|master|mistress)(?:\s.*)?)$"
+)
+"""Someone named as another's kin or fellow ("the fisherman's wife"): the one named last."""
 
 
 def _by_description(phrase: str, scene: Scene) -> str | None:

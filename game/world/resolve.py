@@ -26,7 +26,7 @@ from game.text import best_match
 from game.world.acts import Act, Found, Scene
 from game.world.choosing import CHOICE_VERBS, choice, choice_taken, described_choice
 from game.world.describe import the
-from game.world.names import elsewhere, full_name, item_names, match, named, person
+from game.world.names import KIN_OF, elsewhere, full_name, item_names, match, named, person
 from game.world.rules.trade import offered_price, traders_here
 from game.world.wares import MEASURE, asked_for, sold_here
 from game.world.ways import go, way_named, way_taken
@@ -236,6 +236,10 @@ def _carried(verb: str) -> Any:
 
 def _give(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     target, to = command.target.strip(), command.obj.strip()
+    more = [_TOO.sub("", part) for part in _each(to)]
+    if more and not _each(target):  # "pass the branch to elvin, and the moonvine strand too": one more thing
+        given = replace(command, obj=more[0])
+        return _all_of(_give, given, [target, *more[1:]], said, scene, reading)
     if re.match(r"^\d+\s", target) or not target:
         return Found(open=True, note="money or nothing named: left to the narrator")
     item, guessed = match(target, named(scene.pack, scene.carried, "item"))
@@ -259,6 +263,8 @@ def _give(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
     return Found(acts=(Act("give", item, who, guessed=guessed or by_description),), note=f"give {item} to {who}")
 
 
+_TOO = re.compile(r"\s+(?:too|as well|also)$")
+"""A thing added to a list after the person ("..., and the moonvine strand too")."""
 _FOR_MONEY = re.compile(rf"\bfor\s+(?:some\s+|a\s+bit\s+of\s+)?(?:{'|'.join(sorted(MONEY))})\b")
 """A gift asked a price: "offer okabe my data pearl for cash" sells it."""
 
@@ -343,6 +349,8 @@ def _talk(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
                 return Found(refusal=f"{scene.pack.npcs[away].name} is not here.", note="not here")
         if (near := _misnamed(command.obj, scene)) is not None:  # "tlk to nix": Nyx?
             return Found(offer=(Act("talk", near, guessed=True),), note=f"{command.obj!r}: perhaps {near}")
+        if KIN_OF.search(command.obj.lower()) is not None:  # "the fisherman's wife", with only him here
+            return Found(refusal=f"There is no {command.obj.removeprefix('the ')} here.", note="kin not here")
         return Found(open=True, note=f"no one here named {command.obj!r}: left to the narrator")
     if not scene.people:
         return Found(open=True, note="no one here")

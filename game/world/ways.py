@@ -33,8 +33,8 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     way = DIRECTIONS.get(target, target)
     if way in ways:
         return Found(acts=(Act("go", ways[way]),), note=f"way {way}")
-    if " to " in target:  # "down the lane to the quay": where the way leads names the place
-        found = go(replace(command, target=target.rsplit(" to ", 1)[1]), said, scene, reading)
+    if (led := _LEADS.search(target)) is not None:  # "down the lane to the quay", "up the trail into the fog":
+        found = go(replace(command, target=led.group("place")), said, scene, reading)  # where the way leads
         if found.acts:
             return found
     nodes = [(n, [scene.pack.nodes[n].name, n.replace("_", " ")]) for n in set(exits.values())]
@@ -46,7 +46,9 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     first, _, rest = target.partition(" ")
     fixed_first = None
     if rest and first not in DIRECTIONS:
-        fixed_first = nearest(first, list(ways), short=True) or nearest(first, [w for w in DIRECTIONS if len(w) > 3])
+        fixed_first = nearest(first, list(ways), short=True) or nearest(
+            first, [w for w in DIRECTIONS if len(w) > 3 and DIRECTIONS[w] in ways]
+        )
     if fixed_first is not None and DIRECTIONS.get(fixed_first, fixed_first) in ways:
         # "go nrth to the lantrens", "go upstiars into the lighthose": the way, misspelt, then where it leads
         way = DIRECTIONS.get(fixed_first, fixed_first)
@@ -88,6 +90,8 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     return Found(open=True, note=f"no way named {target!r}: left to the narrator")
 
 
+_LEADS = re.compile(r"\s(?:to|into|towards?)\s+(?P<place>(?:(?!\s(?:to|into|towards?)\s).)+)$")
+"""The last "to ..." of a way's words: where it leads."""
 _AWHILE = re.compile(r"\s+for\s+(?:a|an|the)\s+(?:bit|while|moment|spell|minute|drink|pint|night)\b.*$")
 
 

@@ -45,6 +45,8 @@ PEOPLE_NOUNS = words(
     " mister miss friend buddy pal dude mate"
 )
 """Nouns that point at a person without naming them ("the old man", "that lady"): the one present who fits."""
+ENDEARMENTS = words("love dear darling sweetheart mate pal buddy friend lad lass son girl boy")
+"""Words of fondness after a name a line calls ("ada love, ...", "jory my friend, ..."): not part of the name."""
 FOE_NOUNS = words(
     """scoundrel villain brute beast creature monster thing enemy foe fiend rogue thug cur wretch varmint bastard
     devil blighter swine git animal critter vermin pest"""
@@ -59,11 +61,12 @@ ROLES: tuple[frozenset[str], ...] = tuple(
     words(group)
     for group in phrases(
         """innkeeper landlady landlord barkeep barkeeper barmaid bartender publican tavernkeeper hostess
-        | hacker netrunner runner decker | computer ai machine | highness princess prince royal | majesty queen king
+        | hacker netrunner runner decker | computer ai machine robot bot droid android | highness princess prince royal
+        | majesty queen king
         | lordship lord | ladyship lady | reverend vicar priest parson padre chaplain father
         | doctor doc medic ripperdoc surgeon physician | fixer dealer broker | scientist researcher professor boffin
         | boatman ferryman fisherman sailor | hunter huntsman woodsman | harbourmaster harbormaster
-        | keeper lightkeeper | thief bandit rogue cutthroat brigand outlaw | sage scholar | dryad nymph"""
+        | keeper lightkeeper | thief bandit rogue cutthroat brigand outlaw | sage scholar elder | dryad nymph"""
     )
 )
 """Words that name the same kind of person: "the innkeeper" is the landlady, "hacker girl" the netrunner."""

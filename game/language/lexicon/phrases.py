@@ -37,7 +37,8 @@ IDIOMS: tuple[tuple[str, str], ...] = tuple(
         | take a pull from = drink from | take a pull of = drink | take a bite of = eat | slam = drink | pop = use
         | go get = get | go and get = get | go fetch = fetch | go grab = grab | go pick up = pick up
         | help myself to = take | get my hands on = take | lay my hands on = take | pass = give | slip = give
-        | arm myself with = take
+        | arm myself with = take | spend it on = buy | spend that on = buy | spend the money on = buy
+        | spend the gold on = buy | spend the coin on = buy | cash in = sell | trade in = sell
         | have a word with = talk to | have a chat with = talk to | have a word = talk
         | have a moment of your time = talk | have a moment = talk | a moment of your time = talk
         | spare a moment = talk | got a minute = talk | have a minute = talk | trouble you for = order
@@ -439,3 +440,13 @@ BODY_PARTS = words("arm leg thigh neck vein veins skin wound wounds cut cuts sid
 """Where a remedy is applied ("jab the stim into my thigh", "rub the salve into my cuts")."""
 APPLYING = words("jab stick plunge stab push press rub smear dab slap")
 """Verbs that apply a remedy when a part of the body follows; before an enemy some of them attack."""
+SHORTHAND: dict[str, str] = dict(
+    tuple(pair.replace("_", " ").split(":", 1))  # type: ignore[misc]
+    for pair in words(
+        """cn:can cna:can ur:your pls:please plz:please pleas:please thx:thanks wiht:with whit:with wtih:with
+        teh:the hte:the adn:and nad:and fo:of ot:to gimme:give_me lemme:let_me gotta:got_to dont:don't
+        cant:can't wouldnt:wouldn't couldnt:couldn't didnt:didn't isnt:isn't ive:i've youre:you're"""
+    )
+)
+"""Words typed in a hurry, read as the words meant ("cn i by a tody", "tlak wiht the AI"): only words no story
+could mean otherwise (a two-letter "u" stays the way up)."""
