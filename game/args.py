@@ -208,6 +208,13 @@ def _add_content(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--opening", action="store_true", help="open with the card's greeting even where the story has its own opening"
     )
     imported.add_argument("--place", default="", help="where the card's person stands (a place id; default: the start)")
+    exported = content_sub.add_parser(
+        "export", help="write a story's lore as SillyTavern World Info, or one of its people as a V2 character card"
+    )
+    exported.add_argument("id", help="the story")
+    exported.add_argument("--format", choices=("worldinfo", "card"), default="worldinfo", help="what to write")
+    exported.add_argument("--person", default="", help="with --format card: the person's id (npcs.json)")
+    exported.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
     validate = content_sub.add_parser("validate", help="validate content packs")
     validate.add_argument("--story", default=None)
     check = content_sub.add_parser(

@@ -34,6 +34,7 @@ from game.world.content_base import Data as Data
 from game.world.content_base import Identifier as Identifier
 from game.world.content_base import Stat as Stat
 from game.world.content_base import Trade as Trade
+from game.world.lore import Activation
 
 
 class _Model(BaseModel):
@@ -454,6 +455,7 @@ class KnowledgeEntry(_Model):
     title: str
     content: str = Field(min_length=10)
     keywords: list[str] = []
+    activation: Activation | None = Field(None, description="an imported entry's own activation (keys, logic...)")
 
 
 class ContentError(Exception):

@@ -128,6 +128,8 @@ def _world_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
         text = f"Achievement {ach.name}: {ach.description}"
         yield KnowledgeDoc(f"{sid}:achievement:{ach.id}", "achievement", ach.name, text)
     for entry in pack.knowledge:
+        if entry.activation is not None and not entry.activation.vectorized:
+            continue  # imported lore its keys call up (activation.py), never found by meaning
         text = f"{entry.title}: {entry.content}"
         yield KnowledgeDoc(f"{sid}:knowledge:{entry.id}", entry.category, entry.title, text, tuple(entry.keywords))
 
