@@ -88,3 +88,20 @@ def test_an_unknown_person_or_a_card_without_one_is_refused_clearly(tmp_path):
     missing = storyecho(stories, "content", "export", "harbour", "-o", str(out))
     assert missing.returncode == 1 and "no story 'harbour'" in missing.stderr
     assert not out.exists()
+
+
+def test_a_story_imported_before_activations_were_kept_gets_them_on_a_second_import(tmp_path):
+    stories = tmp_path / "stories"
+    import_file(IMPORTS / "sakana.json", StoryLibrary.of(stories), stories, "shrine", new=True)
+    lore = stories / "shrine" / "knowledge.json"
+    entries = json.loads(lore.read_text())
+    for entry in entries:
+        entry.pop("activation", None)  # as an import before issue 44 wrote it
+    lore.write_text(json.dumps(entries))
+    again = import_file(IMPORTS / "sakana.json", StoryLibrary.of(stories), stories, "shrine")
+    updated = "data.character_book.entries[0] 'Holding Hands' -> knowledge.json 'holding_hands': its activation updated"
+    assert updated in again.mapped
+    hands = next(e for e in json.loads(lore.read_text()) if e["id"] == "holding_hands")
+    assert hands["activation"]["secondary_keys"] == ["your hand"]
+    third = import_file(IMPORTS / "sakana.json", StoryLibrary.of(stories), stories, "shrine")
+    assert not any("holding_hands" in line for line in third.mapped)  # nothing left to update

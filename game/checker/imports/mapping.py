@@ -197,10 +197,15 @@ class Mapper:
             self.report.skipped.append(f"{label}: {why}")
             return
         same = self.lore_with(text)
+        activation = self.activation(entry)
         if same:
+            known = next(k for k in self.files.knowledge if k["id"] == same)
+            if activation and known.get("activation") != activation:  # imported before its activation was kept
+                known["activation"] = activation
+                self.report.mapped.append(f"{label} -> knowledge.json {same!r}: its activation updated")
+                return
             self.report.skipped.append(f"{label}: already in the story (knowledge.json {same!r})")
             return
-        activation = self.activation(entry)
         if (earlier := self.entry_named(entry)) is not None:  # the same entry, imported again after an edit
             earlier["content"] = text
             if activation:
