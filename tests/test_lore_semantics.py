@@ -170,3 +170,17 @@ def test_timed_effects_after_a_load_are_those_of_the_game_that_never_stopped():
     loaded = lore(fields).at(log, lines[-1], state.model_copy(update={"turn": len(lines) - 1}))  # a fresh process
     assert set(fired(loaded)) == continuing[-1]
     assert continuing != [{"e0"} if "lamp" in line else set() for line in lines]  # the effects did something
+
+
+def test_a_branch_of_the_log_replays_its_own_timed_effects():
+    """An undo or a branch hands recall a log that shares only a prefix with the last one: the effects are those
+    of the branch, as a fresh process finds them, not of the line it left."""
+    fields = {"keys": ["lamp"], "sticky": 2, "cooldown": 2}
+    entries = lore(fields)
+    state = new_game(MINI)
+    line = [(1, "look", "Dark."), (2, "light the lamp", "It burns."), (3, "look", "Dark."), (4, "look", "Dark.")]
+    branch = [*line[:1], (2, "look", "Dark."), (3, "light the lamp", "It burns."), (4, "look", "Dark.")]
+    went_on = entries.at(line, "lamp", state.model_copy(update={"turn": 4}))
+    branched = entries.at(branch, "lamp", state.model_copy(update={"turn": 4}))  # the same object, after an undo
+    fresh = lore(fields).at(branch, "lamp", state.model_copy(update={"turn": 4}))
+    assert fired(branched) == fired(fresh) != fired(went_on)

@@ -80,6 +80,9 @@ class LoreActivation:
         self._index = Index.of(self.rules)
         self.timed_rules = any(r.activation.sticky or r.activation.cooldown for r in self.rules)
         self._states: dict[str, Timed] = {}
+        self._chain: list[tuple[tuple[int, str, str], str]] = []
+        """The last log seen, each turn with its digest (:meth:`_digests`)."""
+        self._chain_seed: int | None = None
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -100,11 +103,7 @@ class LoreActivation:
     def _timed_after(self, log: Sequence[tuple[int, str, str]], seed: int) -> Timed:
         """The timed effects after the last turn of ``log``, each past turn's lore replayed once and cached by the
         log up to it (a digest chain: an undo or a load finds what it shares with the line it came from)."""
-        digests: list[str] = []
-        chain = hashlib.blake2b(str(seed).encode(), digest_size=16)
-        for turn, action, narration in log:
-            chain.update(f"\x00{turn}\x00{action}\x00{narration}".encode())
-            digests.append(chain.copy().hexdigest())
+        digests = self._digests(log, seed)
         start, timed = 0, Timed()
         for n in range(len(digests) - 1, -1, -1):
             if digests[n] in self._states:
@@ -117,6 +116,22 @@ class LoreActivation:
                 self._states.clear()
             self._states[digests[n]] = timed.copy()
         return timed
+
+    def _digests(self, log: Sequence[tuple[int, str, str]], seed: int) -> list[str]:
+        """Each turn's digest of the log up to it (and the seed), each from the one before: only the turns past what
+        the last call's log shares with this one are hashed (a game's log grows by a turn a call)."""
+        chain = self._chain if self._chain_seed == seed else []
+        same, limit = 0, min(len(log), len(chain))
+        while same < limit and chain[same][0] == log[same]:  # the same strings: compared by identity first
+            same += 1
+        del chain[same:]
+        previous = chain[-1][1] if chain else hashlib.blake2b(str(seed).encode(), digest_size=16).hexdigest()
+        for turn, action, narration in log[same:]:
+            digest = hashlib.blake2b(f"{previous}\x00{turn}\x00{action}\x00{narration}".encode(), digest_size=16)
+            previous = digest.hexdigest()
+            chain.append(((turn, action, narration), previous))
+        self._chain, self._chain_seed = chain, seed
+        return [digest for _, digest in chain]
 
     def choose(self, messages: list[str], turn: int, seed: int, timed: Timed, state: GameState | None = None) -> Choice:
         """The entries that fire at ``turn`` over ``messages`` (newest first, the player's line first); ``timed`` is
