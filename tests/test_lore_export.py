@@ -105,3 +105,15 @@ def test_a_story_imported_before_activations_were_kept_gets_them_on_a_second_imp
     assert hands["activation"]["secondary_keys"] == ["your hand"]
     third = import_file(IMPORTS / "sakana.json", StoryLibrary.of(stories), stories, "shrine")
     assert not any("holding_hands" in line for line in third.mapped)  # nothing left to update
+
+
+def test_fields_a_tool_wrote_oddly_are_left_at_the_default_and_named(tmp_path):
+    odd = {"entries": {"0": {"uid": 0, "key": ["bell"], "comment": "Bell", "probability": None, "order": None,
+                             "sticky": "2", "content": "The tide bell rings when the sea turns."}}}  # fmt: skip
+    source = tmp_path / "odd.json"
+    source.write_text(json.dumps(odd))
+    stories = tmp_path / "stories"
+    report = import_file(source, StoryLibrary.of(stories), stories, "odd", new=True)
+    assert "sticky (in 1 entry)" in report.text()  # kept in imported/, not used
+    bell = next(e for e in json.loads((stories / "odd" / "knowledge.json").read_text()) if e["id"] == "bell")
+    assert bell["activation"] == {"keys": ["bell"], "uid": 0, "name": "Bell"}  # probability 100, order 100

@@ -139,8 +139,8 @@ class Reader:
         if kind.startswith("int") or kind == "logic":
             if isinstance(value, bool) and source in ("delayUntilRecursion", "delay_until_recursion"):
                 return int(value)  # SillyTavern wrote true for level 1 before levels
-            if value is None:
-                return 0 if kind != "logic" else "and_any"
+            if value is None and kind == "logic":
+                return "and_any"  # as SillyTavern reads a missing logic
             if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
                 raise wrong
             if kind == "logic":
