@@ -225,6 +225,13 @@ def _add_content(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="keep text that orders the narrator about as the author's note (story.json author_note), shown as the "
         "author's wish for the telling, never as a fact of the world; without it such text is only reported",
     )
+    exported = content_sub.add_parser(
+        "export", help="write a story's lore as SillyTavern World Info, or one of its people as a V2 character card"
+    )
+    exported.add_argument("id", help="the story")
+    exported.add_argument("--format", choices=("worldinfo", "card"), default="worldinfo", help="what to write")
+    exported.add_argument("--person", default="", help="with --format card: the person's id (npcs.json)")
+    exported.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
     validate = content_sub.add_parser("validate", help="validate content packs")
     validate.add_argument("--story", default=None)
     check = content_sub.add_parser(

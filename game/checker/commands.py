@@ -7,16 +7,20 @@ for an author: what a story holds, the checker's report, where a new story was m
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from game.checker import exports
 from game.checker.analysis import check_pack
 from game.checker.bounds import DEFAULT_FIGHT_SEEDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_LOSSES, DEFAULT_MAX_STATES
+from game.checker.exports import ExportFailure
 from game.checker.imports import ImportFailure, import_file
 from game.checker.scaffold import ScaffoldError, new_story
+from game.files import replace_durably
 from game.world.content import ContentError
 from game.world.library import StoryLibrary
 from game.world.loader import load_pack
@@ -30,7 +34,31 @@ def content_command(args: argparse.Namespace, library: StoryLibrary, stories_fol
         return new(args, library, stories_folder)
     if args.content_command == "import":
         return import_(args, library, stories_folder)
+    if args.content_command == "export":
+        return export(args, library)
     return validate(args, library)
+
+
+def export(args: argparse.Namespace, library: StoryLibrary) -> int:
+    """``content export ID --format worldinfo|card [--person P] -o FILE``: lore or a person, for SillyTavern."""
+    try:
+        pack = load_pack(library.path(args.id))
+        if args.format == "card":
+            if not args.person:
+                raise ExportFailure(f"--format card needs --person (one of {', '.join(sorted(pack.npcs))})")
+            document = exports.card(pack, args.person)
+        else:
+            document = exports.world_info(pack)
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        if args.output.is_dir():
+            raise ExportFailure(f"{args.output} is a folder; name the file to write")
+        replace_durably(args.output, text.encode("utf-8"))
+    except (ContentError, ExportFailure, OSError) as exc:
+        print(f"storyecho: {exc}", file=sys.stderr)
+        return 1
+    what = f"{args.person} as a V2 character card" if args.format == "card" else f"{len(pack.knowledge)} lore entries"
+    print(f"exported {what} of {args.id!r} to {args.output} (SillyTavern imports it)")
+    return 0
 
 
 def new(args: argparse.Namespace, library: StoryLibrary, stories_folder: Path) -> int:

@@ -151,6 +151,8 @@ HISTORY_LATEST_VALUES = (0.9, 0.7)
 before the window (a vector hit is valued by its score)."""
 KNOWLEDGE_VALUES = (0.7, 0.6, 0.5)
 """Value of the knowledge-base hits, best first."""
+FIRED_LORE_VALUE = 0.9
+"""Value of an imported lore entry its keys (or constant, sticky) fired: its author asked for it this turn."""
 RECENT_VALUES = (0.55, 0.5, 0.45)
 """Value of the recent events, newest first: the window tells the same turns in prose."""
 
@@ -181,8 +183,12 @@ def _values(block: MemoryBlock) -> list[float]:
     score (recall sets it); the others by rank (see the ``*_VALUES`` constants).
     """
     items = block.items
-    if block.name == "knowledge":
-        return [KNOWLEDGE_VALUES[min(n, len(KNOWLEDGE_VALUES) - 1)] for n in range(len(items))]
+    if block.name == "knowledge":  # imported lore its keys fired first (issue 44), then the meaning hits by rank
+        ranks = itertools.count()
+        return [
+            FIRED_LORE_VALUE if "fired" in i.parts else KNOWLEDGE_VALUES[min(next(ranks), len(KNOWLEDGE_VALUES) - 1)]
+            for i in items
+        ]
     if block.name == "recent_story":
         newest_first = list(range(len(items)))[::-1]
         return [RECENT_VALUES[min(newest_first[n], len(RECENT_VALUES) - 1)] for n in range(len(items))]

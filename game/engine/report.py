@@ -8,9 +8,11 @@ answer schema a narrator adds on the wire, cut), ``memory_blocks`` (name,
 layer, tokens, items with text/score/source/parts, cut: the same items),
 where ``parts`` is what the score is made of, weights applied, summing to the
 score up to rounding (``semantic``, ``importance``, ``recency`` and any bonus
-such as ``match`` or ``open_thread``; see ``MemoryItem``), ``retrieval_meta``
+such as ``match`` or ``open_thread``; see ``MemoryItem``) and ``why`` (an imported lore entry: the key that
+fired it, constant, sticky, recursion, meaning), ``retrieval_meta``
 (strategy, strategies, fallback, summaries, pending_vectors, vector_lag_turns,
-pinned, wait_ms, ...), ``dropped_notes``, ``usage`` (per narrator call: tokens as
+pinned, wait_ms, ``lore``: a verdict for each imported entry whose keys the turn saw, fired or not and why,
+...), ``dropped_notes``, ``usage`` (per narrator call: tokens as
 the model reported them, cached tokens, attempts, ms), ``asked_again`` (asked, first_rejected,
 narration_replaced: a turn the rules partly refused is asked once more),
 ``understood`` (issue 41: ``asked``, what the engine read the action to ask, as the narrator's prompt says it;

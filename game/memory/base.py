@@ -47,6 +47,8 @@ class MemoryItem:
         required: the prompt budget never cuts it (the player's own facts, the people present).
         left_out: what of its source the text does not show (a lore entry longer than a prompt shows of one,
             :data:`~game.memory.search.knowledge.SNIPPET_CHARS`): the prompt records it as cut, with why.
+        why: why it is here, in words, when its score alone does not say (a lore entry: the key that fired it,
+            constant, sticky, recursion from another entry, meaning; issue 44).
     """
 
     text: str
@@ -55,6 +57,7 @@ class MemoryItem:
     parts: dict[str, float] = field(default_factory=dict)
     required: bool = False
     left_out: str = ""
+    why: str = ""
 
 
 @dataclass

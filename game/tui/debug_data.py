@@ -36,6 +36,8 @@ class ItemRow:
     """For a cut item: why the prompt budget cut it (what it was worth, for how many tokens); empty when kept."""
     scored: bool = True
     """False for what is sent whole, unranked (window messages, the synopsis)."""
+    why: str = ""
+    """Why it is here, in words (an imported lore entry: the key that fired it, constant, sticky, meaning)."""
 
     def score_text(self) -> str:
         """The score with its parts, e.g. ``0.712 = semantic 0.400 + importance 0.210 + recency 0.102``."""
@@ -73,7 +75,7 @@ PromptCutRow = tuple[str, str, str, int, str]
 
 
 def _item(item: MemoryItem, cut_by: str = "") -> ItemRow:
-    return ItemRow(item.text, item.source, item.score, dict(item.parts), cut_by)
+    return ItemRow(item.text, item.source, item.score, dict(item.parts), cut_by, why=item.why)
 
 
 def memory_blocks(memory: MemoryContext, prompt_cut: Sequence[PromptCutRow]) -> list[BlockRow]:
@@ -182,6 +184,12 @@ class DebugData:
 
     def block(self, name: str) -> BlockRow | None:
         return next((b for b in self.blocks if b.name == name), None)
+
+    @property
+    def lore_held(self) -> list[tuple[str, str]]:
+        """(entry, why) of each imported lore entry whose keys the turn's text held but that did not fire."""
+        verdicts = self.retrieval_meta.get("lore") or []
+        return [(str(v["entry"]), str(v["why"])) for v in verdicts if isinstance(v, dict) and not v.get("fired")]
 
     def share(self, name: str) -> ShareRow | None:
         return next((s for s in self.shares if s.name == name), None)

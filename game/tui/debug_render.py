@@ -189,6 +189,8 @@ def render_blocks(data: DebugData) -> Text:
             if item.scored:
                 out.append(item.score_text() + "  ", style="cyan")
             out.append(safe(item.source) + "\n", style="dim")
+            if item.why:
+                out.append("     why: " + safe(item.why) + "\n", style="green")
             out.append("     " + safe(item.text) + "\n")
         for item in block.cut:
             out.append(f"  ✂ cut: {safe(item.cut_by)} ", style="red")
@@ -197,6 +199,11 @@ def render_blocks(data: DebugData) -> Text:
             out.append(safe(item.source) + "\n", style="dim")
             out.append("     " + safe(item.text) + "\n", style="dim")
         out.append("\n")
+    if data.lore_held:
+        out.append("Imported lore whose keys were seen but that did not fire\n", style="bold")
+        for entry, why in data.lore_held:
+            out.append(f"  ✗ {safe(entry)}: ", style="yellow")
+            out.append(safe(why) + "\n")
     return out
 
 

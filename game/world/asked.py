@@ -224,8 +224,8 @@ def understand(reading: Reading, state: GameState, pack: ContentPack) -> Asked:
         for act in found.acts:
             scene = scene.after(act)
     if all(a.verb == "talk" for a in acts) and (handed := _handed_over(reading, scene, addressee)):
-        told = ", ".join(f"{h.target} to {h.to}" for h in handed)
-        return Asked(reading, acts=tuple(_stepped(handed, [])), notes=tuple([*notes, f"handed over: {told}"]))
+        gifts = ", ".join(f"{h.target} to {h.to}" for h in handed)
+        return Asked(reading, acts=tuple(_stepped(handed, [])), notes=tuple([*notes, f"handed over: {gifts}"]))
     own = any(is_verb_phrase(c.core) and leading(c.text, INTENT_FRAMES) for c in opened)  # "Corbyn, I'll take it"
     if not acts and not own and (addressee or not any(is_verb_phrase(c.core) for c in opened)):  # said to someone
         told = choice_told(reading, scene)

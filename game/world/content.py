@@ -39,6 +39,7 @@ from game.world.content_base import LoreCondition as LoreCondition
 from game.world.content_base import Stat as Stat
 from game.world.content_base import Trade as Trade
 from game.world.content_base import Weakness as Weakness
+from game.world.lore import Activation
 
 AUTHOR_NOTE_CHARS = 1_000
 """The longest of the author's notes (``Story.author_note``): each is in every system prompt."""
@@ -453,6 +454,7 @@ class KnowledgeEntry(_Model):
     when: LoreCondition | None = Field(
         None, description="Reaches the prompt only while this holds over the game's state, never otherwise"
     )
+    activation: Activation | None = Field(None, description="an imported entry's own activation (keys, logic...)")
 
 
 class ContentError(Exception):

@@ -1,7 +1,9 @@
 """How what a file holds becomes a story's files (the mapping table is in docs/authoring.md).
 
 - a keyed entry -> a ``knowledge.json`` entry: an id made from its name, its keys kept as ``keywords`` (and, when
-  its title and text do not hold them, in its title, which recall searches), category ``history``;
+  its title and text do not hold them, in its title, which recall searches), category ``history`` (or its NovelAI
+  category's), and its ``activation`` (issue 44: keys, secondary keys and logic, order, probability, recursion,
+  groups, timed effects; :class:`game.world.lore.Activation`), by which memory fires it as its author meant;
 - a ``constant`` entry (always in the prompt, in its own tool) -> category ``hidden_rule``, which the Story Bible
   seeds as canon (``world_rule``, recalled when a turn touches it), and a line of the story's ``persona`` under
   :data:`CANON_HEADER`, so it is in every system prompt (clipped to :data:`CANON_CHARS`; the report counts the
@@ -10,7 +12,8 @@
 - a card's character -> a person (``npcs.json``) at the story's start, whom the Story Bible and the knowledge base
   know; the description and personality as their trait (and, whole, as a ``relationship`` lore entry), the
   scenario as a topic and a worldview section;
-- a card's own lore entry -> also a topic its person answers about (``ask mira about the gull``);
+- a card's own lore entry -> also a topic its person answers about (``ask mira about the gull``), when a key is
+  all it needs to fire (one with secondary keys, a roll, a group or a timing fires only by its activation);
 - the card's ``first_mes`` (or, with ``--greeting N``, its N-th alternate greeting) -> the story's ``intro``;
 - the card's ``mes_example`` -> the person's ``voice`` (:mod:`~game.checker.imports.voice`), its ``tags`` ->
   theirs, its ``creator_notes`` and other greetings -> the report;
@@ -31,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from game.checker.imports.author_note import AuthorNote
 from game.checker.imports.report import ImportReport
 from game.checker.imports.sources import Card, ImportFailure, LoreEntry, Source
@@ -38,7 +43,9 @@ from game.checker.imports.voice import voice
 from game.checker.scaffold import SCAFFOLD_INTRO
 from game.files import write_synced
 from game.memory.guard import instruction_sentences, looks_like_instruction, strip_instructions
+from game.memory.search.lore_keys import compile_key
 from game.text import clip, estimate_tokens, keywords
+from game.world.lore import Activation
 
 MIN_LORE_CHARS = 10
 """A knowledge entry's shortest text (``KnowledgeEntry.content``)."""
@@ -204,11 +211,19 @@ class Mapper:
             self.report.skipped.append(f"{label}: {why}")
             return
         same = self.lore_with(text)
+        activation = self.activation(entry)
         if same:
+            known = next(k for k in self.files.knowledge if k["id"] == same)
+            if activation and known.get("activation") != activation:  # imported before its activation was kept
+                known["activation"] = activation
+                self.report.mapped.append(f"{label} -> knowledge.json {same!r}: its activation updated")
+                return
             self.report.skipped.append(f"{label}: already in the story (knowledge.json {same!r})")
             return
         if (earlier := self.entry_named(entry)) is not None:  # the same entry, imported again after an edit
             earlier["content"] = text
+            if activation:
+                earlier["activation"] = activation
             self.report.mapped.append(f"{label} -> knowledge.json {earlier['id']!r} updated (imported before)")
             return
         instruction = text != self.sub(entry.content)
@@ -217,20 +232,45 @@ class Mapper:
         if not name or looks_like_instruction(name):
             name = keys[0] if keys else clip(text, 40)
         card = self.source.card
-        category = "hidden_rule" if entry.constant and not instruction else "history"
+        category = "hidden_rule" if entry.constant and not instruction else entry.category or "history"
         if category == "history" and card is not None and set(keywords(name)) == set(keywords(card.name)):
             category = "relationship"
         lore_id = make_id(name, self.lore_ids, "lore")
-        self.files.knowledge.append(
-            {"id": lore_id, "category": category, "title": _title(name, keys, text), "content": text, "keywords": keys}
-        )
+        made = {"id": lore_id, "category": category, "title": _title(name, keys, text), "content": text}
+        self.files.knowledge.append({**made, "keywords": keys, **({"activation": activation} if activation else {})})
         if category == "hidden_rule":
             self.canon.append(clip(f"{name}: {text}", CANON_CHARS))
         canon = ": Story Bible canon" if category == "hidden_rule" else ""
         held = "; constant, but not canon: the guard held it back" if entry.constant and instruction else ""
         shown = f"keys: {', '.join(keys)}" if keys else "no keys: recalled by its title and text"
-        told = self.topic(keys, text)
+        if activation and not keys and not entry.constant:
+            shown = "no keys: never fires by key (as in its source)" + (
+                "; recalled by meaning (vectorized)" if activation.get("vectorized") else ""
+            )
+        gate = _gated(activation)
+        told = f"; not a topic of {self.person_id!r}: it fires only {gate}" if gate and self.person_id else ""
+        told = told or self.topic(keys, text)
         self.report.mapped.append(f"{label} -> knowledge.json {lore_id!r} ({category}{canon}; {shown}){held}{told}")
+
+    def activation(self, entry: LoreEntry) -> dict[str, Any]:
+        """The entry's activation as ``knowledge.json`` keeps it: its fields that differ from the defaults, its keys
+        with ``{{char}}`` and ``{{user}}`` named (issue 44)."""
+        if not entry.activation:
+            return {}
+        fields = dict(entry.activation)
+        for name in ("keys", "secondary_keys"):
+            fields[name] = [k for k in dict.fromkeys(self.sub(k) for k in fields.get(name, [])) if k]
+        try:
+            activation = Activation(**fields)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"])
+            raise ImportFailure(f"{self.report.source}: {entry.where}: {where}: {problem['msg']}") from None
+        for key in (*activation.keys, *activation.secondary_keys):
+            refused = compile_key(key, case_sensitive=False, whole_words=True).refused
+            if refused:
+                self.report.notes.append(f"{entry.where}: the key {key!r} is never matched: {refused}")
+        return {"keys": activation.keys, **activation.model_dump(exclude_defaults=True)}  # keys first, even none
 
     def entry_named(self, entry: LoreEntry) -> dict[str, Any] | None:
         """The story's lore entry an earlier import made of this one: the same name and keys."""
@@ -399,6 +439,19 @@ def spoken(text: str, name: str, user: str) -> str:
     quoted = re.findall(r"[\"\u201c]([^\"\u201d]+)[\"\u201d]", joined)
     words = " ".join(q.strip() for q in quoted) if quoted else re.sub(r"\*[^*]*\*", " ", joined)
     return " ".join(words.split())
+
+
+def _gated(activation: dict[str, Any]) -> str:
+    """How an entry's activation asks more than a key (a topic answers whenever its word is asked about), in
+    words; "" when a key is all it needs."""
+    if activation.get("secondary_keys") and activation.get("selective", True):
+        logic = str(activation.get("logic", "and_any")).replace("_", " ").upper()
+        return f"with its secondary keys ({logic} {', '.join(activation['secondary_keys'])})"
+    if activation.get("use_probability", True) and activation.get("probability", 100) < 100:
+        return f"on a {activation['probability']}% roll"
+    if activation.get("group") or activation.get("delay") or activation.get("cooldown"):
+        return "by its inclusion group or timing"
+    return ""
 
 
 def _title(name: str, keys: list[str], text: str) -> str:

@@ -11,8 +11,8 @@
   (``forceActivation`` is its "always on", read as constant).
 
 A key written ``/pattern/flags`` (SillyTavern, NovelAI) or in an entry with ``use_regex`` (V3) is a regular
-expression, not a word: it is not kept as a keyword, and the report says so. A V3 entry's decorator lines
-(``@@depth 4``) are taken out of its text and named as unused.
+expression, not a word: it is not kept as a keyword, but the entry's activation matches it (issue 44). A V3
+entry's decorator lines (``@@depth 4``) are taken out of its text and named as unused.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import json
 import re
 from pathlib import Path
 
+from game.checker.imports import triggers
 from game.checker.imports.png import PngError, is_png, text_chunks
 from game.checker.imports.sources import MAX_IMPORT_BYTES, Card, ImportFailure, LoreEntry, Source, unused_fields
 
@@ -200,9 +201,7 @@ def _entry(fields: _Fields, *, name: str, keys: str, content: str, regex: bool, 
     words, patterns = _keys(fields, keys, regex)
     entry = LoreEntry(fields.where, name.strip(), words, fields.text(content))
     entry.unused = unused_fields(fields.record, used)
-    if patterns:
-        entry.regex_keys = True
-        entry.unused.append(f"{len(patterns)} regular-expression key(s)")
+    entry.regex_keys = bool(patterns)  # not words for recall by meaning; the activation matches them (issue 44)
     return entry
 
 
@@ -213,29 +212,47 @@ def _world_info(path: Path, obj: dict[str, object]) -> Source:
     for uid, record in entries.items():
         fields = _Fields(path, f"entries.{uid}", record)
         name = fields.text("comment")
+        reader = triggers.Reader(path, fields.where, fields.record)
+        activation, read = triggers.world_info(reader)
         entry = _entry(
             fields, name=name, keys="key", content="content", regex=False,
-            used={"uid", "key", "comment", "content", "constant", "disable", "addMemo", "displayIndex"},
+            used={"uid", "key", "comment", "content", "constant", "disable", "addMemo", "displayIndex", *read},
         )  # fmt: skip
+        entry.activation = activation
         entry.constant, entry.enabled = fields.flag("constant", False), not fields.flag("disable", False)
         source.entries.append(entry)
     return source
 
 
 def _novelai(path: Path, obj: dict[str, object]) -> Source:
-    source = Source("NovelAI lorebook", unused=unused_fields(obj, {"lorebookVersion", "entries"}))
+    source = Source("NovelAI lorebook", unused=unused_fields(obj, {"lorebookVersion", "entries", "categories"}))
     entries = obj.get("entries")
     if not isinstance(entries, list):
         raise ImportFailure(f"{path}: entries: expected a list of lorebook entries, found {_kind(entries)}")
+    categories = _novelai_categories(obj.get("categories"))
     for index, record in enumerate(entries):
         fields = _Fields(path, f"entries[{index}]", record)
+        reader = triggers.Reader(path, fields.where, fields.record)
+        activation, category, read = triggers.novelai(reader, categories)
         entry = _entry(
             fields, name=fields.text("displayName"), keys="keys", content="text", regex=False,
-            used={"text", "keys", "displayName", "enabled", "forceActivation", "id"},
+            used={"text", "keys", "displayName", "enabled", "forceActivation", "id", *read},
         )  # fmt: skip
+        entry.activation, entry.category = activation, category
         entry.constant, entry.enabled = fields.flag("forceActivation", False), fields.flag("enabled", True)
         source.entries.append(entry)
     return source
+
+
+def _novelai_categories(categories: object) -> dict[str, str]:
+    """A NovelAI lorebook's categories: id -> name (what is not a list of objects with both is left out)."""
+    if not isinstance(categories, list):
+        return {}
+    return {
+        str(c["id"]): c["name"]
+        for c in categories
+        if isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("id"), str | int)
+    }
 
 
 def _book(book: _Fields, source: Source, where: str) -> None:
@@ -247,10 +264,14 @@ def _book(book: _Fields, source: Source, where: str) -> None:
     for index, record in enumerate(entries):
         fields = _Fields(book.path, f"{where}.entries[{index}]", record)
         name = fields.text("name") or fields.text("comment")
+        regex = fields.flag("use_regex", False)
+        card = source.card.name if source.card is not None else ""
+        reader = triggers.Reader(book.path, fields.where, fields.record)
+        activation, read = triggers.book(reader, regex, card)
         entry = _entry(
-            fields, name=name, keys="keys", content="content", regex=fields.flag("use_regex", False),
-            used=_BOOK_ENTRY_USED,
+            fields, name=name, keys="keys", content="content", regex=regex, used=_BOOK_ENTRY_USED | read
         )  # fmt: skip
+        entry.activation = activation
         entry.constant, entry.enabled = fields.flag("constant", False), fields.flag("enabled", True)
         kept = [line for line in entry.content.splitlines() if not line.lstrip().startswith("@@")]
         if len(kept) != len(entry.content.splitlines()):

@@ -9,6 +9,7 @@ silently, and the source itself is kept verbatim in the story's ``imported/`` fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
 """The largest file an import reads (20 MB): a card's PNG with its picture fits many times over."""
@@ -42,6 +43,8 @@ class LoreEntry:
         enabled: false when the source disables it.
         regex_keys: its keys are regular expressions, not words.
         unused: the fields the import does not use that carry a value.
+        activation: how its author has it fire, as :class:`game.world.lore.Activation`'s fields (issue 44).
+        category: the story's lore category it belongs to ("" for the import's default).
     """
 
     where: str
@@ -52,6 +55,8 @@ class LoreEntry:
     enabled: bool = True
     regex_keys: bool = False
     unused: list[str] = field(default_factory=list)
+    activation: dict[str, Any] = field(default_factory=dict)
+    category: str = ""
 
 
 @dataclass

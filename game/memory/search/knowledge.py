@@ -134,6 +134,8 @@ def _world_documents(pack: ContentPack) -> Iterator[KnowledgeDoc]:
         text = f"Achievement {ach.name}: {ach.description}"
         yield KnowledgeDoc(f"{sid}:achievement:{ach.id}", "achievement", ach.name, text)
     for entry in pack.knowledge:
+        if entry.activation is not None and not entry.activation.vectorized:
+            continue  # imported lore its keys call up (activation.py), never found by meaning
         text = f"{entry.title}: {entry.content}"
         constant = entry.category == "hidden_rule" and entry.when is not None
         yield KnowledgeDoc(

@@ -31,10 +31,13 @@ import numpy as np
 from game.language.reading import Reading
 from game.memory.base import MemoryBlock, MemoryContext, MemoryItem
 from game.memory.events import EventRecord
+from game.memory.search.activation import LoreActivation
 from game.memory.search.answers import answers
 from game.memory.search.bible_view import BibleView, BibleViews, active_at, characters_block
 from game.memory.search.features import MemoryFeatures, SummaryIndex
 from game.memory.search.knowledge import KnowledgeDoc, snippet
+from game.memory.search.lore_recall import lore_items, played
+from game.memory.search.lore_scan import Choice, Verdict
 from game.memory.search.question import Question, asked_characters, read_question
 from game.memory.search.recall import (
     MEMORY_HEADER,
@@ -119,6 +122,8 @@ class MemoryRecall:
         self._summaries = SummaryIndex()
         self._bible = BibleViews()
         self._record = EventRecord()
+        self._lore: LoreActivation | None = None
+        self._lore_verdicts: list[Verdict] = []
 
     def recall(self, action: str, state: GameState, reading: Reading | None = None) -> MemoryContext:
         """The blocks of one turn's prompt; ``reading`` is the action read (``Reading.of``), when the caller has
@@ -152,8 +157,9 @@ class MemoryRecall:
         strategies: dict[str, str] = {}
         fallbacks: dict[str, str] = {}
         held: list[dict[str, str]] = []
-        if memory.knowledge is not None:
-            blocks.append(self._knowledge_block(action, state, query_vector, strategies, fallbacks, held))
+        lore = self._lore_choice(action, state)
+        if memory.knowledge is not None or lore is not None:
+            blocks.append(self._knowledge_block(action, state, query_vector, strategies, fallbacks, held, lore))
         blocks.append(_copy(view.threads))
         shown |= view.thread_ids
         history = self._history_items(action, state, query_vector, strategies, fallbacks)
@@ -194,6 +200,8 @@ class MemoryRecall:
             "vector_lag_turns": lag,
             "recall_ms": round((time.perf_counter() - started) * 1000, 2),
         }
+        if self._lore_verdicts:
+            meta["lore"] = [v.as_json() for v in self._lore_verdicts]
         return MemoryContext(blocks=blocks, retrieval_meta=meta, synopsis=synopsis, window=window, header=MEMORY_HEADER)
 
     def _answered(
@@ -208,6 +216,21 @@ class MemoryRecall:
         ids = {m.id for m in found}
         return [*found, *(m for m in relevant if m.id not in ids)][: max(len(relevant), len(found))]
 
+    def _lore_choice(self, action: str, state: GameState) -> Choice | None:
+        """The imported lore the turn fires (``activation.py``); None when the story has none."""
+        self._lore_verdicts = []
+        if self._lore is None:
+            self._lore = LoreActivation(self.memory.pack)
+        if not self._lore:
+            return None
+        memory = self.memory
+        with memory.lock:
+            if self._lore.timed_rules:
+                log = played(memory.state.log, state.turn)
+            else:
+                log = played(memory.state.turns_upto(state.turn, self._lore.turns_needed), state.turn)
+        return self._lore.at(log, action, state)
+
     def _knowledge_block(
         self,
         action: str,
@@ -216,26 +239,32 @@ class MemoryRecall:
         strategies: dict[str, str],
         fallbacks: dict[str, str],
         held: list[dict[str, str]],
+        lore: Choice | None = None,
     ) -> MemoryBlock:
-        """The knowledge base's hits for ``action`` (call only when memory has a knowledge base): the entries
-        whose condition over the game's state holds (``lore_state.py``; those held back go into ``held``, with
-        why), and the entries constant while theirs holds."""
+        """The imported lore ``lore`` fired, then the knowledge base's hits for ``action``: the entries whose
+        condition over the game's state holds (``lore_state.py``; those held back go into ``held``, with why), and
+        the entries constant while theirs holds."""
         memory = self.memory
-        assert memory.knowledge is not None
         pack = memory.pack
 
         def gate(doc: KnowledgeDoc) -> str | None:
             return lore_gate(doc.when, state, pack) if pack is not None else None
 
-        found = memory.knowledge.search(action, memory.config.knowledge_k, query_vector=query_vector, gate=gate)
-        strategies["knowledge"] = found.strategy
-        if found.fallback:
-            fallbacks["knowledge"] = found.fallback
-        held += [{"source": f"kb:{doc.category}:{doc.name}", "why": why} for doc, why in found.held]
-        chosen = {doc.id for doc, _ in found}
+        found = None
+        if memory.knowledge is not None:
+            found = memory.knowledge.search(action, memory.config.knowledge_k, query_vector=query_vector, gate=gate)
+            strategies["knowledge"] = found.strategy
+            if found.fallback:
+                fallbacks["knowledge"] = found.fallback
+            held += [{"source": f"kb:{doc.category}:{doc.name}", "why": why} for doc, why in found.held]
+        if lore is not None and self._lore is not None and pack is not None:
+            items, self._lore_verdicts = lore_items(lore, self._lore, pack.id, found or [])
+            return make_block("knowledge", items)
+        assert memory.knowledge is not None
+        chosen = {doc.id for doc, _ in found or []}
         constant = [d for d in memory.knowledge.constants() if d.id not in chosen and gate(d) is None]
         items = []
-        for doc, hit in [*((d, None) for d in constant), *found]:
+        for doc, hit in [*((d, None) for d in constant), *(found or [])]:
             score = round(hit.score, 3) if hit is not None else 1.0
             shown = snippet(doc.text)
             left_out = doc.text[len(shown) - 1 :].strip() if shown != doc.text else ""
