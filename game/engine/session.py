@@ -60,6 +60,7 @@ from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
 from game.saves.slots import Loaded, SlotStore, listing
 from game.saves.windows import OpenSlot, held_elsewhere
+from game.text import clip
 from game.world.choices import choices_after
 from game.world.state import GameState
 
@@ -118,9 +119,12 @@ class GameSession:
         self.opened: OpenSlot | None = None
         """The slot this game is open in, in this window (``window.open_here``), once a front end has opened it."""
         self._retrying: Moment | None = None
+        """The telling a retry under way would replace: the game, should the player quit before it is told."""
+        self.under_way: str | None = None
+        """The turn the narrator is telling now, in words ("turn 7 (go east)", "turn 6 again (look)"); None between
+        turns. A quit during it asks first: the turn is dropped (issue 43, item 5: the quit asked nothing)."""
         self._asked: tuple[str, str] | None = None
         """The command and slot the last question was about (``save NAME``, ``load NAME``): the same next says yes."""
-        """The telling a retry under way would replace: the game, should the player quit before it is told."""
         self.history: list[TurnResult] = []
         """The result of every input the engine played, oldest first, at most ``HISTORY_LIMIT``: played turns,
         failed ones (refused input, narrator errors) and meta commands (``help``, ``inventory``: no prompt),
@@ -145,13 +149,17 @@ class GameSession:
             return self._rewind_command(command)
         self._begin()
         before = self.engine.state.turn
-        results = [self._step(self.engine.play(text), before)]
-        while True:  # a line of several acts: one turn each
-            before = self.engine.state.turn
-            more = self.engine.go_on()
-            if more is None:
-                break
-            results.append(self._step(more, before))
+        try:
+            self.under_way = f"turn {before + 1} ({clip(command.text, 60)})"
+            results = [self._step(self.engine.play(text), before)]
+            while True:  # a line of several acts: one turn each
+                before = self.engine.state.turn
+                more = self.engine.go_on()
+                if more is None:
+                    break
+                results.append(self._step(more, before))
+        finally:
+            self.under_way = None
         return results[0] if len(results) == 1 else joined(results)
 
     def _step(self, result: TurnResult, before: int) -> TurnResult:
@@ -239,14 +247,15 @@ class GameSession:
         if not self.timeline.can_undo:
             raise RewindError("Nothing to retry: no turn played in this session yet.")
         told = self.timeline.now
+        self._retrying = told  # until the new telling is in, the last one is the game (a quit keeps it)
+        self.under_way = f"turn {told.turn} again ({clip(told.action, 60)})"
         before = self.timeline.back()
         self._return_to(before, autosave=False)
         attempt = told.attempt + 1
-        self._retrying = told  # until the new telling is in, the last one is the game (a quit keeps it)
         try:
             result = self.engine.play(told.action, attempt=attempt)
         finally:
-            self._retrying = None
+            self._retrying = self.under_way = None
         if not (result.ok and self.engine.state.turn == before.turn + 1):
             self.history.append(result)
             self._return_to(self.timeline.forward(), autosave=False)
@@ -403,6 +412,12 @@ class GameSession:
     def wait_for_autosave(self) -> None:
         """Wait until the autosave under way (if any) is written or has failed."""
         self._background.wait()
+
+    @property
+    def told_turn(self) -> int:
+        """The game's last told turn: during a retry, the telling it would replace (the state is back before it)."""
+        told = self._retrying
+        return told.turn if told is not None else self.engine.state.turn
 
     @property
     def quick_slot(self) -> str:
