@@ -58,6 +58,7 @@ from game.language.parser import Command, parse
 from game.memory.vectors.foreground import FOREGROUND
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
+from game.saves.pruning import Written
 from game.saves.slots import Loaded, SlotStore, listing
 from game.saves.windows import OpenSlot, held_elsewhere
 from game.text import clip
@@ -359,11 +360,16 @@ class GameSession:
             kept = quick_kept(store, name, self.line, turn) if kind == "quick" else ""
             log.info("saved turn %d to %s", turn, store.write(name, data))
             return f"Saved to {name!r} (turn {turn}).{kept}"
-        self.slot, path, moved = write_own(store, name, data, self.line, turn, self._wrote, self.ancestors)
+        self.slot, path, moved = write_own(store, name, data, self._written(turn), self._wrote)
         self._wrote = (self.slot, self.line, turn)
         follow(self)
         log.info("saved turn %d to %s", turn, path)
-        return moved or f"Saved to {self.slot!r} (turn {turn})."
+        return " ".join(filter(None, [f"Saved to {self.slot!r} (turn {turn}).", moved]))
+
+    def _written(self, turn: int) -> Written:
+        """The moment at ``turn`` on the session's line, as its save holds the game's past (``saves/pruning.py``)."""
+        first = self.timeline.history.first if self.timeline.started else turn
+        return Written(self.line, turn, first, dict(self.ancestors))
 
     def autosave(self) -> None:
         """Autosave to this session's slot on the autosave thread (see the module docstring); a failure is told
@@ -373,8 +379,8 @@ class GameSession:
         self.wait_for_autosave()  # one at a time, in order
         lines.keep(self)
         state, memory = self.engine.state, self.engine.memory
-        ids = (memory.session_id, self.line, dict(self.ancestors))
-        job = (self.slot, self._kind(), state, ids, memory.export_later(), self._saved())
+        written = (memory.session_id, self._written(state.turn))
+        job = (self.slot, self._kind(), state, written, memory.export_later(), self._saved())
         self._background.submit(self._write_autosave, *job)
 
     def _write_autosave(
@@ -382,16 +388,17 @@ class GameSession:
         slot: str,
         kind: SlotKind,
         state: GameState,
-        ids: tuple[str, str, dict[str, int]],
+        ids: tuple[str, Written],
         export: Callable[[], bytes],
         history: dict[str, Any] | None,
     ) -> None:
         FOREGROUND.wait_idle()  # after the turn's own work (foreground.py)
         notice = None
         try:
-            (game, line, ancestors), pack = ids, self.engine.pack
+            (game, written), pack = ids, self.engine.pack
+            line = written.line
             data = encode(pack, state, export(), kind=kind, session_id=game, line=line, history=history)
-            self.slot, path, moved = write_own(self._store(), slot, data, line, state.turn, self._wrote, ancestors)
+            self.slot, path, moved = write_own(self._store(), slot, data, written, self._wrote)
             self._wrote = (self.slot, line, state.turn)
             follow(self)
             log.info("autosaved turn %d to %s", state.turn, path)
