@@ -26,8 +26,8 @@ restores memory from the save (:meth:`Memory.restore`): recall then sees
 exactly what the save holds, so an older save never recalls its future.
 A save that cannot be written or read leaves the game as it was and says why.
 
-It also keeps this session's turns as moments to return to (``timeline.py``): ``undo`` takes the last turn
-back (world state, memory and the autosave as they were before it), ``redo`` plays an undone turn forward
+It also keeps this session's turns as moments to return to (``timeline.py``; ``rewind.py``): ``undo`` takes the
+last turn back (world state, memory and the autosave as they were before it), ``redo`` plays an undone turn forward
 again without asking the narrator, ``retry`` asks the narrator again for the last action from the state and
 memory before it (another telling: ``PromptBundle.attempt``), and :meth:`GameSession.branch` saves the game
 as it was after any turn of the session to a new slot. A save also carries the game's history
@@ -52,6 +52,7 @@ from game.engine.background import Background
 from game.engine.kept import branch_at, continue_in, quick_kept, replace_question, write_own
 from game.engine.pipeline import TurnPipeline
 from game.engine.results import TurnResult, answered, by_block, joined
+from game.engine.rewind import REWIND_VERBS, Rewinding
 from game.engine.timeline import Moment, Timeline
 from game.engine.window import branch_off, follow, let_go, load_question, open_here
 from game.language.parser import Command, parse
@@ -74,14 +75,9 @@ QUICK_SLOT = "quick"
 HISTORY_LIMIT = 200
 """Engine turns :attr:`GameSession.history` keeps (the oldest go first)."""
 SLOT_VERBS = ("save", "load", "saves")
-REWIND_VERBS = ("undo", "redo", "retry")
 
 
-class RewindError(Exception):
-    """Nothing to undo, redo or retry; the message says why, in words."""
-
-
-class GameSession:
+class GameSession(Rewinding):
     """Plays turns and keeps the game in its slots.
 
     Args:
@@ -166,14 +162,18 @@ class GameSession:
     def _step(self, result: TurnResult, before: int) -> TurnResult:
         """Keep one played turn (``before``: the turn the game was at): in :attr:`history`, as a moment to return
         to, and in the autosave when due."""
-        self.history.append(result)
-        del self.history[:-HISTORY_LIMIT]
+        self._kept(result)
         if result.ok and self.engine.state.turn != before:
             self._committed(result)
             turn = self.engine.state.turn
             if self.autosave_every and (turn % self.autosave_every == 0 or self.engine.state.ending):
                 self.autosave()
         return result
+
+    def _kept(self, result: TurnResult) -> None:
+        """Keep ``result`` in :attr:`history` (the last ``HISTORY_LIMIT``)."""
+        self.history.append(result)
+        del self.history[:-HISTORY_LIMIT]
 
     # ------------------------------------------------------------- timeline
     def _begin(self) -> None:
@@ -190,96 +190,6 @@ class GameSession:
     def _place(self) -> str:
         node = self.engine.pack.nodes.get(self.engine.state.node)
         return node.name if node else self.engine.state.node
-
-    def _return_to(self, moment: Moment, *, autosave: bool = True) -> None:
-        """Put the game and memory back as they were at ``moment`` (and the autosave, with ``autosave``)."""
-        self.wait_for_autosave()
-        self.engine.memory.restore(moment.memory.thawed())
-        self.engine.state = moment.game.snapshot()
-        if autosave and self.autosave_every and self.slots is not None:
-            self.autosave()  # the slot holds the game as it is now, never an undone turn
-
-    def _forget(self, moment: Moment) -> None:
-        """Drop the result of the turn that led to ``moment`` from :attr:`history` (it was undone or retold)."""
-        self.history = [r for r in self.history if r.state is not moment.game]
-
-    def undo(self) -> str:
-        """Take the last turn back; returns what to tell the player.
-
-        Raises:
-            RewindError: no turn of this session to take back.
-        """
-        self._begin()
-        if not self.timeline.can_undo:
-            raise RewindError(f"Nothing to undo: this session starts at turn {self.timeline.now.turn}.")
-        undone = self.timeline.now
-        now = self.timeline.back()
-        self.wait_for_autosave()
-        lines.fork(self, now.turn)  # the turns undone may stay in other slots: the game goes on as a line of its own
-        self._return_to(now)
-        self._forget(undone)
-        return (
-            f"Undone: turn {undone.turn} ({undone.action}). Back at turn {now.turn}{_at(now)}. 'redo' plays it again."
-        )
-
-    def redo(self) -> str:
-        """Play the last undone turn forward again, as it was told (no narrator call).
-
-        Raises:
-            RewindError: no undone turn to play again.
-        """
-        self._begin()
-        if not self.timeline.can_redo:
-            raise RewindError("Nothing to redo.")
-        now = self.timeline.forward()
-        self._return_to(now)
-        return f"Redone: turn {now.turn} ({now.action}).\n{now.narration}"
-
-    def retry(self) -> TurnResult:
-        """Ask the narrator again for the last turn's action, from the state and memory before it.
-
-        The new telling replaces the last one everywhere (game, memory, autosave, :attr:`history`); when it
-        fails, the last telling stands.
-
-        Raises:
-            RewindError: no turn of this session to tell again.
-        """
-        self._begin()
-        if not self.timeline.can_undo:
-            raise RewindError("Nothing to retry: no turn played in this session yet.")
-        told = self.timeline.now
-        self._retrying = told  # until the new telling is in, the last one is the game (a quit keeps it)
-        self.under_way = f"turn {told.turn} again ({clip(told.action, 60)})"
-        before = self.timeline.back()
-        self._return_to(before, autosave=False)
-        attempt = told.attempt + 1
-        try:
-            result = self.engine.play(told.action, attempt=attempt)
-        finally:
-            self._retrying = self.under_way = None
-        if not (result.ok and self.engine.state.turn == before.turn + 1):
-            self.history.append(result)
-            self._return_to(self.timeline.forward(), autosave=False)
-            message = f"{result.error or 'The turn could not be told again.'} The last telling stands."
-            result.narration, result.error, result.ok = message, message, False
-            return result
-        lines.fork(self, before.turn)  # as undo: the telling replaced may stay in other slots
-        self._forget(told)
-        self.history.append(result)
-        del self.history[:-HISTORY_LIMIT]
-        self._committed(result, attempt)
-        if self.autosave_every and self.slots is not None:
-            self.autosave()
-        return result
-
-    def _rewind_command(self, command: Command) -> TurnResult:
-        try:
-            if command.verb == "retry":
-                return self.retry()
-            message, ok = (self.undo() if command.verb == "undo" else self.redo()), True
-        except RewindError as exc:
-            message, ok = str(exc), False
-        return self._told(command, message, ok)
 
     def branch(self, turn: int, name: str) -> str:
         """Save the game as it was after ``turn`` (a turn of this session) to a new slot ``name``, on a line of its
@@ -515,7 +425,3 @@ class GameSession:
         lines.let_go(self)
         self.engine.memory.close()
         return notice
-
-
-def _at(moment: Moment) -> str:
-    return f", {moment.place}" if moment.place else ""
