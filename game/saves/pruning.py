@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from game.saves.format import SaveError
 from game.saves.header import read_header
-from game.saves.slots import SlotStore
+from game.saves.slots import SLOT_SUFFIX, SlotStore
 from game.saves.windows import held_elsewhere, hold, line_held_elsewhere
 
 log = logging.getLogger("storyecho.saves")
@@ -102,18 +102,22 @@ def prune(slots: SlotStore, slot: str, written: Written) -> list[str]:
 
 
 def _numbered(slots: SlotStore, slot: str, pattern: str) -> list[str]:
-    """The slots other than ``slot`` whose names match ``pattern`` and whose saves are the game's own kind."""
+    """The slots other than ``slot`` whose names match ``pattern`` and whose saves are the game's own kind (a slot
+    whose file is gone, its backup left, is not among them: it stays). Only those names' headers are read."""
+    name = re.compile(pattern)
     try:
-        infos = slots.list()
+        names = [p.name[: -len(SLOT_SUFFIX)] for p in slots.root.glob(f"*{SLOT_SUFFIX}")]
     except OSError:
         return []
-    name = re.compile(pattern)
-    return [i.name for i in infos if i.name != slot and name.fullmatch(i.name) and i.kind == OWN_KIND]
+    return sorted(n for n in names if n != slot and name.fullmatch(n) and slots.info(n).kind == OWN_KIND)
 
 
 def _covered(slots: SlotStore, name: str, written: Written) -> int | None:
     """The latest turn slot ``name`` holds when ``written`` covers all it holds (its file and its backup, each that
     exists reading as a save), and no other window plays on their lines; else None."""
+    first = slots.moment_of(name)  # cached by the store: most slots are not covered, and cost no read
+    if first is None or not covered(first, written):
+        return None
     turns = []
     for path in (slots.path(name), slots.backup_path(name)):
         if not path.exists():
