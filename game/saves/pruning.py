@@ -23,8 +23,8 @@ player named (``save NAME``), a quick save, a set-aside game (``-previous-<n>``)
 plays on: the slot is held here (``windows.hold``) from the check to the removal.
 
 *Why prune rather than group them in the load screen*: each numbered slot left behind this way holds nothing that
-the slot written does not hold (its moments are turns of the written save's history, loadable with ``slots branch``
-or F4 after a load), so the promise "never delete a moment the player could load that is not also held elsewhere"
+the slot written does not hold (its moments are turns of the written save's history, loadable with ``storyecho
+slots branch``), so the promise "never delete a moment the player could load that is not also held elsewhere"
 is the rule ``write_own`` already keeps, checked on headers only. Numbered slots that hold the latest moment of a
 line of their own are never covered, and stay.
 """
