@@ -14,7 +14,7 @@ saves to a slot of its own, and a loaded one goes on in one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -26,6 +26,7 @@ from game.engine.window import Opening, branch_off, go_apart, hold_slot, open_he
 from game.memory.records import model_fields
 from game.saves.format import SaveError, encode
 from game.saves.lines import game_of, new_line
+from game.saves.pruning import Written, covered, prune, reusable
 from game.saves.slots import SlotStore
 
 
@@ -118,36 +119,48 @@ def go_on(session: Playing, autosave: str, loaded: str | None, how_to_load: str,
 
 
 def write_own(
-    slots: SlotStore,
-    slot: str,
-    data: bytes,
-    line: str,
-    turn: int,
-    wrote: tuple[str, str, int] | None,
-    ancestors: Mapping[str, int],
+    slots: SlotStore, slot: str, data: bytes, written: Written, wrote: tuple[str, str, int] | None
 ) -> tuple[str, Path, str | None]:
-    """Write the game in play (on ``line``, at ``turn``) to its own slot, over nothing but an earlier (or the same)
-    moment of its line or of a line it went on from (``ancestors``: each line and the last turn of it in the game's
-    history), which the moment written carries in its history (a line never holds two moments at one turn:
-    ``saves/lines.py``), or what this session wrote there last itself (``wrote``: the slot, line and turn;
-    undo and retry go back over the session's own moments, as they always did). When the slot holds anything else,
-    the game goes on in a new slot ``<slot>-<n>`` of its own (issue 43: a branch loaded and played on wrote over
-    the main line's turn 20; two windows of one story wrote over each other's game).
+    """Write the game in play (``written``: its line, turn and history's reach) to its own slot, over nothing but an
+    earlier (or the same) moment of its line or of a line it went on from (``written.ancestors``: each line and the
+    last turn of it in the game's history), which the moment written carries in its history (a line never holds two
+    moments at one turn: ``saves/lines.py``), or what this session wrote there last itself (``wrote``: the slot, line
+    and turn; undo and retry go back over the session's own moments, as they always did). When the slot holds
+    anything else, the game goes on in a numbered slot of its own: one of the game's own ``<slot>-<n>`` whose moments
+    its history holds (``pruning.reusable``), else a new one (issue 43: a branch loaded and played on wrote over the
+    main line's turn 20; two windows of one story wrote over each other's game). Then the game's other numbered slots
+    that its history holds are removed (``pruning.prune``: they piled up, one a Continue).
 
     Returns:
-        The slot written, its path, and what the player should be told when it is a new one (None otherwise).
+        The slot written, its path, and what the player should be told (a new slot, slots removed; else None).
 
     Raises:
         SaveError: the write failed; nothing was replaced.
     """
     held = slots.moment_of(slot)
-    if held is None or held[1] <= (turn if held[0] == line else ancestors.get(held[0], -1)) or wrote == (slot, *held):
-        return slot, slots.write(slot, data), None
+    own = replace(written, first=-1)  # the slot's own earlier moment is replaced as it always was, reach or not
+    if held is None or covered(held, own) or wrote == (slot, *held):
+        path = slots.write(slot, data)
+        return slot, path, _pruned(slots, slot, written)
     other, later = held
-    kept = f"turn {later} of this game" if game_of(other) == game_of(line) else "another game"
-    new = slots.claim(slot, data)
+    kept = f"turn {later} of this game" if game_of(other) == game_of(written.line) else "another game"
+    new = reusable(slots, slot, written)
+    if new is not None:
+        path = slots.write(new, data)
+    else:
+        new = slots.claim(slot, data)
+        path = slots.path(new)
     told = f"Slot {slot!r} holds {kept}, which stays as it is: this game goes on in slot {new!r}."
-    return new, slots.path(new), told
+    return new, path, " ".join(filter(None, [told, _pruned(slots, new, written)]))
+
+
+def _pruned(slots: SlotStore, slot: str, written: Written) -> str | None:
+    """Remove the game's numbered slots that ``written`` (just written to ``slot``) holds in its history, and say so."""
+    removed = prune(slots, slot, written)
+    if not removed:
+        return None
+    names = ", ".join(repr(name) for name in removed)
+    return f"No longer needed, as this save holds their turns: slot{'s' if len(removed) > 1 else ''} {names}, removed."
 
 
 def quick_kept(slots: SlotStore, quick: str, line: str, turn: int) -> str:

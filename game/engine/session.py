@@ -26,8 +26,8 @@ restores memory from the save (:meth:`Memory.restore`): recall then sees
 exactly what the save holds, so an older save never recalls its future.
 A save that cannot be written or read leaves the game as it was and says why.
 
-It also keeps this session's turns as moments to return to (``timeline.py``): ``undo`` takes the last turn
-back (world state, memory and the autosave as they were before it), ``redo`` plays an undone turn forward
+It also keeps this session's turns as moments to return to (``timeline.py``; ``rewind.py``): ``undo`` takes the
+last turn back (world state, memory and the autosave as they were before it), ``redo`` plays an undone turn forward
 again without asking the narrator, ``retry`` asks the narrator again for the last action from the state and
 memory before it (another telling: ``PromptBundle.attempt``), and :meth:`GameSession.branch` saves the game
 as it was after any turn of the session to a new slot. A save also carries the game's history
@@ -52,14 +52,17 @@ from game.engine.background import Background
 from game.engine.kept import branch_at, continue_in, quick_kept, replace_question, write_own
 from game.engine.pipeline import TurnPipeline
 from game.engine.results import TurnResult, answered, by_block, joined
+from game.engine.rewind import REWIND_VERBS, Rewinding
 from game.engine.timeline import Moment, Timeline
 from game.engine.window import branch_off, follow, let_go, load_question, open_here
 from game.language.parser import Command, parse
 from game.memory.vectors.foreground import FOREGROUND
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
+from game.saves.pruning import Written
 from game.saves.slots import Loaded, SlotStore, listing
 from game.saves.windows import OpenSlot, held_elsewhere
+from game.text import clip
 from game.world.choices import choices_after
 from game.world.state import GameState
 
@@ -72,14 +75,9 @@ QUICK_SLOT = "quick"
 HISTORY_LIMIT = 200
 """Engine turns :attr:`GameSession.history` keeps (the oldest go first)."""
 SLOT_VERBS = ("save", "load", "saves")
-REWIND_VERBS = ("undo", "redo", "retry")
 
 
-class RewindError(Exception):
-    """Nothing to undo, redo or retry; the message says why, in words."""
-
-
-class GameSession:
+class GameSession(Rewinding):
     """Plays turns and keeps the game in its slots.
 
     Args:
@@ -118,9 +116,12 @@ class GameSession:
         self.opened: OpenSlot | None = None
         """The slot this game is open in, in this window (``window.open_here``), once a front end has opened it."""
         self._retrying: Moment | None = None
+        """The telling a retry under way would replace: the game, should the player quit before it is told."""
+        self.under_way: str | None = None
+        """The turn the narrator is telling now, in words ("turn 7 (go east)", "turn 6 again (look)"); None between
+        turns. A quit during it asks first: the turn is dropped (issue 43, item 5: the quit asked nothing)."""
         self._asked: tuple[str, str] | None = None
         """The command and slot the last question was about (``save NAME``, ``load NAME``): the same next says yes."""
-        """The telling a retry under way would replace: the game, should the player quit before it is told."""
         self.history: list[TurnResult] = []
         """The result of every input the engine played, oldest first, at most ``HISTORY_LIMIT``: played turns,
         failed ones (refused input, narrator errors) and meta commands (``help``, ``inventory``: no prompt),
@@ -145,26 +146,34 @@ class GameSession:
             return self._rewind_command(command)
         self._begin()
         before = self.engine.state.turn
-        results = [self._step(self.engine.play(text), before)]
-        while True:  # a line of several acts: one turn each
-            before = self.engine.state.turn
-            more = self.engine.go_on()
-            if more is None:
-                break
-            results.append(self._step(more, before))
+        try:
+            self.under_way = f"turn {before + 1} ({clip(command.text, 60)})"
+            results = [self._step(self.engine.play(text), before)]
+            while True:  # a line of several acts: one turn each
+                before = self.engine.state.turn
+                more = self.engine.go_on()
+                if more is None:
+                    break
+                results.append(self._step(more, before))
+        finally:
+            self.under_way = None
         return results[0] if len(results) == 1 else joined(results)
 
     def _step(self, result: TurnResult, before: int) -> TurnResult:
         """Keep one played turn (``before``: the turn the game was at): in :attr:`history`, as a moment to return
         to, and in the autosave when due."""
-        self.history.append(result)
-        del self.history[:-HISTORY_LIMIT]
+        self._kept(result)
         if result.ok and self.engine.state.turn != before:
             self._committed(result)
             turn = self.engine.state.turn
             if self.autosave_every and (turn % self.autosave_every == 0 or self.engine.state.ending):
                 self.autosave()
         return result
+
+    def _kept(self, result: TurnResult) -> None:
+        """Keep ``result`` in :attr:`history` (the last ``HISTORY_LIMIT``)."""
+        self.history.append(result)
+        del self.history[:-HISTORY_LIMIT]
 
     # ------------------------------------------------------------- timeline
     def _begin(self) -> None:
@@ -181,95 +190,6 @@ class GameSession:
     def _place(self) -> str:
         node = self.engine.pack.nodes.get(self.engine.state.node)
         return node.name if node else self.engine.state.node
-
-    def _return_to(self, moment: Moment, *, autosave: bool = True) -> None:
-        """Put the game and memory back as they were at ``moment`` (and the autosave, with ``autosave``)."""
-        self.wait_for_autosave()
-        self.engine.memory.restore(moment.memory.thawed())
-        self.engine.state = moment.game.snapshot()
-        if autosave and self.autosave_every and self.slots is not None:
-            self.autosave()  # the slot holds the game as it is now, never an undone turn
-
-    def _forget(self, moment: Moment) -> None:
-        """Drop the result of the turn that led to ``moment`` from :attr:`history` (it was undone or retold)."""
-        self.history = [r for r in self.history if r.state is not moment.game]
-
-    def undo(self) -> str:
-        """Take the last turn back; returns what to tell the player.
-
-        Raises:
-            RewindError: no turn of this session to take back.
-        """
-        self._begin()
-        if not self.timeline.can_undo:
-            raise RewindError(f"Nothing to undo: this session starts at turn {self.timeline.now.turn}.")
-        undone = self.timeline.now
-        now = self.timeline.back()
-        self.wait_for_autosave()
-        lines.fork(self, now.turn)  # the turns undone may stay in other slots: the game goes on as a line of its own
-        self._return_to(now)
-        self._forget(undone)
-        return (
-            f"Undone: turn {undone.turn} ({undone.action}). Back at turn {now.turn}{_at(now)}. 'redo' plays it again."
-        )
-
-    def redo(self) -> str:
-        """Play the last undone turn forward again, as it was told (no narrator call).
-
-        Raises:
-            RewindError: no undone turn to play again.
-        """
-        self._begin()
-        if not self.timeline.can_redo:
-            raise RewindError("Nothing to redo.")
-        now = self.timeline.forward()
-        self._return_to(now)
-        return f"Redone: turn {now.turn} ({now.action}).\n{now.narration}"
-
-    def retry(self) -> TurnResult:
-        """Ask the narrator again for the last turn's action, from the state and memory before it.
-
-        The new telling replaces the last one everywhere (game, memory, autosave, :attr:`history`); when it
-        fails, the last telling stands.
-
-        Raises:
-            RewindError: no turn of this session to tell again.
-        """
-        self._begin()
-        if not self.timeline.can_undo:
-            raise RewindError("Nothing to retry: no turn played in this session yet.")
-        told = self.timeline.now
-        before = self.timeline.back()
-        self._return_to(before, autosave=False)
-        attempt = told.attempt + 1
-        self._retrying = told  # until the new telling is in, the last one is the game (a quit keeps it)
-        try:
-            result = self.engine.play(told.action, attempt=attempt)
-        finally:
-            self._retrying = None
-        if not (result.ok and self.engine.state.turn == before.turn + 1):
-            self.history.append(result)
-            self._return_to(self.timeline.forward(), autosave=False)
-            message = f"{result.error or 'The turn could not be told again.'} The last telling stands."
-            result.narration, result.error, result.ok = message, message, False
-            return result
-        lines.fork(self, before.turn)  # as undo: the telling replaced may stay in other slots
-        self._forget(told)
-        self.history.append(result)
-        del self.history[:-HISTORY_LIMIT]
-        self._committed(result, attempt)
-        if self.autosave_every and self.slots is not None:
-            self.autosave()
-        return result
-
-    def _rewind_command(self, command: Command) -> TurnResult:
-        try:
-            if command.verb == "retry":
-                return self.retry()
-            message, ok = (self.undo() if command.verb == "undo" else self.redo()), True
-        except RewindError as exc:
-            message, ok = str(exc), False
-        return self._told(command, message, ok)
 
     def branch(self, turn: int, name: str) -> str:
         """Save the game as it was after ``turn`` (a turn of this session) to a new slot ``name``, on a line of its
@@ -350,11 +270,16 @@ class GameSession:
             kept = quick_kept(store, name, self.line, turn) if kind == "quick" else ""
             log.info("saved turn %d to %s", turn, store.write(name, data))
             return f"Saved to {name!r} (turn {turn}).{kept}"
-        self.slot, path, moved = write_own(store, name, data, self.line, turn, self._wrote, self.ancestors)
+        self.slot, path, moved = write_own(store, name, data, self._written(turn), self._wrote)
         self._wrote = (self.slot, self.line, turn)
         follow(self)
         log.info("saved turn %d to %s", turn, path)
-        return moved or f"Saved to {self.slot!r} (turn {turn})."
+        return " ".join(filter(None, [f"Saved to {self.slot!r} (turn {turn}).", moved]))
+
+    def _written(self, turn: int) -> Written:
+        """The moment at ``turn`` on the session's line, as its save holds the game's past (``saves/pruning.py``)."""
+        first = self.timeline.history.first if self.timeline.started else turn
+        return Written(self.line, turn, first, dict(self.ancestors))
 
     def autosave(self) -> None:
         """Autosave to this session's slot on the autosave thread (see the module docstring); a failure is told
@@ -364,8 +289,8 @@ class GameSession:
         self.wait_for_autosave()  # one at a time, in order
         lines.keep(self)
         state, memory = self.engine.state, self.engine.memory
-        ids = (memory.session_id, self.line, dict(self.ancestors))
-        job = (self.slot, self._kind(), state, ids, memory.export_later(), self._saved())
+        written = (memory.session_id, self._written(state.turn))
+        job = (self.slot, self._kind(), state, written, memory.export_later(), self._saved())
         self._background.submit(self._write_autosave, *job)
 
     def _write_autosave(
@@ -373,16 +298,17 @@ class GameSession:
         slot: str,
         kind: SlotKind,
         state: GameState,
-        ids: tuple[str, str, dict[str, int]],
+        ids: tuple[str, Written],
         export: Callable[[], bytes],
         history: dict[str, Any] | None,
     ) -> None:
         FOREGROUND.wait_idle()  # after the turn's own work (foreground.py)
         notice = None
         try:
-            (game, line, ancestors), pack = ids, self.engine.pack
+            (game, written), pack = ids, self.engine.pack
+            line = written.line
             data = encode(pack, state, export(), kind=kind, session_id=game, line=line, history=history)
-            self.slot, path, moved = write_own(self._store(), slot, data, line, state.turn, self._wrote, ancestors)
+            self.slot, path, moved = write_own(self._store(), slot, data, written, self._wrote)
             self._wrote = (self.slot, line, state.turn)
             follow(self)
             log.info("autosaved turn %d to %s", state.turn, path)
@@ -403,6 +329,12 @@ class GameSession:
     def wait_for_autosave(self) -> None:
         """Wait until the autosave under way (if any) is written or has failed."""
         self._background.wait()
+
+    @property
+    def told_turn(self) -> int:
+        """The game's last told turn: during a retry, the telling it would replace (the state is back before it)."""
+        told = self._retrying
+        return told.turn if told is not None else self.engine.state.turn
 
     @property
     def quick_slot(self) -> str:
@@ -493,7 +425,3 @@ class GameSession:
         lines.let_go(self)
         self.engine.memory.close()
         return notice
-
-
-def _at(moment: Moment) -> str:
-    return f", {moment.place}" if moment.place else ""

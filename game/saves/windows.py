@@ -146,6 +146,11 @@ def held_elsewhere(root: Path, slot: str) -> str | None:
     return _held_elsewhere(lock_path(root, slot))
 
 
+def line_held_elsewhere(root: Path, line: str) -> bool:
+    """Whether another process plays on ``line`` (:func:`hold_line`)."""
+    return _held_elsewhere(line_path(root, line)) is not None
+
+
 def _held_elsewhere(path: Path) -> str | None:
     if sys.platform == "win32":
         return None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.app import SystemCommand
+from textual.app import ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -322,9 +322,12 @@ class StoryEchoApp(HoldsLogs, LeavingApp):
     def _stream(self, chunk: str) -> None:
         from game.tui.play import PlayScreen
 
-        screen = self.screen
-        if isinstance(screen, PlayScreen):
-            self.call_from_thread(screen.stream, chunk)
+        try:
+            screen = self.screen
+            if isinstance(screen, PlayScreen):
+                self.call_from_thread(screen.stream, chunk)
+        except (ScreenStackError, RuntimeError):  # the game closed while a turn it abandoned still streams (a quit)
+            return
 
     def turn_played(self, result: TurnResult) -> None:
         """After each turn: note autosaves, show an ending (reached, or still there after an undo or retry)."""

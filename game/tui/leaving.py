@@ -40,6 +40,23 @@ SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """The signals that leave the game as ctrl+q does (SIGINT is a key to Textual in a terminal: ctrl+c)."""
 
 
+def quit_question(session: GameSession, saved: int) -> str | None:
+    """What ctrl+q asks before it closes ``session``, whose last save is of turn ``saved``; None when quitting loses
+    nothing. It asks when the game is past that save, and when the narrator is telling a turn (a retry among them):
+    the quit drops that turn and saves the game as last told (issue 43, item 5: a quit during a stalled retry asked
+    nothing, the game reading as at its save while the turn was told again)."""
+    told, doing = session.told_turn, session.under_way
+    if doing is None and told == saved:
+        return None
+    parts = ["Quit StoryEcho?"]
+    if doing is not None:
+        parts.append(f"The narrator is still telling {doing}: quitting drops it.")
+    if told != saved:
+        parts.append(f"Your game {unsaved(told, saved)}.")
+    parts.append(f"The game is saved at turn {told}, as last told, before it closes.")
+    return " ".join(parts)
+
+
 def to_stderr(message: str) -> None:
     """Tell what closing found once the game is off screen (the terminal may have gone: then nobody is told)."""
     with contextlib.suppress(OSError):
@@ -64,11 +81,9 @@ class LeavingApp(App[None]):
                 loop.add_signal_handler(signum, self._quit, signum == signal.SIGHUP)
 
     def action_request_quit(self) -> None:
-        session = self.session
-        if session is not None and session.engine.state.turn != self.saved_turn:
-            told = unsaved(session.engine.state.turn, self.saved_turn)
-            message = f"Quit StoryEcho? Your game {told}; it will be autosaved before the game closes."
-            self.push_screen(ConfirmScreen(message, yes="Quit", no="Keep playing"), self._quit_answer)
+        question = quit_question(self.session, self.saved_turn) if self.session is not None else None
+        if question is not None:
+            self.push_screen(ConfirmScreen(question, yes="Quit", no="Keep playing"), self._quit_answer)
         else:
             self._quit()
 

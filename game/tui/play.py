@@ -263,7 +263,7 @@ class PlayScreen(Screen[None]):
             return
         if self.busy.is_set():
             return
-        from game.engine.session import REWIND_VERBS
+        from game.engine.rewind import REWIND_VERBS
         from game.llm.stream import NarrationStream
 
         self._rewinding = verb in REWIND_VERBS

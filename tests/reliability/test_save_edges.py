@@ -172,3 +172,38 @@ async def test_quick_load_asks_first_when_the_game_has_unsaved_progress(tmp_path
         await until(
             pilot, lambda: playing(app) and app.session is not None and app.session.engine.state.turn == 1, what="load"
         )
+
+
+def _quick_save(root: Path, story: str, turns: int) -> None:
+    """A game of ``story`` played ``turns`` turns and quick saved (``save`` alone: its story's quick slot)."""
+    pack = load_pack(content_root() / story)
+    engine = TurnPipeline(pack, new_game(pack, seed=4), ScriptedNarrator(pack), keyword_memory(pack))
+    game = GameSession(engine, SlotStore(root), slot=f"autosave-{story}")
+    for _ in range(turns):
+        assert game.play("look").ok
+    assert game.play("save").ok
+    game.close(save=False)
+
+
+async def test_quick_load_says_whose_game_it_loads(tmp_path):
+    """Was (issue 43): F9 loaded another story's quick save without saying whose it was. At the title F9 loads the
+    newest quick save and names its story and turn; in play, the story's own, named too."""
+    settings = settings_for(tmp_path)
+    _quick_save(Path(settings.data_dir), "fantasy_001", 3)
+    time.sleep(0.05)  # the Cyber save is the newer one
+    _quick_save(Path(settings.data_dir), "scifi_001", 2)
+    app = StoryEchoApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "TitleScreen", what="title")
+        await pilot.press("f9")
+        await until(pilot, lambda: playing(app), what="the quick save loaded")
+        assert app.session is not None and app.session.engine.pack.story.id == "scifi_001"
+        told = [n.message for n in app._notifications]
+        assert any(m.startswith("Quick load: Cyber") and m.endswith("turn 2.") for m in told), told
+        await play(pilot, "look")
+        app.saved_turn = app.session.engine.state.turn  # no question about progress: this test is about the words
+        await pilot.press("f9")
+        await until(pilot, lambda: app.session is not None and app.session.engine.state.turn == 2, what="load")
+        told = [n.message for n in app._notifications]
+        assert sum(m.startswith("Quick load: Cyber") and m.endswith("turn 2.") for m in told) == 2, told
+        assert not any("Misty Forest" in m for m in told)  # another story's quick save is not this story's
