@@ -13,6 +13,9 @@ built: 42 read right at the first reading, 46 after the asking back of ``game.wo
 figures asked in any words; this test holds the 46. ``tests/language/natural60c.py``, a third sixty written while
 B was tuned on and judged once after: 51 read right (49 with the code before), not tuned on; 50 once the asking
 back was kept from lines that ask someone else to act ("give me 1000 gold") and from deals the rules tell.
+``natural60e.py``, ``natural60f.py`` and ``natural60g.py`` were written in round eleven beside corpus parts 11, 12
+and 13, from the content alone: E 56 of 60 read right at its first reading (the judge counted one more wrong, "no
+longer needs it" in an item's own words), F 52 and G 51 (G read after part 12's rules); 59, 54 and 53 now.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from tests.language.natural60 import NATURAL
 from tests.language.natural60b import NATURAL as NATURAL_B
 from tests.language.natural60c import NATURAL as NATURAL_C
 from tests.language.natural60d import NATURAL as NATURAL_D
+from tests.language.natural60e import NATURAL as NATURAL_E
+from tests.language.natural60f import NATURAL as NATURAL_F
+from tests.language.natural60g import NATURAL as NATURAL_G
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +49,11 @@ def test_at_least_fifty_four_of_the_sixty_are_read_right(packs):
     assert len(NATURAL) - len(wrong) >= 54, wrong
 
 
-@pytest.mark.parametrize(("sixty", "right"), [(NATURAL_B, 52), (NATURAL_C, 51), (NATURAL_D, 58)], ids=["B", "C", "D"])
+@pytest.mark.parametrize(
+    ("sixty", "right"),
+    [(NATURAL_B, 54), (NATURAL_C, 51), (NATURAL_D, 58), (NATURAL_E, 59), (NATURAL_F, 54), (NATURAL_G, 53)],
+    ids=["B", "C", "D", "E", "F", "G"],
+)
 def test_the_later_sixties_stay_where_the_work_left_them(packs, sixty, right):
     assert len(sixty) == 60
     verdicts = {s.action: judge(s, packs[s.story]) for s in sixty}

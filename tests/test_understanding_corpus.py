@@ -1,6 +1,6 @@
 """Issue 41's corpus: hundreds of phrasings over the three stories, both ways, measured with both narrators.
 
-Eleven parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
+Fourteen parts, each written by a different writer (``docs/understanding.md`` has every figure and how to reproduce
 it):
 
 - ``corpus_dev.py`` (268 rows) was written from the bug report and tuned against from the start;
@@ -30,7 +30,15 @@ it):
 - ``corpus_heldout10.py`` (180 rows), written from the content alone by a writer told to avoid every earlier
   part's phrasings (a near-duplicate check against them), read once after round ten's rules (a model's reading
   asked back, bare lists, awaited gifts): 78.8% carried out, 16.2% silent, 12.1% confirmations, 3.7% misses (the
-  code before the round: 77.8%, 17.2%, 11.1%, 3.7%). Then tuned against.
+  code before the round: 77.8%, 17.2%, 11.1%, 3.7%). Then tuned against;
+- ``corpus_heldout11.py`` (201 rows), written from the content alone as new players type (not pushed away from
+  earlier phrasings, only near-duplicates rewritten), read once before round eleven: 91.9% carried out, 6.7%
+  silent, 12.6% confirmations, 1.5% misses. Then tuned against;
+- ``corpus_heldout12.py`` (200 rows), written the same way by a writer of several personas (a terse veteran, a
+  phone typist, a role-player), read once after part 11's rules: 87.8% carried out, 11.5% silent, 13.0%
+  confirmations, 1.4% misses (the code before the round: 86.3%, 13.0%, 13.0%, 1.4%). Then tuned against;
+- ``corpus_heldout13.py`` (201 rows), written the same way again, read once after part 12's rules: 94.3% carried
+  out, 5.0% silent, 13.6% confirmations, 3.3% misses. Then tuned against.
 
 Each fresh part showed that tuning on the last one reached only part of the next: the issue's goals (misses at
 most 2%, silent false refusals at most 2%, confirmations at most 15%) hold on the development part, and were not
@@ -57,6 +65,9 @@ from tests.language.corpus_heldout7 import ROWS as HELD_OUT_7
 from tests.language.corpus_heldout8 import ROWS as HELD_OUT_8
 from tests.language.corpus_heldout9 import ROWS as HELD_OUT_9
 from tests.language.corpus_heldout10 import ROWS as HELD_OUT_10
+from tests.language.corpus_heldout11 import ROWS as HELD_OUT_11
+from tests.language.corpus_heldout12 import ROWS as HELD_OUT_12
+from tests.language.corpus_heldout13 import ROWS as HELD_OUT_13
 from tests.language.measure import Report, measure
 from tests.language.rows import KINDS
 
@@ -72,6 +83,9 @@ PARTS = {
     "held-out 8": HELD_OUT_8,
     "held-out 9": HELD_OUT_9,
     "held-out 10": HELD_OUT_10,
+    "held-out 11": HELD_OUT_11,
+    "held-out 12": HELD_OUT_12,
+    "held-out 13": HELD_OUT_13,
 }
 FLOORS = {
     # part: (carried out at least, silent false refusals at most, misses at most), built-in narrator; where the
@@ -88,6 +102,9 @@ FLOORS = {
     "held-out 8": (0.96, 0.035, 0.02),
     "held-out 9": (0.99, 0.01, 0.02),
     "held-out 10": (0.92, 0.055, 0.03),
+    "held-out 11": (0.99, 0.01, 0.02),
+    "held-out 12": (0.98, 0.015, 0.02),
+    "held-out 13": (0.96, 0.03, 0.02),
 }
 
 

@@ -42,10 +42,18 @@ from game.language.lexicon import (
     skip,
 )
 
+_DEFERRED = re.compile(
+    r"(?<!until )(?<!till )(?<!til )\b(?:later(?: on)?|another time|some other time|tomorrow|one day|someday"
+    r"|at some point|eventually)[.!]?$"
+)
+"""An act put off ("..., later", "some other time"): a wish for then, nothing asked now (not "wait until later")."""
+
 
 def mood_of(text: str) -> str:
     """The mood of a clause by the frame it opens with (see :data:`~game.language.reading.MOODS`)."""
     text = _unintensified(text)
+    if _DEFERRED.search(text):
+        return "wish"  # "i kind of want to poke around the crypt later": not now
     if polite_frame(text):
         return "command"
     words = text.split()

@@ -254,6 +254,8 @@ _ABBREVIATED = re.compile(r"\b(mr|mrs|ms|dr|st|jr|sr|mt|capt|rev)\.(?=\s)")
 _WORD = re.compile(r"[a-z]+")
 _KEENLY = re.compile(r"\b(i'd|i would|i)\s+(?:quite|really|very much|so|just|rather)\s+(?=like|love|want)")
 """How keenly a wish is said ("I'd quite like to go"): the wish is the same."""
+_WHILE_STATE = re.compile(r"^\s*while\s+(?:it's|it is|they're|they are|he's|she's|i'm|i am|you're|we're)\s")
+"""A state said with "while" ("drink it while it's hot"): when, not a step."""
 _GO_AND_SEE = re.compile(r"\bgo and (?:see|visit|check out|have a look at)\s+(?=the\b)")
 """A place gone to and seen ("go and see the chapel to the south"): the going is the act."""
 _BEFORE_DOING = re.compile(r"\s+before\s+(?=([a-z]+)ing\b)")
@@ -311,7 +313,7 @@ def _clauses(sentence: str, asked: bool, names: frozenset[str] = frozenset()) ->
         piece = pieces[i].strip()
         if not piece:
             continue
-        if parts and not _new_clause(piece):
+        if parts and (not _new_clause(piece) or _WHILE_STATE.match(pieces[i - 1] + piece)):
             parts[-1] += pieces[i - 1] + piece  # "grab the fuse and the gloves", "hello there, old man"
         else:
             parts.append(piece)

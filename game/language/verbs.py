@@ -102,6 +102,8 @@ VERBS: tuple[Verb, ...] = (
         patterns=(
             rf"^(?:{_TAKE})\s+(?P<target>.+)$",
             r"^(?:pick|pull|lift)\s+(?P<target>.+?)\s+(?:up|out|free|loose)$",
+            r"^(?:stash|stow|tuck|put|shove|slip|pop|throw|stuff)\s+(?P<target>.+?)\s+(?:in|into)\s+(?:my|your)\s+"
+            r"(?:pack|bag|backpack|satchel|pocket|pockets|rucksack|knapsack|coat|jacket|belt|pouch)$",  # taken along
         ),
     ),
     Verb(

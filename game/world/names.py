@@ -71,6 +71,7 @@ def person(phrase: str, scene: Scene, reading: Reading | None = None) -> tuple[s
     the one the line addresses or the one person here."""
     here = scene.people
     phrase = re.sub(r"^(?:the|that|this|a|an|to|with|my|your|dear|good)\s+", "", phrase.lower().strip(" ,.!?"))
+    phrase = re.sub(r"^(him|her|them|you)\s+[a-z]+ly$", r"\1", phrase)  # "speak to her softly": her
     if not phrase or phrase in ("you", "u", "there", "everyone", "all", "all of you"):
         if reading is not None and reading.addressee and (called := person(reading.addressee, scene))[0]:
             return called

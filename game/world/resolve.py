@@ -22,7 +22,7 @@ from game.language.lexicon import DIRECTIONS, MONEY, PRONOUNS, ROUTE_STARTS, WOR
 from game.language.parser import Command, parse, place, thing
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
-from game.text import best_match
+from game.text import best_match, keywords, stem
 from game.world.acts import Act, Found, Scene
 from game.world.choosing import CHOICE_VERBS, choice, choice_taken, described_choice
 from game.world.describe import the
@@ -210,6 +210,8 @@ def _carried(verb: str) -> Any:
         if verb == "use" and target and feature_named(target, scene) and not full_name(target, item_names(scene, pool)):
             return Found(open=True, note="a thing of the place: left to the narrator")  # "drink from the spring"
         item, guessed = match(target, named(scene.pack, pool, "item"))
+        if item is not None and not guessed and not _headed(target, scene.pack.items[item].names):
+            return Found(offer=(Act(verb, item, guessed=True),), note=f"{item}? its word, another noun")
         if item is not None:
             return Found(acts=(Act(verb, item, guessed=guessed),), note=f"{verb} {item}")
         if verb == "drop" and _YOU_ASKED.match(said.text) and (who := person("", scene, reading)[0]) is not None:
@@ -232,6 +234,20 @@ def _carried(verb: str) -> Any:
         return Found(open=True, note=f"nothing carried named {target!r}: left to the narrator")
 
     return handle
+
+
+_AFTER_THING = frozenset({"back", "down", "up", "out", "away", "here", "there", "now", "again"})
+
+
+def _headed(target: str, names: list[str]) -> bool:
+    """Whether ``target`` says the thing by its head noun, or by no noun of its own: "a healing potion" is not the
+    Healing Herb whose word it shares before its own noun ("the herb", "the healing one", "it" are), so it is
+    asked back, never taken for it."""
+    words = [stem(w) for w in keywords(re.split(r"\s+of\s+", target)[0]) if w not in _AFTER_THING]
+    said = {stem(w) for name in names for w in keywords(name)}
+    if len(words) < 2 or not all(w in said for w in words[:-1]):
+        return True  # "my ramen real quick", "the harp for him one last time": the thing, then other words
+    return words[-1] in said or words[-1] in ("one", "stuff", "thing", "things")
 
 
 def _give(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
@@ -300,6 +316,8 @@ def _buy_one(command: Command, said: Clause, scene: Scene, reading: Reading) -> 
     lying, guessed = match(MEASURE.sub("", target), named(scene.pack, scene.lying, "item")) if target else (None, False)
     if lying is not None and not traders:  # "may I have one of the biscuits, miss?": they lie here, so take one
         return Found(acts=(Act("take", lying, guessed=guessed),), note=f"asked for, lying here: {lying}")
+    if who is not None and who not in traders and re.match(r"^(?:buy|purchase)\b", said.core):
+        return Found(refusal=f"{scene.pack.npcs[who].name} has nothing to sell.", note="sells nothing")
     if who is not None and who not in traders:  # "can I have the bow?" of someone who sells nothing: asked of them
         return Found(acts=(Act("talk", who, topic=f"{target}?"),), note="asked of the person here")
     if not traders:
@@ -455,7 +473,15 @@ def _rest(command: Command, said: Clause, scene: Scene, reading: Reading) -> Fou
 
 
 def _sense(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
+    if _MUST_SEE.search(said.text) and command.target:  # "I must see the crypt": go there
+        went = go(Command("go", target=command.target, text=said.text), said, scene, reading)
+        if went.acts:
+            return Found(acts=went.acts, note=f"a place one must see: {went.acts[0].target}")
     return Found(note="a look: nothing asked")
+
+
+_MUST_SEE = re.compile(r"\b(?:must|need to|have to|got to|gotta|want to|wanna)\s+(?:go\s+)?(?:see|visit)\s")
+"""A place the player must see is a place to go to ("I must see the crypt"); a look at it is only a look."""
 
 
 _VERBS = {

@@ -258,6 +258,8 @@ class Mapper:
         if not entry.activation:
             return {}
         fields = dict(entry.activation)
+        if looks_like_instruction(str(fields.get("name", ""))):  # the guard reads names: an order is no name
+            fields["name"] = ""
         for name in ("keys", "secondary_keys"):
             fields[name] = [k for k in dict.fromkeys(self.sub(k) for k in fields.get(name, [])) if k]
         try:

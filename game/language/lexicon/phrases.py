@@ -157,7 +157,8 @@ COURTESY = phrases(
     | if it is no trouble | if it's no trouble | if it is not too much trouble | if it's not too much trouble
     | if it isn't too much trouble | if it's no bother | if it is no bother | if it's all the same to you
     | if it is all the same to you | if that's all right | if that is all right | if that's alright | if that's ok
-    | if that's okay | with your leave | by your leave | with your permission
+    | if that's okay | if it's ok | if it's okay | if it is ok | if it is okay | if that's cool
+    | with your leave | by your leave | with your permission
     | with respect | with all due respect | begging your pardon | beg pardon | i beg your pardon | forgive me
     | pardon me | excuse me"""
 )
