@@ -119,17 +119,18 @@ class PackedJson:
         del self._buffer[end - self._start :]
         del self._ends[count:]
 
-    def _whole(self, end: int) -> bytes:
-        """The whole's first ``end`` bytes (parts and buffer)."""
+    def _whole(self, end: int, start: int = 0) -> bytes:
+        """The whole's bytes from ``start`` to ``end`` (parts and buffer): only the pieces that hold them are read."""
         pieces: list[bytes] = []
+        offset = 0
         for part in self._parts:
-            if end <= 0:
-                break
-            pieces.append(part.data[:end])
-            end -= len(part.data)
-        if end > 0:
+            size = len(part.data)
+            if offset + size > start and offset < end:
+                pieces.append(part.data[max(0, start - offset) : end - offset])
+            offset += size
+        if end > self._start:
             with memoryview(self._buffer) as view:  # released at once: the buffer may grow again
-                pieces.append(bytes(view[:end]))
+                pieces.append(bytes(view[max(0, start - self._start) : end - self._start]))
         return b"".join(pieces)
 
     def array(self, count: int | None = None) -> bytes:
@@ -155,7 +156,7 @@ class PackedJson:
             within += part.count
         start = self._ends[within - 1] if within else 0
         end = self._ends[count - 1] if count else 0
-        return tuple(parts), orjson.Fragment(Part.array(self._whole(end)[start:]))
+        return tuple(parts), orjson.Fragment(Part.array(self._whole(end, start)))
 
     def items(self, count: int | None = None) -> Iterator[Any]:
         """The first ``count`` items (all without), decoded one at a time."""

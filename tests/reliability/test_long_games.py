@@ -167,3 +167,27 @@ def test_slots_export_of_a_game_in_parts_writes_every_turn_to_one_file(fantasy, 
     text = out.read_text(encoding="utf-8")
     told = [e.turn for e in game.engine.memory.state.log if e.action]
     assert all(f"Turn {turn} " in text or f"Turn {turn}\n" in text for turn in told)
+
+
+def test_a_list_in_parts_is_the_same_list_through_appends_and_undos(monkeypatch):
+    """Parts sealed, unsealed by an undo into them, and the runs a save names are always the list's own items."""
+    import random
+
+    monkeypatch.setattr(export, "PART_BYTES", 50)
+    rng = random.Random(43)
+    for _ in range(100):
+        packed, items = export.PackedJson(sealed=True), []
+        for step in range(60):
+            if items and rng.random() < 0.15:
+                kept = rng.randrange(len(items) + 1)
+                packed.truncate(kept)
+                del items[kept:]
+            else:
+                item = {"turn": step, "text": "a" * rng.randrange(30)}
+                packed.append(orjson.dumps(item))
+                items.append(item)
+            count = rng.randrange(len(items) + 1)
+            parts, rest = packed.parted(count)
+            named = [item for part in parts for item in orjson.loads(part.json())]
+            assert named + orjson.loads(orjson.dumps(rest)) == items[:count]
+            assert list(packed.items(count)) == items[:count] == orjson.loads(packed.array(count))
