@@ -213,8 +213,10 @@ def summary(result: dict[str, Any]) -> list[dict[str, Any]]:
                 "measure": f"autosave time per turn at {row['turns']:,} turns (median of a turn's autosave; slot "
                 f"file {row['slot_bytes_after'] / 1e6:.2f} MB, whole game {row['whole_bytes'] / 1e6:.1f} MB)",
                 "value": f"{row['autosave_ms']:.1f} ms ({ratio:.2f}x the {shortest['turns']:,}-turn game's)",
-                "goal": f"flat: <= {FLAT:.0f}x the {shortest['turns']:,}-turn game's",
-                "met": row is shortest or (ratio <= FLAT and not row["failed"]),
+                "goal": "the reference of the flat goal"
+                if row is shortest
+                else f"flat: <= {FLAT:.0f}x the {shortest['turns']:,}-turn game's",
+                "met": None if row is shortest else ratio <= FLAT and not row["failed"],
             }
         )
     out.append(
@@ -241,11 +243,12 @@ def table(result: dict[str, Any]) -> str:
                 f"{code:<9} {row['turns']:>7,} {row['slot_bytes_after'] / 1e6:>8.2f} {row['whole_bytes'] / 1e6:>9.1f} "
                 f"{row['load_s']:>7.2f} {row['autosave_ms']:>12.1f} {row['autosave_p90_ms']:>7.1f}"
             )
-    lines += [
-        f"goal {'met    ' if r['met'] else 'NOT MET'}  {r['measure']}: {r['value']} ({r['goal']})"
-        for r in result["summary"]
-    ]
+    lines += [f"goal {_said(r['met'])} {r['measure']}: {r['value']} ({r['goal']})" for r in result["summary"]]
     return "\n".join(lines)
+
+
+def _said(met: bool | None) -> str:
+    return "reported" if met is None else "met     " if met else "NOT MET "
 
 
 def main(argv: list[str] | None = None) -> int:
