@@ -118,3 +118,40 @@ def test_the_inventory_is_bounded_in_a_save_and_in_play(fantasy, tmp_path):
     assert len(game.engine.state.inventory) == MAX_CARRIED
     game.save("after")  # what play made of it, a load takes
     session(fantasy, tmp_path).load("after")
+
+
+def test_the_state_s_lists_are_bounded_in_a_save_and_in_play(fantasy, tmp_path):
+    """Was (issue 43): lists in the state (flags, things taken, things left at a place) had no bound, so a save
+    within every other bound could make each prompt megabytes. A save holding more is refused with a reason, and
+    loses nothing (the slot stays as it was); at a place holding ``MAX_CARRIED`` things a drop is refused."""
+    import pytest
+
+    from game.saves.format import SaveError
+    from game.world.state import MAX_CARRIED, MAX_LISTED
+
+    first = session(fantasy, tmp_path)
+    assert first.play("look").ok
+    game = session(fantasy, tmp_path)
+    for field, value in [
+        ("flags", [f"flag_{n}" for n in range(MAX_LISTED + 1)]),
+        ("taken_items", [f"misty_path:thing_{n}" for n in range(MAX_LISTED + 1)]),
+        ("dropped_items", {"misty_path": ["hunting_knife"] * (MAX_CARRIED + 1)}),
+        ("dropped_items", {f"place_{n}": [] for n in range(MAX_LISTED + 1)}),
+        ("achievements", [f"a_{n}" for n in range(MAX_LISTED + 1)]),
+    ]:
+        write(first, "lists", **{field: value})
+        kept = (tmp_path / "lists.json").read_bytes()
+        with pytest.raises(SaveError, match=field):
+            game.load("lists")
+        assert (tmp_path / "lists.json").read_bytes() == kept  # refused, nothing lost
+    assert game.engine.state.turn == 0  # the game in play is as it was
+
+    write(first, "ground", node="forest_edge", dropped_items={"forest_edge": ["hunting_knife"] * MAX_CARRIED})
+    game.load("ground")
+    game.engine.state.inventory.append("healing_herb")
+    turn = game.engine.state.turn
+    dropped = game.play("drop the healing herb")
+    assert "no room to leave" in dropped.narration and game.engine.state.turn == turn  # refused, no turn spent
+    assert "healing_herb" in game.engine.state.inventory
+    game.save("after")
+    session(fantasy, tmp_path).load("after")

@@ -108,7 +108,7 @@ def damaged(good: bytes, how: str) -> bytes:
     if how == "an array":
         return b"[" + good + b"]"
     if how == "newer schema":
-        return good.replace(b'"schema_version":1', b'"schema_version":2', 1)
+        return good.replace(b'"schema_version":1', b'"schema_version":3', 1)
     if how == "negative turn":
         return good.replace(f'"turn":{document["turn"]}'.encode(), b'"turn":-1', 1)
     if how == "unknown kind":

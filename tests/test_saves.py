@@ -343,10 +343,10 @@ def test_a_v0_save_is_migrated_to_v1_on_load(tmp_path, mini_pack):
 
 def test_a_save_from_a_newer_storyecho_is_refused(tmp_path, mini_pack):
     document = orjson.loads(save_bytes(mini_pack))
-    document["schema_version"] = 2
+    document["schema_version"] = 3
     document["a_field_of_the_future"] = True
     (tmp_path / "future.json").write_bytes(orjson.dumps(document))
-    with pytest.raises(SaveError, match=r"newer StoryEcho \(save schema 2; this version reads up to 1\)"):
+    with pytest.raises(SaveError, match=r"newer StoryEcho \(save schema 3; this version reads up to 2\)"):
         SlotStore(tmp_path).read("future")
 
 

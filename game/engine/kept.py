@@ -18,12 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-import orjson
-
 from game.engine.pipeline import TurnPipeline
 from game.engine.timeline import Timeline
 from game.engine.window import Opening, branch_off, go_apart, hold_slot, open_here
-from game.memory.records import model_fields
+from game.memory.export import StateEncoder
 from game.saves.format import SaveError, encode
 from game.saves.lines import game_of, new_line
 from game.saves.pruning import Written, covered, prune, reusable
@@ -229,7 +227,7 @@ def branch_at(session: Branching, store: SlotStore, turn: int, name: str) -> str
     if moment is None:
         first, last = session.timeline.moments[0].turn, session.timeline.now.turn
         raise SaveError(f"this session holds turns {first} to {last}, not turn {turn}")
-    memory = orjson.dumps(moment.memory, default=model_fields)
+    memory = StateEncoder().encode_parted(moment.memory)  # in the parts the game's saves share (``parted.py``)
     history = session.timeline.saved(upto=turn)
     game, pack = moment.memory.session_id, session.engine.pack
     data = encode(pack, moment.game, memory, session_id=game, line=new_line(game), history=history)

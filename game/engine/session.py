@@ -57,6 +57,7 @@ from game.engine.timeline import Moment, Timeline
 from game.engine.window import branch_off, follow, let_go, load_question, open_here
 from game.language.parser import Command, parse
 from game.memory.vectors.foreground import FOREGROUND
+from game.saves.errors import what_to_try
 from game.saves.format import SaveError, SlotKind, check_against, encode
 from game.saves.history import GameHistory
 from game.saves.pruning import Written
@@ -244,7 +245,7 @@ class GameSession(Rewinding):
     def snapshot(self, *, kind: SlotKind = "manual", complete: bool = True) -> bytes:
         """The bytes of a save of the game as it stands (see ``Memory.export_json`` for ``complete``)."""
         memory = self.engine.memory
-        data = memory.export_json(complete=complete)
+        data = memory.export_json(complete=complete, parted=True)
         pack, state, game = self.engine.pack, self.engine.state, memory.session_id
         return encode(pack, state, data, kind=kind, session_id=game, line=self.line, history=self._saved())
 
@@ -317,7 +318,7 @@ class GameSession(Rewinding):
         except Exception as exc:  # noqa: BLE001 - told, never raised: the game goes on
             log.warning("autosave failed: %s", exc)
             why = str(exc) if isinstance(exc, SaveError) else f"{type(exc).__name__}: {exc}"
-            notice = f"Autosave failed: {why}. Your game goes on; try 'save NAME' elsewhere."
+            notice = f"Autosave failed: {why}. Your game goes on; {what_to_try(exc)}"
             self._background.tell(notice)
         callback = self.on_autosave
         if callback is not None:

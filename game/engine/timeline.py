@@ -134,9 +134,10 @@ class Timeline:
         return self._history
 
     def saved(self, upto: int | None = None) -> dict[str, Any]:
-        """The game's history as a save keeps it, up to the moment the game is at (or to ``upto``, not past it)."""
+        """The game's history as a save writes it (``GameHistory.saved``, parted), up to the moment the game is at
+        (or to ``upto``, not past it)."""
         now = self.now.turn
-        return self.history.saved(upto=now if upto is None else min(upto, now))
+        return self.history.saved(upto=now if upto is None else min(upto, now), parted=True)
 
     @property
     def started(self) -> bool:

@@ -142,13 +142,14 @@ class Memory(Protocol):
         (undo, redo, retry; a branch saves it)."""
         ...
 
-    def export_json(self, *, complete: bool = True) -> bytes:
-        """The memory state as JSON for a save (``complete``: consolidated and embedded first)."""
+    def export_json(self, *, complete: bool = True, parted: bool = False) -> bytes:
+        """The memory state as JSON for a save (``complete``: consolidated and embedded first; ``parted``: as a
+        save writes it, ``export.Parted``)."""
         ...
 
     def export_later(self) -> Callable[[], bytes]:
-        """``export_json(complete=False)`` as of now, computed when the returned callable is first called
-        (on another thread); memory changes only after that."""
+        """``export_json(complete=False, parted=True)`` as of now, computed when the returned callable is first
+        called (on another thread); memory changes only after that."""
         ...
 
     @property

@@ -229,19 +229,20 @@ class GameMemory:
         is saved as not done, and loading queues it again."""
         return orjson.loads(self.export_json(complete=complete))  # type: ignore[no-any-return]
 
-    def export_json(self, *, complete: bool = True) -> bytes:
-        """:meth:`export_state` as JSON bytes (what a save writes)."""
+    def export_json(self, *, complete: bool = True, parted: bool = False) -> bytes:
+        """:meth:`export_state` as JSON bytes; with ``parted``, as a save writes it (``export.Parted``: the log and
+        the summaries past their sealed parts, and the parts)."""
         if complete:
             self.flush()
         with self._lock:  # one consistent view: the worker appends under the same lock
             note_pending(self.state, self.memories, self.history)  # a restore's chunks leave the list to the save
-            return self._encoder.encode(self.state)
+            return self._encoder.encode_parted(self.state) if parted else self._encoder.encode(self.state)
 
     def export_later(self) -> Callable[[], bytes]:
-        """``take``: ``export_json(complete=False)`` of memory as it stands now, computed once, later, on the
-        thread that asks first (an autosave's writer, ``GameSession.autosave``). The next change to memory takes
+        """``take``: ``export_json(complete=False, parted=True)`` of memory as it stands now, computed once, later,
+        on the thread that asks first (an autosave's writer, ``GameSession.autosave``). The next change to memory takes
         it first if nobody has, so it is memory as of this call (plus background work that landed meanwhile)."""
-        export = LaterExport(lambda: self.export_json(complete=False))
+        export = LaterExport(lambda: self.export_json(complete=False, parted=True))
         with self._lock:
             self._later = export
         return export.take

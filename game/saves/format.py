@@ -26,9 +26,13 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from game.memory.export import Part, Parted, StateEncoder, json_counts
 from game.memory.records import MemoryState, model_fields
+from game.saves.errors import SaveError as SaveError
+from game.saves.errors import SaveTooLong
 from game.saves.history import GameHistory, HistoryError, SavedHistory
 from game.saves.lines import new_line
+from game.saves.parted import PARTED_VERSION, PartReader, check_whole, in_parts, join, parts_of
 from game.world.content import ContentPack
 from game.world.state import MAX_TURN, GameState
 
@@ -48,14 +52,7 @@ MAX_SAVE_VALUES = 1_000_000
 for the fields a file may leave out (a model writes all of its, at most 18), so a file within the object bound
 saves again within this one."""
 SlotKind = Literal["manual", "autosave", "quick"]
-
-_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S)
-"""A JSON string, its escapes included (possessive: linear on any bytes, an unclosed quote included)."""
 _HEADER = re.compile(rb'^\s*\{\s*"schema_version"\s*:\s*(\d{1,6})\s*[,}]')
-
-
-class SaveError(Exception):
-    """A save could not be written or read; the message says why, in words."""
 
 
 class SaveFile(BaseModel):
@@ -107,10 +104,13 @@ def encode(
     node_id, turn = (str(game["node"]), game["turn"]) if isinstance(game, dict) else (game.node, game.turn)
     node = pack.nodes.get(node_id)
     memory_part: Any = memory
+    parts = parts_of(memory, history)
+    if history is not None and "parts" in history:
+        history = {k: v for k, v in history.items() if k != "parts"}
     if isinstance(memory, bytes):
         if session_id is None:
             raise ValueError("session_id is required with memory given as bytes")
-        memory_part = orjson.Fragment(memory)
+        memory_part = orjson.Fragment(bytes(memory) if isinstance(memory, Parted) else memory)  # not a subclass
     else:
         session_id = str(memory["session_id"])
     document = {
@@ -128,14 +128,27 @@ def encode(
     }
     if history is not None:
         document["history"] = history
+    return _written(document, parts, "the game")
+
+
+def _written(document: dict[str, Any], parts: dict[str, tuple[Part, ...]], what: str) -> bytes:
+    """The bytes of ``document`` (its long lists past their ``parts``, ``parted.in_parts``), checked as a load
+    checks them: what the game writes, it reads back."""
+    if parts:
+        document = in_parts(document, parts)
     try:
         data = orjson.dumps(document, default=model_fields)
     except (TypeError, orjson.JSONEncodeError) as exc:  # a number out of JSON's range, say: the game goes on
-        raise SaveError(f"the game could not be written ({exc})") from None
-    return _checked(data)
+        raise SaveError(f"{what} could not be written ({exc})") from None
+    try:
+        counts = check_size(data)
+        check_whole(len(data), counts, [part for found in parts.values() for part in found])
+    except SaveError as exc:
+        raise SaveTooLong(f"this game has grown past what a save holds: {exc}") from None
+    return Parted.of(data, parts) if parts else data
 
 
-def check_size(data: bytes) -> None:
+def check_size(data: bytes) -> tuple[int, int]:
     """Refuse bytes larger than a save may be, before anything is parsed: the bytes, then the JSON objects and
     values they can hold (``{`` and ``,`` counted outside the strings: each object opens with a brace, each value
     after the first of its array or object follows a comma). What a load builds grows with these counts, not with
@@ -143,45 +156,46 @@ def check_size(data: bytes) -> None:
     (``bench/save_memory.py``). Issue 43: the braces and commas a player types, inside the strings, counted too,
     and a player who typed braces could no longer save from turn 36.
 
+    Returns:
+        The JSON objects and values counted.
+
     Raises:
         SaveError: saying which bound and by how much.
     """
     if len(data) > MAX_SAVE_BYTES:
         raise SaveError(f"too large for a save ({len(data):,} bytes; at most {MAX_SAVE_BYTES:,})")
-    structure = _STRING.sub(b'""', data)  # what is left is the JSON's own marks
-    objects = structure.count(b"{")
+    objects, values = json_counts(data)
     if objects > MAX_SAVE_OBJECTS:
         raise SaveError(f"too many parts for a save ({objects:,} JSON objects; at most {MAX_SAVE_OBJECTS:,})")
-    values = structure.count(b",")
     if values > MAX_SAVE_VALUES:
         raise SaveError(f"too many parts for a save ({values:,} JSON values; at most {MAX_SAVE_VALUES:,})")
+    return objects, values
 
 
-def _checked(data: bytes) -> bytes:
-    """``data`` (a save just encoded) if a load will take it: what the game writes, it reads back."""
-    try:
-        check_size(data)
-    except SaveError as exc:
-        raise SaveError(f"this game has grown past what a save holds: {exc}") from None
-    return data
-
-
-def decode(data: bytes) -> SaveFile:
-    """Parse, migrate and validate the bytes of a save file (:func:`check_size` first).
+def decode(data: bytes, parts: PartReader | None = None) -> SaveFile:
+    """Parse, migrate and validate the bytes of a save file (:func:`check_size` first); a save in parts is joined
+    first, its parts read with ``parts`` (``parted.join``: each checked against its name, the whole against the
+    game's bounds).
 
     Raises:
         SaveError: the bytes are not a save this version can read.
     """
     check_size(data)
+    data = bytes(data) if isinstance(data, Parted) else data  # as read from its file (orjson reads no subclass)
     header = _HEADER.match(data[:64])
-    if header and int(header.group(1)) == SCHEMA_VERSION:
-        try:  # the current version: one strict parse-and-validate pass in pydantic-core
-            return SaveFile.model_validate_json(data)
-        except ValidationError as exc:
-            raise SaveError(_explain(exc)) from None
-    raw = _parse(data)
-    try:
-        return SaveFile.model_validate(migrate(raw))
+    version = int(header.group(1)) if header else None
+    if version == PARTED_VERSION:
+        data = join(_parse(data), parts)
+    elif version != SCHEMA_VERSION:  # another layout, or an older version
+        raw = _parse(data)
+        if raw.get("schema_version") != PARTED_VERSION:
+            try:
+                return SaveFile.model_validate(migrate(raw))
+            except ValidationError as exc:
+                raise SaveError(_explain(exc)) from None
+        data = join(raw, parts)
+    try:  # the current version: one strict parse-and-validate pass in pydantic-core
+        return SaveFile.model_validate_json(data)
     except ValidationError as exc:
         raise SaveError(_explain(exc)) from None
 
@@ -229,12 +243,11 @@ def branch(save: SaveFile, turn: int, places: Mapping[str, str] | None = None, *
     place = told.node if told is not None else (places or {}).get(game.node, game.node)
     line = line or new_line(save.session_id)
     fields = dict(save.__dict__, session_id=line, turn=turn, place=place, saved_at=now_iso(), kind="manual")
-    fields.update(game=game, memory=memory, history=history.saved(upto=turn))
-    try:
-        data = orjson.dumps(fields, default=model_fields)
-    except (TypeError, orjson.JSONEncodeError) as exc:
-        raise SaveError(f"the branch could not be written ({exc})") from None
-    return _checked(data)
+    memory_json = StateEncoder().encode_parted(memory)  # parted as the game's own saves are: they share the parts
+    saved = history.saved(upto=turn, parted=True)
+    fields.update(game=game, memory=orjson.Fragment(bytes(memory_json)), history={"start": saved["start"], "turns": saved["turns"]})
+    fields["schema_version"] = SCHEMA_VERSION
+    return _written(fields, parts_of(memory_json, saved), "the branch")
 
 
 # ------------------------------------------------------------------ migrations
@@ -289,7 +302,9 @@ def migrate(raw: dict[str, Any]) -> dict[str, Any]:
     if isinstance(version, bool) or not isinstance(version, int):
         raise SaveError("not a save file: no schema_version")
     if version > SCHEMA_VERSION:
-        raise SaveError(f"made by a newer StoryEcho (save schema {version}; this version reads up to {SCHEMA_VERSION})")
+        raise SaveError(
+            f"made by a newer StoryEcho (save schema {version}; this version reads up to {PARTED_VERSION})"
+        )
     if version < 0:
         raise SaveError(f"not a save file: schema_version {version}")
     while version < SCHEMA_VERSION:

@@ -28,12 +28,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, SlotKind, decode
+from game.saves.parted import PartFolder
 
 HEADER_BYTES = 64 * 1024
 """How much of a file the header is looked for in; a header longer than this is read the slow way."""
@@ -66,7 +67,12 @@ HEADER_FIELDS = ("schema_version", *(f.name for f in fields(SaveHeader)))
 _HeaderModel: type[BaseModel] = create_model(  # the same rules (types, bounds, kinds) as the full save's fields
     "_HeaderModel",
     __config__=ConfigDict(extra="forbid"),
-    **{name: (SaveFile.model_fields[name].annotation, SaveFile.model_fields[name]) for name in HEADER_FIELDS},  # type: ignore[call-overload]
+    **{  # type: ignore[call-overload]
+        name: (SaveFile.model_fields[name].annotation, SaveFile.model_fields[name])
+        for name in HEADER_FIELDS
+        if name != "schema_version"
+    },
+    schema_version=(Literal[1, 2], ...),  # a whole save, or one in parts (``parted.py``): the same header
 )
 
 _STRING = rb'"(?:[^"\\\x00-\x1f]|\\.)*"'
@@ -127,7 +133,7 @@ def read_header(path: Path) -> SaveHeader:
             return header
         handle.seek(0)
         data = handle.read(MAX_SAVE_BYTES + 1)
-    return SaveHeader.of(decode(data))
+    return SaveHeader.of(decode(data, PartFolder(path.parent, MAX_SAVE_BYTES).read))
 
 
 def read_bytes(path: Path) -> bytes:

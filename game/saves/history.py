@@ -48,7 +48,7 @@ class GameHistory:
         self.start = start
         self._numbers = array("q")
         """The turn each kept change led to, ascending."""
-        self._changes = PackedJson()
+        self._changes = PackedJson(sealed=True)
         for changed in turns or []:
             self._keep(changed["turn"], changed)
         self._start_json = orjson.Fragment(orjson.dumps(start, default=model_fields))
@@ -113,11 +113,15 @@ class GameHistory:
         except (ValidationError, orjson.JSONDecodeError, TypeError) as exc:
             raise HistoryError(f"the history of turn {turn} is damaged ({str(exc).splitlines()[0]})") from None
 
-    def saved(self, upto: int | None = None) -> dict[str, Any]:
+    def saved(self, upto: int | None = None, *, parted: bool = False) -> dict[str, Any]:
         """The save's ``history`` (JSON-ready; each turn's JSON encoded once, when it was recorded), up to turn
-        ``upto`` (a branch) or whole."""
+        ``upto`` (a branch) or whole; with ``parted``, as a save writes it: its turns past their sealed parts, and
+        the parts (``export.Part``) under ``parts`` (``format.encode`` takes them out)."""
         count = None if upto is None else self._upto(upto)
-        return {"start": self._start_json, "turns": self._changes.fragment(count)}
+        if not parted:
+            return {"start": self._start_json, "turns": self._changes.fragment(count)}
+        parts, turns = self._changes.parted(count)
+        return {"start": self._start_json, "turns": turns, "parts": parts}
 
     @property
     def nbytes(self) -> int:

@@ -33,9 +33,11 @@ from datetime import datetime
 from pathlib import Path
 
 from game.files import sync_folder, write_synced
-from game.saves.format import SaveError, SaveFile, SlotKind, branch, decode
+from game.memory.export import Parted
+from game.saves.format import MAX_SAVE_BYTES, SaveError, SaveFile, SlotKind, branch, decode
 from game.saves.header import SaveHeader, read_bytes, read_header
 from game.saves.lines import game_of
+from game.saves.parted import PartFolder
 
 SLOT_SUFFIX = ".json"
 BACKUP_SUFFIX = ".bak"
@@ -124,6 +126,7 @@ class SlotStore:
         self._written: dict[str, tuple[int, int]] = {}
         """(mtime ns, size) of each slot file this store wrote: known to be a save without reading it again."""
         self._headers: dict[Path, tuple[tuple[int, int, int], SaveHeader | str]] = {}
+        self.parts = PartFolder(self.root, MAX_SAVE_BYTES)  # written before the slot that names them (parted.py)
         """The header (or why there is none) of each file listed, by (inode, size, mtime ns): not read again."""
 
     def path(self, name: str) -> Path:
@@ -160,6 +163,8 @@ class SlotStore:
         self._clean_stale_temps()
         temp = self.root / f".{name}{SLOT_SUFFIX}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
+            if isinstance(data, Parted):
+                self.parts.keep(part for found in data.parts.values() for part in found)
             write_synced(temp, data, exclusive=True)
             if new:
                 if self.backup_path(name).exists() or not _claim(temp, path):
@@ -261,7 +266,7 @@ class SlotStore:
         for source in (self.path(name), self.backup_path(name)):
             try:
                 data = read_bytes(source)
-                save = decode(data)
+                save = decode(data, self.parts.read)
             except SaveError:
                 continue
             if save.turn > 0:
@@ -458,8 +463,8 @@ class SlotStore:
 
 
 def read_save(path: Path) -> SaveFile:
-    """Read and validate one save file, checking its size before reading it."""
-    return decode(read_bytes(path))
+    """Read and validate one save file, checking its size before reading it (its parts, if any, from its folder)."""
+    return decode(read_bytes(path), PartFolder(path.parent, MAX_SAVE_BYTES).read)
 
 
 def _claim(temp: Path, path: Path) -> bool:

@@ -21,6 +21,11 @@ MAX_CARRIED = 1_000
 """Most things the player carries (a whole story gives a few dozen): a save holding more is refused, and in play
 what would be more stays on the ground (issue 43: a save within every other bound held an 800,000-item
 inventory)."""
+MAX_LISTED = 20_000
+"""Most flags, things taken, places with things left at them, talents, achievements, quests, people's affinities or
+a quest's objectives done a save holds (a whole story gives a few hundred of each; each place holds at most
+:data:`MAX_CARRIED` things left there): lists are bounded as numbers are (issue 43: a save within every bound could
+hold lists that made each prompt megabytes). A save holding more is refused with a reason."""
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 StatValue = Annotated[int, Field(ge=0, le=MAX_STAT)]
 Health = Annotated[int, Field(ge=-MAX_STAT, le=MAX_STAT)]
@@ -50,7 +55,7 @@ class QuestProgress(BaseModel):
     model_config = _SAVED
 
     status: QuestStatus = "active"
-    objectives_done: list[str] = []
+    objectives_done: list[str] = Field(default=[], max_length=MAX_LISTED)
 
 
 class GameState(BaseModel):
@@ -72,13 +77,15 @@ class GameState(BaseModel):
     inventory: list[str] = Field(default=[], max_length=MAX_CARRIED)
     equipped_weapon: str | None = None
     equipped_armor: str | None = None
-    quests: dict[str, QuestProgress] = {}
-    affinity: dict[str, Affinity] = {}
-    flags: list[str] = []
-    taken_items: list[str] = Field(default=[], description="'node:item' pairs already picked up")
-    dropped_items: dict[str, list[str]] = Field(default={}, description="node -> items dropped there")
-    talents: list[str] = []
-    achievements: list[str] = []
+    quests: dict[str, QuestProgress] = Field(default={}, max_length=MAX_LISTED)
+    affinity: dict[str, Affinity] = Field(default={}, max_length=MAX_LISTED)
+    flags: list[str] = Field(default=[], max_length=MAX_LISTED)
+    taken_items: list[str] = Field(default=[], max_length=MAX_LISTED, description="'node:item' pairs already picked up")
+    dropped_items: dict[str, Annotated[list[str], Field(max_length=MAX_CARRIED)]] = Field(
+        default={}, max_length=MAX_LISTED, description="node -> items dropped there"
+    )
+    talents: list[str] = Field(default=[], max_length=MAX_LISTED)
+    achievements: list[str] = Field(default=[], max_length=MAX_LISTED)
     combat: CombatState | None = None
     ending: str | None = None
     turn: Turns = 0

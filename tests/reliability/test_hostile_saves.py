@@ -120,8 +120,18 @@ def v1_with_deep_nesting() -> bytes:
 CORPUS = [
     Hostile(
         "newer schema version",
+        writes(lambda: orjson.dumps(document(schema_version=3))),
+        ("newer StoryEcho", "save schema 3", "reads up to 2"),
+    ),
+    Hostile(
+        "in parts, naming none",
         writes(lambda: orjson.dumps(document(schema_version=2))),
-        ("newer StoryEcho", "save schema 2", "reads up to 1"),
+        ("damaged save", "parts"),
+    ),
+    Hostile(
+        "in parts, naming one not there",
+        writes(lambda: orjson.dumps(document(schema_version=2, parts={"memory.log": ["0" * 64]}))),
+        ("part 000000000000", "cannot be read"),
     ),
     Hostile(
         "schema version not a number",

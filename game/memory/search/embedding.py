@@ -37,8 +37,11 @@ def embed_reporting(batches: Sequence[tuple[HybridIndex, list[str]]], label: str
 
 
 def note_pending(state: MemoryState, memories: HybridIndex, history: HybridIndex) -> None:
-    """Record in ``state`` which ids still wait for a vector (what a save says; call under memory's lock)."""
-    state.pending_vectors = sorted(memories.pending_ids() | history.pending_ids())
+    """Record in ``state`` which ids still wait for a vector (what a save says; call under memory's lock). Without
+    vectors (keyword memory) none does: every id of the game listed in every save made its autosave grow with the
+    game (issue 43: long games stay savable)."""
+    pending = [index.pending_ids() for index in (memories, history) if index.dense_ok]
+    state.pending_vectors = sorted(set().union(*pending))
 
 
 def note_models(

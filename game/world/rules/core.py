@@ -190,10 +190,19 @@ def full_hands(state: GameState) -> str | None:
     return f"you carry too much to take anything more ({MAX_CARRIED} things): drop something first"
 
 
+def no_room_here(state: GameState) -> str | None:
+    """Why nothing more can be left here (:data:`MAX_CARRIED` things lie here already), or None."""
+    if len(state.dropped_items.get(state.node, [])) < MAX_CARRIED:
+        return None
+    return f"there is no room to leave anything more here ({MAX_CARRIED} things lie here): take something first"
+
+
 def gain_item(state: GameState, item_id: str) -> None:
-    """The player gains ``item_id``; with full hands (a reward, a foe's loot) it is left on the ground here."""
+    """The player gains ``item_id``; with full hands (a reward, a foe's loot) it is left on the ground here, unless
+    the ground here is full too (then it is not kept: a save holds no more, ``state.MAX_CARRIED``)."""
     if len(state.inventory) >= MAX_CARRIED:
-        state.dropped_items.setdefault(state.node, []).append(item_id)
+        if no_room_here(state) is None:
+            state.dropped_items.setdefault(state.node, []).append(item_id)
         return
     state.inventory.append(item_id)
     state.add_flag(f"obtained:{item_id}")

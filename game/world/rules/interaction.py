@@ -6,7 +6,7 @@ from game.world.amounts import money
 from game.world.conditions import holds, items_at, npcs_at, weapon_in_hand
 from game.world.content import ContentPack, Objective
 from game.world.effects import Effects
-from game.world.rules.core import Outcome, bump_affinity, full_hands, gain_item, record_event
+from game.world.rules.core import Outcome, bump_affinity, full_hands, gain_item, no_room_here, record_event
 from game.world.rules.quests import not_yet, start_quest, step_check_failures, step_words, steps_needing
 from game.world.state import GameState
 
@@ -103,6 +103,9 @@ def take(pack: ContentPack, state: GameState, item_id: str, out: Outcome, *, tol
 def drop(pack: ContentPack, state: GameState, item_id: str, out: Outcome) -> None:
     if item_id not in state.inventory:
         out.reject("items_lost", item_id, f"you do not carry {_item_name(pack, item_id)}")
+        return
+    if why := no_room_here(state):
+        out.reject("items_lost", item_id, why)
         return
     state.inventory.remove(item_id)
     state.dropped_items.setdefault(state.node, []).append(item_id)
