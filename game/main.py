@@ -37,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     narrators, which the title screen does not need (the game loads them after its first frame).
     """
     args = parse(argv)
-    if getattr(args, "chroma_token", None):  # read where the store opens; serve's games inherit it
-        os.environ["STORYECHO_CHROMA_TOKEN"] = args.chroma_token
+    if token := vars(args).get("chroma_token"):  # read where the store opens; serve's games inherit it
+        os.environ["STORYECHO_CHROMA_TOKEN"] = token
     if args.command == "serve":  # the game in a browser (textual-serve: the web extra)
         from game.web.serve import serve
 

@@ -2,7 +2,8 @@
 
 A person playing a careful model answered every request of a short Drowned Light game by hand through the relay,
 reading only the requests (``tests/data/relay/drowned_light``: the answers, the requests gzipped, and the notes
-the model kept on what the prompts lacked). Eight of its lines are ones the game's reader leaves open ("use the
+the model kept on what the prompts lacked). Eight of its lines were ones the game's reader left open (seven now:
+``READ_SINCE``) ("use the
 milestone to lever up the boathook", "toddle off easterly", "evening bess", "descend cryptward"...): the model
 read each as one act of the game and proposed it in its effects. Here ``storyecho run`` plays the same actions
 against an endpoint that gives the recorded answers back (``tests.relay_recording``: a fake on purpose, since no
@@ -44,6 +45,9 @@ PROPOSED = {  # each open line, and the one act the recorded model proposed for 
 }
 APPLIED_AT_ONCE = {"descend cryptward"}
 """Open lines whose proposal the rules took as asked ("descend": a way down), carried out with no question."""
+READ_SINCE = {"scoot northerly to the inn"}
+"""Lines the reader has read itself since the recording (round eleven: where a way leads names the place), told
+to the model as the act they ask and carried out with no question: their "yes" is gone from ``actions.txt``."""
 FOLLOWS = {"objective_done", "quest_started", "defeated", "achievement"}
 """Effects the rules add after an act (not acts of the player's)."""
 
@@ -76,7 +80,7 @@ def acts(turn: dict) -> list[tuple[str, str]]:
 
 def test_the_recording_proposes_one_act_for_each_of_eight_open_lines():
     actions = [line for line in ACTIONS.read_text().splitlines() if line.strip()]
-    assert len(actions) >= 20 and set(PROPOSED) <= set(actions) and len(PROPOSED) >= 8
+    assert len(actions) >= 19 and set(PROPOSED) <= set(actions) and len(PROPOSED) >= 8
     rows = [json.loads(line) for line in (RECORDED / "answers.jsonl").read_text().splitlines()]
     sent = requests(RECORDED)
     assert len(sent) == len(rows) and all(r["messages"][0]["role"] == "system" for r in sent)
@@ -94,7 +98,7 @@ def test_every_proposal_for_an_open_line_is_asked_back_and_yes_carries_it_out(ga
     told = sum(len(given) for (kind, _), given in recording.answers.items() if kind == "turn")
     assert all(kind == "facts" and n >= told - 2 for kind, n in recording.beyond), recording.beyond
     opened = [t for t in turns if left_open(t)]
-    assert [t["action"] for t in opened] == list(PROPOSED)  # each open line told the narrator once, as open
+    assert [t["action"] for t in opened] == [line for line in PROPOSED if line not in READ_SINCE]  # each once
     for i, turn in enumerate(turns):
         if turn["meta"] != "asked":
             continue
@@ -108,8 +112,8 @@ def test_every_proposal_for_an_open_line_is_asked_back_and_yes_carries_it_out(ga
         assert acts(after) == [(effect, value)], line  # the "yes": exactly the act proposed, nothing else
         assert not after["rejected"] and not after["asked_again"]["first_rejected"]
     asked = {t["action"] for t in turns if t["meta"] == "asked"}
-    assert asked == set(PROPOSED) - APPLIED_AT_ONCE
-    for line in APPLIED_AT_ONCE:
+    assert asked == set(PROPOSED) - APPLIED_AT_ONCE - READ_SINCE
+    for line in APPLIED_AT_ONCE | READ_SINCE:
         (turn,) = [t for t in turns if t["action"] == line]
         assert acts(turn) == [PROPOSED[line]] and turn["meta"] is None
 

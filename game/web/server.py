@@ -59,7 +59,7 @@ class GameServer(Server):
         self.games: set[Game] = set()
         self.deadline_s = DEADLINE_S
         """How long a stopping game gets after "quit", and again after SIGTERM, before it is killed."""
-        self.idle_s = max(0.0, float(getattr(args, "idle_minutes", 0) or 0)) * 60
+        self.idle_s = max(0.0, float(vars(args).get("idle_minutes") or 0)) * 60
         """A game with no key for this long is saved and ended (0: never)."""
         self.header_required = False
         """Listening beyond this machine behind a login proxy: a request without its header did not come through it

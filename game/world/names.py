@@ -17,7 +17,7 @@ from typing import Any
 from game.language.lexicon import PEOPLE_NOUNS, role_kin
 from game.language.reading import Reading
 from game.language.spelling import nearest
-from game.text import STOPWORDS, best_match, stem
+from game.text import STOPWORDS, best_match, keywords, stem
 from game.world.acts import Scene
 from game.world.content import ContentPack
 
@@ -128,3 +128,17 @@ def item_names(scene: Scene, pool: Iterable[str]) -> list[str]:
 def full_name(target: str, names: Iterable[str]) -> bool:
     said = stems(target)
     return any(stems(n) and stems(n) <= said for n in names)
+
+
+_AFTER_THING = frozenset({"back", "down", "up", "out", "away", "here", "there", "now", "again"})
+
+
+def headed(target: str, names: list[str]) -> bool:
+    """Whether ``target`` says the thing by its head noun, or by no noun of its own: "a healing potion" is not the
+    Healing Herb whose word it shares before its own noun ("the herb", "the healing one", "it" are), so it is
+    asked back, never taken for it."""
+    words = [stem(w) for w in keywords(re.split(r"\s+of\s+", target)[0]) if w not in _AFTER_THING]
+    said = {stem(w) for name in names for w in keywords(name)}
+    if len(words) < 2 or not all(w in said for w in words[:-1]):
+        return True  # "my ramen real quick", "the harp for him one last time": the thing, then other words
+    return words[-1] in said or words[-1] in ("one", "stuff", "thing", "things")

@@ -22,11 +22,11 @@ from game.language.lexicon import DIRECTIONS, MONEY, PRONOUNS, ROUTE_STARTS, WOR
 from game.language.parser import Command, parse, place, thing
 from game.language.reading import Clause, Reading
 from game.language.spelling import nearest
-from game.text import best_match, keywords, stem
+from game.text import best_match
 from game.world.acts import Act, Found, Scene
 from game.world.choosing import CHOICE_VERBS, choice, choice_taken, described_choice
 from game.world.describe import the
-from game.world.names import KIN_OF, elsewhere, full_name, item_names, match, named, person
+from game.world.names import KIN_OF, elsewhere, full_name, headed, item_names, match, named, person
 from game.world.rules.trade import offered_price, traders_here
 from game.world.wares import MEASURE, asked_for, sold_here
 from game.world.ways import go, way_named, way_taken
@@ -210,7 +210,7 @@ def _carried(verb: str) -> Any:
         if verb == "use" and target and feature_named(target, scene) and not full_name(target, item_names(scene, pool)):
             return Found(open=True, note="a thing of the place: left to the narrator")  # "drink from the spring"
         item, guessed = match(target, named(scene.pack, pool, "item"))
-        if item is not None and not guessed and not _headed(target, scene.pack.items[item].names):
+        if item is not None and not guessed and not headed(target, scene.pack.items[item].names):
             return Found(offer=(Act(verb, item, guessed=True),), note=f"{item}? its word, another noun")
         if item is not None:
             return Found(acts=(Act(verb, item, guessed=guessed),), note=f"{verb} {item}")
@@ -234,20 +234,6 @@ def _carried(verb: str) -> Any:
         return Found(open=True, note=f"nothing carried named {target!r}: left to the narrator")
 
     return handle
-
-
-_AFTER_THING = frozenset({"back", "down", "up", "out", "away", "here", "there", "now", "again"})
-
-
-def _headed(target: str, names: list[str]) -> bool:
-    """Whether ``target`` says the thing by its head noun, or by no noun of its own: "a healing potion" is not the
-    Healing Herb whose word it shares before its own noun ("the herb", "the healing one", "it" are), so it is
-    asked back, never taken for it."""
-    words = [stem(w) for w in keywords(re.split(r"\s+of\s+", target)[0]) if w not in _AFTER_THING]
-    said = {stem(w) for name in names for w in keywords(name)}
-    if len(words) < 2 or not all(w in said for w in words[:-1]):
-        return True  # "my ramen real quick", "the harp for him one last time": the thing, then other words
-    return words[-1] in said or words[-1] in ("one", "stuff", "thing", "things")
 
 
 def _give(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:

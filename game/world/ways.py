@@ -33,10 +33,6 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
     way = DIRECTIONS.get(target, target)
     if way in ways:
         return Found(acts=(Act("go", ways[way]),), note=f"way {way}")
-    if (led := _LEADS.search(target)) is not None:  # "down the lane to the quay", "up the trail into the fog":
-        found = go(replace(command, target=led.group("place")), said, scene, reading)  # where the way leads
-        if found.acts:
-            return found
     nodes = [(n, [scene.pack.nodes[n].name, n.replace("_", " ")]) for n in set(exits.values())]
     if way in DIRECTIONS.values():
         place, guessed = match(said.core, nodes)
@@ -68,6 +64,10 @@ def go(command: Command, said: Clause, scene: Scene, reading: Reading) -> Found:
         return Found(acts=(Act("go", told),), note=f"the way the place's words name: {told}")
     if node is not None:
         return Found(acts=(Act("go", node, guessed=guessed),), note=f"to {node}")
+    if (led := _LEADS.search(target)) is not None:  # "down the lane to the quay", "up the trail into the fog":
+        found = go(replace(command, target=led.group("place")), said, scene, reading)  # where the way leads
+        if found.acts:
+            return found
     if (told := _described_way(target, scene)) is not None:  # "down into the village", "to the quay"
         return Found(acts=(Act("go", told),), note=f"the way the place's words name: {told}")
     somewhere = best_match(target, [(n, [p.name]) for n, p in scene.pack.nodes.items()])
