@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from game.checker.exports import card as card_out
 from game.checker.imports import import_file
 from game.engine.pipeline import TurnPipeline
 from game.llm.scripted import ScriptedNarrator
@@ -70,6 +71,10 @@ def test_talking_to_an_imported_person_puts_their_voice_in_the_prompt(tmp_path):
         assert not any(raw in user for raw in ("{{char}}", "{{user}}", "<START>", "<BOT>", "<USER>"))
         assert "voice" in [block.name for block in result.trace.prompt.blocks]
     assert "How Wren Harrow speaks" not in look.trace.prompt.user  # only when the player talks to her
+    wren = next(n for n in pack.npcs if pack.npcs[n].name == "Wren Harrow")
+    exported = card_out(pack, wren)["data"]["mes_example"]  # and back out as a card's examples (item 7)
+    assert exported.startswith("<START>\n{{user}}: Any news of the Gull?\n{{char}}: Only the sea's")
+    assert exported.count("<START>") == 2 and "Every night, Traveller." in exported
 
 
 def test_a_long_example_dialogue_is_bounded_and_the_report_says_what_was_left_out(tmp_path):

@@ -100,7 +100,7 @@ def card(pack: ContentPack, person: str) -> dict[str, Any]:
         "personality": npc.dialogue_style,
         "scenario": npc.topics.get("situation", ""),
         "first_mes": npc.greeting,
-        "mes_example": "",
+        "mes_example": _examples(npc.voice, npc.name, pack.story.player.name),
         "creator_notes": f"Exported from the StoryEcho story {pack.story.title!r} ({pack.id}).",
         "system_prompt": "",
         "post_history_instructions": "",
@@ -112,6 +112,13 @@ def card(pack: ContentPack, person: str) -> dict[str, Any]:
         "character_book": {"name": f"{npc.name}'s lore", "extensions": {}, "entries": _book(pack, npc)},
     }
     return {"spec": "chara_card_v2", "spec_version": "2.0", "data": data}
+
+
+def _examples(voice: list[str], name: str, player: str) -> str:
+    """A person's voice as a card's ``mes_example``: each exchange after ``<START>``, their name and the player's at
+    the start of a line written back as ``{{char}}`` and ``{{user}}`` (what the import resolved)."""
+    said = (re.sub(rf"^{re.escape(name)}:", "{{char}}:", x, flags=re.M) for x in voice)
+    return "".join(f"<START>\n{re.sub(rf'^{re.escape(player)}:', '{{user}}:', x, flags=re.M)}\n" for x in said)
 
 
 def _book(pack: ContentPack, npc: Npc) -> list[dict[str, Any]]:
