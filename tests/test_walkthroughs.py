@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from game.cli import main
 from game.world.loader import content_root, load_pack
 
 WALKTHROUGHS = Path(__file__).parent / "walkthroughs"
@@ -27,14 +26,16 @@ def test_every_ending_has_a_walkthrough(story):
 
 
 @pytest.mark.parametrize("path", all_walkthroughs(), ids=lambda p: p.stem)
-def test_walkthrough_reaches_its_ending(path, tmp_path):
+def test_walkthrough_reaches_its_ending(path, tmp_path, capsys):
     story, ending = path.stem.split("__", 1)
-    # keyword memory: endings do not depend on recall, and torch would cost seconds per run
-    cmd = [sys.executable, "-m", "game", "run", "--story", story, "--llm", "scripted", "--actions", str(path), "--json"]
-    cmd += ["--no-embeddings", "--data-dir", str(tmp_path)]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr
-    turns = [json.loads(line) for line in run.stdout.splitlines()]
+    # keyword memory: endings do not depend on recall, and torch would cost seconds per run. The command runs in
+    # this process (its own process cost a second and a half of imports for each of the walkthroughs; the
+    # command's process of its own is tested in tests/test_cli.py)
+    argv = ["run", "--story", story, "--llm", "scripted", "--actions", str(path), "--json"]
+    code = main([*argv, "--no-embeddings", "--data-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    turns = [json.loads(line) for line in out.splitlines()]
     last = turns[-1]
     assert last["state"]["ending"] == ending, f"ended at turn {last['turn']} in {last['state']['node']}"
     # the run stopped at the ending, not after it
