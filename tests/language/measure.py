@@ -29,6 +29,7 @@ from game.engine.pipeline import TurnPipeline, TurnResult
 from game.llm.base import NarratorBase, PromptBundle
 from game.llm.scripted import ScriptedNarrator
 from game.memory.manager import GameMemory
+from game.memory.search.knowledge import KnowledgeBase
 from game.memory.settings import MemoryConfig
 from game.world.asked import Asked
 from game.world.content import ContentPack
@@ -121,10 +122,31 @@ class Report:
         return [o for o in self.outcomes if o.verdict in ("miss", "refused", "silent")]
 
 
+_LORE: dict[int, tuple[ContentPack, KnowledgeBase]] = {}
+
+
+def lore_of(pack: ContentPack) -> KnowledgeBase:
+    """``pack``'s knowledge base, indexed by keyword once and shared by every row's memory (``GameMemory``'s
+    ``knowledge``): without a store or an embedder nothing a turn does writes to it, and indexing the lore again
+    for each of the corpus's ~4,400 plays took about 40% of their time."""
+    held = _LORE.get(id(pack))
+    if held is None or held[0] is not pack:
+        held = _LORE[id(pack)] = (pack, KnowledgeBase(pack, None, None))
+        held[1].build()
+    return held[1]
+
+
 def engine_for(row: Row, pack: ContentPack, narrator: str) -> TurnPipeline:
-    """The real pipeline at the row's scene, with keyword memory and the chosen narrator."""
+    """The real pipeline at the row's scene, with keyword memory (the story's lore indexed once) and the chosen
+    narrator."""
     voice = ScriptedNarrator(pack) if narrator == "scripted" else ProposingNarrator(row)
-    memory = GameMemory(pack, ScriptedNarrator(pack), config=MemoryConfig(), background=False)  # type: ignore[arg-type]
+    memory = GameMemory(
+        pack,
+        ScriptedNarrator(pack),  # type: ignore[arg-type]
+        config=MemoryConfig(),
+        knowledge=lore_of(pack),
+        background=False,
+    )
     return TurnPipeline(pack, state_for(row, pack), voice, memory)
 
 
