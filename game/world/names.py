@@ -130,7 +130,31 @@ def full_name(target: str, names: Iterable[str]) -> bool:
     return any(stems(n) and stems(n) <= said for n in names)
 
 
-_AFTER_THING = frozenset({"back", "down", "up", "out", "away", "here", "there", "now", "again"})
+_AFTER_THING = frozenset(
+    {
+        "back",
+        "down",
+        "up",
+        "out",
+        "away",
+        "here",
+        "there",
+        "now",
+        "again",
+        "anyway",
+        "anyways",
+        "instead",
+        "then",
+        "too",
+        "please",
+        "first",
+        "already",
+        "quickly",
+        "also",
+        "still",
+        "though",
+    }
+)
 
 
 def headed(target: str, names: list[str]) -> bool:

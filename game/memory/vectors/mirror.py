@@ -374,7 +374,8 @@ class MirroredStore(InProcessVectorStore):
     def _may_publish(self) -> bool:
         """Whether a snapshot for readers may come due: Chroma is open (so the clean one is gone) and the copy
         changed since the last one."""
-        return self._chroma is not None and bool(self._dirty) and not (self._failed or self._partial)
+        ready = self._chroma is not None and self.index_dir is not None
+        return ready and bool(self._dirty) and not (self._failed or self._partial)
 
     def _publish_if_idle(self) -> None:
         """Publish the copy for readers (the writer thread, its queue empty) when the game is idle and the last
