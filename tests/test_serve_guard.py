@@ -58,16 +58,7 @@ def test_without_the_token_nothing_is_served_and_with_it_everything_is(serve):
     assert _get(f"{url}/", {"Cookie": f"storyecho_token={TOKEN}"})[0] == 200
     assert _get(f"{url}/", {"Authorization": f"Bearer {TOKEN}"})[0] == 200
 
-    async def websocket(headers: dict[str, str]) -> int:
-        async with aiohttp.ClientSession() as session:
-            try:
-                async with session.ws_connect(f"{url}/ws", headers=headers) as socket_:
-                    await socket_.close()
-                    return 101
-            except aiohttp.WSServerHandshakeError as refused:
-                return refused.status
-
-    assert asyncio.run(websocket({})) == 401
+    assert asyncio.run(_websocket(url, {})) == 401
 
 
 def test_listening_beyond_this_machine_without_a_token_is_refused(tmp_path):
@@ -92,16 +83,7 @@ def test_behind_a_trusted_login_proxy_it_listens_beyond_this_machine_and_wants_t
     assert _get(f"{url}/", {"X-Forwarded-User": "  "})[0] == 401
     assert _get(f"{url}/", {"X-Forwarded-User": "alice"})[0] == 200
 
-    async def websocket(headers: dict[str, str]) -> int:
-        async with aiohttp.ClientSession() as session:
-            try:
-                async with session.ws_connect(f"{url}/ws", headers=headers) as socket_:
-                    await socket_.close()
-                    return 101
-            except aiohttp.WSServerHandshakeError as refused:
-                return refused.status
-
-    assert asyncio.run(websocket({})) == 401
+    assert asyncio.run(_websocket(url, {})) == 401
 
 
 def test_a_tab_past_the_cap_is_told_to_try_later(serve):
@@ -122,3 +104,14 @@ def test_a_tab_past_the_cap_is_told_to_try_later(serve):
         return full, 503
 
     assert asyncio.run(one_game_then_a_page()) == (503, 200)
+
+
+async def _websocket(url: str, headers: dict[str, str]) -> int:
+    """The status the page's websocket answers with ``headers``: 101 when it opens, else the refusal's."""
+    async with aiohttp.ClientSession() as session:
+        try:
+            async with session.ws_connect(f"{url}/ws", headers=headers) as socket_:
+                await socket_.close()
+                return 101
+        except aiohttp.WSServerHandshakeError as refused:
+            return refused.status
