@@ -35,6 +35,7 @@ from game.language.lexicon import (
     PARTICLES,
     PEOPLE_NOUNS,
     REFUSALS,
+    SIZES,
     STOPS,
     SWALLOWED,
     THOUGHT_BETTER,
@@ -80,7 +81,7 @@ def plainer(core: str) -> tuple[str, str]:
     if swallowed and lemma(words[0]) in ("get", "put", "knock", "send"):  # "get that toddy down me": drink it
         return " ".join(["consume", *words[1 : -len(swallowed)]]), f"{words[0]} ... {' '.join(swallowed)}"
     for i in range(1, min(4, len(words) - 1)):
-        if words[i] in ("a", "an") and words[i + 1] in BLOW_SIZES | _SIZES:
+        if words[i] in ("a", "an") and words[i + 1] in SIZES:
             plain, idiom = plainer(" ".join(words[: i + 1] + words[i + 2 :]))
             if " " in idiom:  # "have a proper go at the thief": "have a go at", not "have" (= order)
                 return plain, idiom
@@ -119,9 +120,6 @@ def _reworded(words: list[str]) -> tuple[str, str]:
     if lemma(words[0]) == "tip" and any(w in ("into", "onto", "over", "out") for w in words[2:]):
         return " ".join(["pour", *words[1:]]), "tip ... into"  # poured, not a payment ("tip the porter")
     return " ".join(words), ""
-
-
-_SIZES = frozenset(_split("quick little long hard big fair decent serious swift brief careful"))
 
 
 def _split_particle(words: list[str], phrase: tuple[str, ...]) -> bool:

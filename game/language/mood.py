@@ -15,6 +15,7 @@ from game.language import frames, spelling
 from game.language.lexicon import (
     AUXILIARIES,
     COMMAND_FRAMES,
+    DEFERRALS,
     DIRECTIONS,
     FILLERS,
     HYPOTHETICAL_FRAMES,
@@ -43,8 +44,7 @@ from game.language.lexicon import (
 )
 
 _DEFERRED = re.compile(
-    r"(?<!until )(?<!till )(?<!til )\b(?:later(?: on)?|another time|some other time|tomorrow|one day|someday"
-    r"|at some point|eventually)[.!]?$"
+    rf"(?<!until )(?<!till )(?<!til )\b(?:{'|'.join(sorted(DEFERRALS, key=len, reverse=True))})[.!]?$"
 )
 """An act put off ("..., later", "some other time"): a wish for then, nothing asked now (not "wait until later")."""
 

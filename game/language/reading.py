@@ -43,6 +43,7 @@ from game.language.lexicon import (
     CLAUSE_STARTS,
     DIRECTIONS,
     JOINERS,
+    KEENNESS,
     LITTLE_WORDS,
     MONEY,
     NEGATORS,
@@ -252,7 +253,7 @@ _WOULD = re.compile(r"^(?:i would|i'd|id)\s+(?!like\b|love\b|rather\b|be\b|have\
 _ABBREVIATED = re.compile(r"\b(mr|mrs|ms|dr|st|jr|sr|mt|capt|rev)\.(?=\s)")
 """Titles whose full stop ends no sentence."""
 _WORD = re.compile(r"[a-z]+")
-_KEENLY = re.compile(r"\b(i'd|i would|i)\s+(?:quite|really|very much|so|just|rather)\s+(?=like|love|want)")
+_KEENLY = re.compile(rf"\b(i'd|i would|i)\s+(?:(?:{'|'.join(sorted(KEENNESS))})\s+)+(?=like|love|want)")
 """How keenly a wish is said ("I'd quite like to go"): the wish is the same."""
 _WHILE_STATE = re.compile(r"^\s*while\s+(?:it's|it is|they're|they are|he's|she's|i'm|i am|you're|we're)\s")
 """A state said with "while" ("drink it while it's hot"): when, not a step."""

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from game.language.lexicon import PEOPLE_NOUNS, role_kin
+from game.language.lexicon import AFTER_THING, KIN_NOUNS, PEOPLE_NOUNS, role_kin
 from game.language.reading import Reading
 from game.language.spelling import nearest
 from game.text import STOPWORDS, best_match, keywords, stem
@@ -89,10 +89,7 @@ def person(phrase: str, scene: Scene, reading: Reading | None = None) -> tuple[s
     return _by_description(phrase, scene), True
 
 
-KIN_OF = re.compile(
-    r"\b[a-z]+'s\s+(?P<kin>(?:wife|husband|son|daughter|mother|father|brother|sister|friend|boss|widow|boy|girl"
-    r"|lad|lass|child|kid|mate|partner|apprentice|servant|master|mistress)(?:\s.*)?)$"
-)
+KIN_OF = re.compile(rf"\b[a-z]+'s\s+(?P<kin>(?:{'|'.join(sorted(KIN_NOUNS))})(?:\s.*)?)$")
 """Someone named as another's kin or fellow ("the fisherman's wife"): the one named last."""
 
 
@@ -130,38 +127,11 @@ def full_name(target: str, names: Iterable[str]) -> bool:
     return any(stems(n) and stems(n) <= said for n in names)
 
 
-_AFTER_THING = frozenset(
-    {
-        "back",
-        "down",
-        "up",
-        "out",
-        "away",
-        "here",
-        "there",
-        "now",
-        "again",
-        "anyway",
-        "anyways",
-        "instead",
-        "then",
-        "too",
-        "please",
-        "first",
-        "already",
-        "quickly",
-        "also",
-        "still",
-        "though",
-    }
-)
-
-
 def headed(target: str, names: list[str]) -> bool:
     """Whether ``target`` says the thing by its head noun, or by no noun of its own: "a healing potion" is not the
     Healing Herb whose word it shares before its own noun ("the herb", "the healing one", "it" are), so it is
     asked back, never taken for it."""
-    words = [stem(w) for w in keywords(re.split(r"\s+of\s+", target)[0]) if w not in _AFTER_THING]
+    words = [stem(w) for w in keywords(re.split(r"\s+of\s+", target)[0]) if w not in AFTER_THING]
     said = {stem(w) for name in names for w in keywords(name)}
     if len(words) < 2 or not all(w in said for w in words[:-1]):
         return True  # "my ramen real quick", "the harp for him one last time": the thing, then other words

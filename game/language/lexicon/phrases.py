@@ -451,3 +451,21 @@ SHORTHAND: dict[str, str] = dict(
 )
 """Words typed in a hurry, read as the words meant ("cn i by a tody", "tlak wiht the AI"): only words no story
 could mean otherwise (a two-letter "u" stays the way up)."""
+SIZES = BLOW_SIZES | words("quick little long hard big fair decent serious swift brief careful")
+"""Words of size inside an idiom, left out when the idiom is read ("have a proper go at", "take a quick look at")."""
+AFTER_THING = words(
+    """back down up out away here there now again anyway anyways instead then too please first already quickly also
+    still though"""
+)
+"""Words said after a thing that are not its noun ("drop the pipe back", "wield the smart pistol anyway")."""
+KIN_NOUNS = words(
+    """wife husband son daughter mother father brother sister friend boss widow boy girl lad lass child kid mate
+    partner apprentice servant master mistress"""
+)
+"""Someone named as another's kin or fellow ("the fisherman's wife"): the one named last, not the other."""
+DEFERRALS = phrases(
+    "later | later on | another time | some other time | tomorrow | one day | someday | at some point | eventually"
+)
+"""An act put off to then ("..., later"): a wish, nothing asked now."""
+KEENNESS = INTENSIFIERS | words("so just rather")
+"""How keenly a wish is said ("I'd quite like to", "I'd very much like to"): the wish is the same."""
